@@ -1,0 +1,22 @@
+// Command-line flags (commander) mapped onto the options table of config.ts.
+import { Command, Option } from "commander";
+import { DEFAULTS, OPTIONS, resolveConfig, type Config } from "./config.js";
+
+/** Parses argv; env fills what the flags leave out; resolveConfig validates both the same way. */
+export function parseCommandLine(argv: readonly string[], env: Record<string, string | undefined>): Config {
+  const program = new Command("sandgate")
+    .description("Sandgate: a sandbox of the card and APM payment gateway")
+    .allowExcessArguments(false)
+    .showHelpAfterError();
+  for (const spec of OPTIONS) {
+    const label = spec.kind === "boolean" ? spec.flag : `${spec.flag} <value>`;
+    const fallback = DEFAULTS[spec.key];
+    const shown = fallback === undefined || spec.kind === "boolean" ? "" : ` (default: ${String(fallback)})`;
+    const later = spec.later ? ` [accepted now; used once ${spec.later} land]` : "";
+    const option = new Option(label, `${spec.description}${shown} [env ${spec.env}]${later}`);
+    if (spec.choices) option.choices(spec.choices);
+    program.addOption(option);
+  }
+  program.parse([...argv], { from: "user" });
+  return resolveConfig(program.opts<Partial<Record<keyof Config, string | boolean>>>(), env);
+}

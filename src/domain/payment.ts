@@ -1,0 +1,140 @@
+// Pure payment logic: from a validated request, the chosen outcome and `now`, the transaction
+// (and subscription) to store. No Express, no store, no clock of its own.
+import { codes, type PaymentState } from "../codes.js";
+import type { Ids } from "../ids.js";
+import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
+import { addInterval, type Interval } from "./dates.js";
+import { formatAmount } from "./money.js";
+import { catalogue, type PaymentOutcome } from "./outcomes.js";
+
+export interface NewPayment {
+  kind: PaymentKind;
+  merchantId: string;
+  account: Account;
+  fields: Record<string, string>;
+  outcome: PaymentOutcome;
+  cardMasked: string;
+  tokenId: string;
+  pageId: string;
+  now: Date;
+}
+
+export function paymentState(outcome: PaymentOutcome, account: Account): PaymentState {
+  switch (outcome.state) {
+    case "approved":
+      return account.capture_mode === "auto" ? "paid" : "authorised";
+    case "declined":
+      return "declined";
+    case "pending":
+      return "pending";
+    case "review":
+      return "review";
+  }
+}
+
+export function orderStatus(outcome: PaymentOutcome): string {
+  const map = { approved: "success", declined: "failure", pending: "pending", review: "review" } as const;
+  return codes.order_status[map[outcome.state]];
+}
+
+function delivery(f: Record<string, string>): DeliveryInformation {
+  return {
+    delivery_address: f.delivery_address ?? "",
+    delivery_city: f.delivery_city ?? "",
+    delivery_country: f.delivery_country ?? "",
+    delivery_firstname: f.delivery_firstname ?? "",
+    delivery_lastname: f.delivery_lastname ?? "",
+    delivery_postal_code: f.delivery_postal_code ?? "",
+    delivery_state: f.delivery_state ?? "",
+  };
+}
+
+export function createTransaction(p: NewPayment, ids: Ids): Transaction {
+  const transactionId = ids.digits("transaction", 16);
+  const state = paymentState(p.outcome, p.account);
+  const risk = catalogue.risk[p.outcome.risk];
+  const amount = formatAmount(p.fields.amount!);
+  const at = p.now.toISOString();
+  return {
+    transaction_id: transactionId,
+    merchant_id: p.merchantId,
+    account_id: p.account.account_id,
+    order_no: p.fields.order_no!,
+    kind: p.kind,
+    currency: p.fields.currency!.toUpperCase(),
+    amount,
+    state,
+    result: p.outcome.result,
+    reference_no: `RN${ids.digits("reference", 12)}`,
+    website: p.fields.website || p.fields["the service"] || "",
+    card_masked: p.cardMasked,
+    token_id: p.tokenId,
+    payment_method: p.fields.payment_method ?? (p.kind === "apm" ? "" : "card"),
+    connector: p.account.connector,
+    note: p.fields.note ?? "",
+    shopper_email: p.fields.shopper_email ?? "",
+    shopper_phone: p.fields.shopper_phone ?? "",
+    delivery: delivery(p.fields),
+    is3ds: p.outcome.threeds !== "none",
+    threeds_result: catalogue.threeds_results[p.outcome.threeds],
+    risk_action: p.outcome.risk,
+    risk_score: ids.intFor(`risk|${transactionId}`, risk.score[0], risk.score[1]),
+    risk_reasons: structuredClone(risk.reasons),
+    antifraud_provider: catalogue.antifraud_provider,
+    notify_url: p.fields.notify_url ?? "",
+    return_url: p.fields.return_url ?? "",
+    page_id: p.pageId,
+    recurring_id: "",
+    captured_amount: state === "paid" ? amount : "0.00",
+    refunded_amount: "0.00",
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export interface SubscriptionTerms {
+  contract?: string | undefined;
+  contract_name?: string | undefined;
+  contract_amount?: string | undefined;
+  interval?: string | undefined;
+  interval_count?: string | undefined;
+  billing_cycle?: number | undefined;
+  promotion_cycle?: number | undefined;
+  contract_start?: string | undefined;
+  contract_end?: string | undefined;
+  price_id?: string | undefined;
+}
+
+/** The subscription a successful first payment starts; the first payment is deduction 1. */
+export function createSubscription(t: Transaction, terms: SubscriptionTerms, now: Date, ids: Ids): Subscription {
+  const interval = (terms.interval ?? "month") as Interval;
+  const count = Number(terms.interval_count ?? "1");
+  const start = terms.contract_start ? new Date(`${terms.contract_start.slice(0, 10)}T00:00:00.000Z`) : now;
+  const first = start.getTime() > now.getTime() ? start : now;
+  return {
+    recurring_id: `R${ids.digits("recurring", 14)}`,
+    merchant_id: t.merchant_id,
+    account_id: t.account_id,
+    order_no: t.order_no,
+    transaction_id: t.transaction_id,
+    token_id: t.token_id,
+    contract: terms.contract ?? "",
+    contract_name: terms.contract_name ?? "",
+    contract_amount: formatAmount(terms.contract_amount || t.amount),
+    currency: t.currency,
+    interval,
+    interval_count: count,
+    billing_cycle: terms.billing_cycle ?? 0,
+    promotion_cycle: terms.promotion_cycle ?? 0,
+    contract_start: terms.contract_start ?? "",
+    contract_end: terms.contract_end ?? "",
+    price_id: terms.price_id ?? "",
+    state: "active",
+    deductions: 1,
+    next_deduction_at: addInterval(first, interval, count).toISOString(),
+    created_at: now.toISOString(),
+  };
+}
+
+/** "1 month", "2 week": how often the subscription is charged */
+export const deductionPeriod = (s: Pick<Subscription, "interval" | "interval_count">) => `${s.interval_count} ${s.interval}`;

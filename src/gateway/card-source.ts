@@ -1,0 +1,52 @@
+// Where a direct payment's card comes from: the `card` field, or a stored token (token_id).
+import { GatewayError } from "../codes.js";
+import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/card.js";
+import { fail } from "../http/fields.js";
+import type { Ids } from "../ids.js";
+import type { CardToken, State } from "../store/types.js";
+import type { PaymentRequest } from "./payment-schema.js";
+
+export interface CardSource {
+  number: string;
+  masked: string;
+  expired: boolean;
+  /** the token paid with, if any */
+  token: CardToken | undefined;
+}
+
+export function cardSource(request: PaymentRequest, merchantId: string, state: State, now: Date): CardSource {
+  if (request.token_id) {
+    const token = state.tokens.find((t) => t.token_id === request.token_id && t.merchant_id === merchantId);
+    if (!token) throw new GatewayError("token_not_found", `no token "${request.token_id}" for merchant ${merchantId}`);
+    return { number: token.card_number, masked: token.card_masked, expired: isExpired(token.expiration_month, token.expiration_year, now), token };
+  }
+  const number = (request.card ?? "").replace(/[\s-]/g, "");
+  const problems = [];
+  if (!number) problems.push({ field: "card", message: "is required (or pay with token_id)" });
+  else if (!/^\d{12,19}$/.test(number)) problems.push({ field: "card", message: "must be 12 to 19 digits" });
+  else if (!passesLuhn(number)) problems.push({ field: "card", message: "fails the Luhn check" });
+  for (const field of ["expiration_month", "expiration_year", "security_code"] as const) {
+    if (!request[field]) problems.push({ field, message: "is required" });
+  }
+  if (problems.length) fail(problems);
+  const { month, year } = normaliseExpiry(request.expiration_month!, request.expiration_year!);
+  return { number, masked: maskCard(number), expired: isExpired(month, year, now), token: undefined };
+}
+
+const YES = /^(yes|y|1|true)$/i;
+
+/** Stores the card as a token when token_flag asks for one; returns the new token. */
+export function issueToken(request: PaymentRequest, card: CardSource, merchantId: string, ids: Ids, now: Date): CardToken | undefined {
+  if (card.token || !YES.test(request.token_flag ?? "")) return undefined;
+  const { month, year } = normaliseExpiry(request.expiration_month!, request.expiration_year!);
+  return {
+    token_id: `tok_${ids.hex("token", 24)}`,
+    merchant_id: merchantId,
+    card_number: card.number,
+    card_masked: card.masked,
+    expiration_month: month,
+    expiration_year: year,
+    holder_name: [request.first_name, request.last_name].filter(Boolean).join(" "),
+    created_at: now.toISOString(),
+  };
+}

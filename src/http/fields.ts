@@ -1,0 +1,64 @@
+// Validation at the edge: zod building blocks that accept what JSON and form bodies carry
+// (numbers as strings, objects as JSON strings), and one function that turns zod's findings
+// into a GatewayError naming each field.
+import { z } from "zod";
+import { GatewayError, type FieldProblem } from "../codes.js";
+
+/** A body value as text: "" for missing, numbers stringified, objects as JSON. */
+export function text(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+const asText = (v: unknown) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v);
+const asNumber = (v: unknown) => (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v)) ? Number(v) : v);
+const asJson = (v: unknown) => {
+  if (typeof v !== "string") return v;
+  const t = v.trim();
+  if (!t.startsWith("{") && !t.startsWith("[")) return v;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return v;
+  }
+};
+
+/** An optional string field; numbers are accepted and turned into strings. */
+export const str = () => z.preprocess(asText, z.string({ error: "must be a string" })).optional();
+/** A required, non-empty string field. */
+export const required = () =>
+  z.preprocess(asText, z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }).min(1, "is required"));
+/** An optional string that, when present and non-empty, matches a pattern. */
+export const pattern = (re: RegExp, message: string) =>
+  z.preprocess(asText, z.string({ error: "must be a string" }).refine((s) => s === "" || re.test(s), message)).optional();
+export const int = () => z.preprocess(asNumber, z.number({ error: "must be an integer" }).int("must be an integer")).optional();
+export const num = () => z.preprocess(asNumber, z.number({ error: "must be a number" })).optional();
+/** An object or array field; a form body may carry it as a JSON string. */
+export const json = <T extends z.ZodType>(schema: T) => z.preprocess(asJson, schema).optional();
+export const obj = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape, { error: "must be an object" });
+export const list = <T extends z.ZodType>(item: T) => z.array(item, { error: "must be an array" });
+
+export const DECIMAL = /^\d{1,12}(\.\d{1,2})?$/;
+export const decimal = () => pattern(DECIMAL, "must be a decimal amount such as 10.00");
+export const country = () => pattern(/^[A-Za-z]{2}$/, "must be a two-letter country code");
+export const currency = () => pattern(/^[A-Za-z]{3}$/, "must be a three-letter currency code");
+export const url = () => pattern(/^https?:\/\/[^\s]+$/i, "must be an absolute http(s) address");
+export const email = () => pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "must be an email address");
+
+function fieldPath(path: PropertyKey[]): string {
+  return path.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), "");
+}
+
+/** Parses the body with the schema, or throws one GatewayError listing every bad field. */
+export function validate<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const problems: FieldProblem[] = parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message }));
+  return fail(problems);
+}
+
+export function fail(problems: FieldProblem[]): never {
+  const anyMissing = problems.some((p) => p.message === "is required");
+  const summary = problems.map((p) => `${p.field} ${p.message}`).join("; ");
+  throw new GatewayError(anyMissing ? "missing_field" : "invalid_field", summary, problems);
+}

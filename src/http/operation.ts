@@ -1,0 +1,179 @@
+// The path every gateway request takes, in one place:
+//   read body → identify caller → check signature → operation.handle (validate → decide → change
+//   state) → commit → render in the operation's format with encryption_data → log.
+// A GatewayError thrown anywhere is rendered in the same format; nothing else reaches the client.
+import type { Request, Response, Router } from "express";
+import { GatewayError, type FieldProblem } from "../codes.js";
+import type { Deps } from "../deps.js";
+import { renderXml, type XmlNode } from "../render/xml.js";
+import { escapeHtml, page } from "../render/html.js";
+import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
+import { findCaller, provisionedKey, type Caller } from "../store/merchants.js";
+import { createBodyReader, type Body } from "./body.js";
+import { text } from "./fields.js";
+
+export type Format = "xml" | "json" | "html";
+
+export interface OperationRequest {
+  body: Body;
+  caller: Caller;
+  signature: SignatureCheck;
+  /** absolute address of this server as the caller sees it, for issuer_url and page links */
+  baseUrl: string;
+  now: Date;
+}
+
+type Payload = { xml: XmlNode[] } | { json: Record<string, unknown> } | { html: string };
+
+export type Reply = Payload & {
+  status?: number;
+  /** true when the operation changed state and the store must be written before answering */
+  changed: boolean;
+  /** what the request log records as the outcome, e.g. "0000:Success" */
+  result: string;
+  /** the scenario rule that decided the outcome, sent as X-Sandbox-Rule */
+  rule?: string;
+};
+
+export interface Operation {
+  name: SignedOperation;
+  path: string;
+  format: Format;
+  /** query operations are usable only from the merchant's registered IP addresses */
+  registeredIpOnly?: boolean;
+  handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
+}
+
+let requestCounter = 0;
+
+export function mountOperation(router: Router, op: Operation, deps: Deps): void {
+  const readBody = createBodyReader(deps.config.bodyLimit);
+  router.post(op.path, async (req: Request, res: Response) => {
+    const requestId = `req-${++requestCounter}`;
+    res.set("X-Request-Id", requestId);
+    let body: Body = {};
+    let caller: Caller | undefined;
+    let signature: SignatureCheck | null = null;
+    let reply: Reply;
+    try {
+      body = await readBody(req, res);
+      const merchantId = requireText(body, "merchant_id");
+      const accountId = requireText(body, "account_id");
+      caller = findCaller(deps.store.data, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
+      if (op.registeredIpOnly) checkRegisteredIp(caller, req.ip ?? "");
+      signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
+      const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+      reply = await op.handle({ body, caller, signature, baseUrl, now: deps.clock.now() }, deps);
+      if (caller.merchant.provisioned && !deps.store.data.merchants.includes(caller.merchant)) reply.changed = true;
+      caller.commitProvisioning();
+      if (reply.changed) await deps.store.commit();
+    } catch (err) {
+      if (!(err instanceof GatewayError)) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
+      const refusal = err instanceof GatewayError ? err : new GatewayError("internal_error", "see the server log");
+      reply = refuse(op.format, refusal, body);
+    }
+    const key = caller?.merchant.secret_key ?? keyFor(deps, text(body.merchant_id));
+    send(res, op, reply, key, signature);
+    record(deps, op, req, requestId, body, reply, signature);
+  });
+}
+
+function requireText(body: Body, field: string): string {
+  const value = body[field];
+  if (value === undefined || value === null || value === "") throw new GatewayError("missing_field", `${field} is required`, [{ field, message: "is required" }]);
+  if (typeof value !== "string" && typeof value !== "number") {
+    throw new GatewayError("invalid_field", `${field} must be a string`, [{ field, message: "must be a string" }]);
+  }
+  return String(value);
+}
+
+const normaliseIp = (ip: string) => ip.replace(/^::ffff:/, "");
+
+function checkRegisteredIp(caller: Caller, ip: string): void {
+  const allowed = caller.merchant.registered_ips;
+  if (allowed.includes("*") || allowed.some((a) => normaliseIp(a) === normaliseIp(ip))) return;
+  throw new GatewayError(
+    "ip_not_registered",
+    `${normaliseIp(ip)} is not registered for merchant ${caller.merchant.merchant_id} (registered: ${allowed.join(", ")})`,
+  );
+}
+
+function keyFor(deps: Deps, merchantId: string): string {
+  return deps.store.data.merchants.find((m) => m.merchant_id === merchantId)?.secret_key ?? provisionedKey(merchantId);
+}
+
+/** A refusal of the whole request, in the operation's own format. */
+function refuse(format: Format, err: GatewayError, body: Body): Reply {
+  const base = { status: err.httpStatus, changed: false, result: err.info };
+  const echo = (f: string) => text(body[f]);
+  if (format === "xml") {
+    const xml: XmlNode[] = [
+      ["merchant_id", echo("merchant_id")],
+      ["account_id", echo("account_id")],
+      ["order_no", echo("order_no")],
+      ["order_status", "0"],
+      ["result_info", err.info],
+    ];
+    if (err.problems.length) xml.push(["errors", err.problems.map((p): XmlNode => ["error", [["field", p.field], ["message", p.message]]])]);
+    return { ...base, xml };
+  }
+  if (format === "json") {
+    const json: Record<string, unknown> = {
+      merchant_id: echo("merchant_id"),
+      account_id: echo("account_id"),
+      encryption_data: "",
+      return_status: "0",
+      return_message: err.info,
+    };
+    if (err.problems.length) json.errors = err.problems;
+    return { ...base, json };
+  }
+  return { ...base, html: errorPage(err.info, err.problems) };
+}
+
+function errorPage(info: string, problems: FieldProblem[]): string {
+  const list = problems.map((p) => `<li><code>${escapeHtml(p.field)}</code> ${escapeHtml(p.message)}</li>`).join("");
+  return page("Payment request refused", `<h1>Payment request refused</h1><p class="error" id="result-info">${escapeHtml(info)}</p>${list ? `<ul>${list}</ul>` : ""}`);
+}
+
+function send(res: Response, op: Operation, reply: Reply, key: string, signature: SignatureCheck | null): void {
+  res.status(reply.status ?? 200);
+  if (signature) res.set("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
+  if (reply.rule) res.set("X-Sandbox-Rule", reply.rule);
+  if ("xml" in reply) {
+    const asObject = Object.fromEntries(reply.xml.filter(([, v]) => !Array.isArray(v)));
+    const nodes: XmlNode[] = [...reply.xml, ["encryption_data", signResponse(op.name, asObject, key)]];
+    res.type("application/xml; charset=utf-8").send(renderXml("respon", nodes));
+  } else if ("json" in reply) {
+    reply.json.encryption_data = signResponse(op.name, reply.json, key);
+    res.json(reply.json);
+  } else {
+    res.type("text/html; charset=utf-8").send(reply.html);
+  }
+}
+
+function record(deps: Deps, op: Operation, req: Request, id: string, body: Body, reply: Reply, signature: SignatureCheck | null): void {
+  const entry = {
+    id,
+    at: deps.clock.now().toISOString(),
+    operation: op.name,
+    path: op.path,
+    ip: normaliseIp(req.ip ?? ""),
+    merchant_id: text(body.merchant_id),
+    account_id: text(body.account_id),
+    order_no: text(body.order_no),
+    http_status: reply.status ?? 200,
+    result: reply.result,
+    rule: reply.rule ?? "",
+    signature: signature && {
+      mode: signature.mode,
+      fields: signature.fields,
+      signingString: signature.signingString,
+      expected: signature.signature,
+      received: signature.received,
+      matched: signature.matched,
+    },
+  };
+  deps.requests.add(entry);
+  deps.log.info({ request: entry }, `${op.path} ${entry.http_status} ${entry.result}`);
+}

@@ -1,0 +1,4 @@
+// The programmatic API: `import { startSandbox } from "sandgate"`.
+export { startSandbox, createDeps, type Sandbox, type SandboxOptions } from "./sandbox.js";
+export { createApp } from "./app.js";
+export { DEFAULTS, OPTIONS, type Config } from "./config.js";

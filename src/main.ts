@@ -1,0 +1,30 @@
+// The only file that listens and handles signals: `npm start`, `npx sandgate`, the Docker image.
+import { parseCommandLine } from "./cli.js";
+import { startSandbox } from "./sandbox.js";
+
+async function main(): Promise<void> {
+  const config = parseCommandLine(process.argv.slice(2), process.env);
+  const sandbox = await startSandbox(config);
+  const { log } = sandbox.deps;
+  log.info({ url: sandbox.url, scenario: config.scenario, data: config.data ?? "memory" }, "sandgate ready");
+  process.stdout.write(`Sandgate listening on ${sandbox.url} (scenario ${config.scenario}, signatures ${config.signatureMode})\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping");
+    const force = setTimeout(() => process.exit(1), 5_000);
+    force.unref();
+    sandbox.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`sandgate: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

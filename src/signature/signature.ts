@@ -1,0 +1,96 @@
+// encryption_data: the canonical signing string per operation (data/signature-fields.json), the
+// lenient/strict check of requests, and the signature Sandgate puts on its own responses.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { GatewayError } from "../codes.js";
+import type { SignatureMode } from "../config.js";
+import { dataDir } from "../paths.js";
+
+export type SignedOperation =
+  | "authorise"
+  | "checkout"
+  | "retrievalTrans"
+  | "retrievalRefund"
+  | "capture"
+  | "review"
+  | "cancel"
+  | "refund"
+  | "payout"
+  | "subscriptionCancel"
+  | "paymentMethodsOptimise";
+
+type FieldLists = Record<SignedOperation, { request: string[]; response: string[] }>;
+
+export const signatureFields: FieldLists = JSON.parse(readFileSync(resolve(dataDir, "signature-fields.json"), "utf8")) as FieldLists;
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+function valueOf(body: Record<string, unknown>, field: string): string {
+  const v = body[field];
+  return v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
+}
+
+export function maskKey(key: string): string {
+  if (key.length <= 4) return "****";
+  return `${key.slice(0, 2)}${"*".repeat(Math.min(key.length - 4, 12))}${key.slice(-2)}`;
+}
+
+export interface Signed {
+  fields: string[];
+  /** the concatenated values followed by the key, with the key masked: safe to log and show */
+  signingString: string;
+  signature: string;
+}
+
+/** Card data never appears in full in a log or an error: the shown signing string masks it. */
+const SHOWN: Record<string, (v: string) => string> = {
+  card: (v) => (v.length > 10 ? `${v.slice(0, 6)}${"*".repeat(v.length - 10)}${v.slice(-4)}` : "*".repeat(v.length)),
+  security_code: (v) => "*".repeat(v.length),
+};
+
+export function sign(fields: readonly string[], body: Record<string, unknown>, key: string): Signed {
+  const values = fields.map((f) => valueOf(body, f)).join("");
+  const shown = fields.map((f) => (SHOWN[f] ?? String)(valueOf(body, f))).join("");
+  return {
+    fields: [...fields],
+    signingString: `${shown}${maskKey(key)}`,
+    signature: createHash("sha256").update(values + key).digest("hex"),
+  };
+}
+
+export interface SignatureCheck extends Signed {
+  received: string;
+  matched: boolean;
+  mode: SignatureMode;
+}
+
+/** Refuses a missing or malformed value in any mode; refuses a mismatch only in strict mode. */
+export function checkRequestSignature(
+  operation: SignedOperation,
+  body: Record<string, unknown>,
+  key: string,
+  mode: SignatureMode,
+): SignatureCheck {
+  const raw = body.encryption_data;
+  if (raw === undefined || raw === null || raw === "") {
+    throw new GatewayError("invalid_signature", "encryption_data is missing (64 hexadecimal characters expected)");
+  }
+  if (typeof raw !== "string" || !HEX64.test(raw)) {
+    const shown = typeof raw === "string" ? `${raw.length} characters` : `a ${Array.isArray(raw) ? "list" : typeof raw}`;
+    throw new GatewayError("invalid_signature", `encryption_data must be 64 hexadecimal characters, got ${shown}`);
+  }
+  const expected = sign(signatureFields[operation].request, body, key);
+  const check: SignatureCheck = { ...expected, received: raw, matched: raw.toLowerCase() === expected.signature, mode };
+  if (mode === "strict" && !check.matched) {
+    throw new GatewayError(
+      "signature_mismatch",
+      `expected ${expected.signature} = sha256 of "${expected.signingString}" (fields ${expected.fields.join(", ")}, then the secret key)`,
+    );
+  }
+  return check;
+}
+
+export function signResponse(operation: SignedOperation, body: Record<string, unknown>, key: string): string {
+  return sign(signatureFields[operation].response, body, key).signature;
+}

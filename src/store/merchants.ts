@@ -1,0 +1,62 @@
+// Finding the caller's merchant and account, or provisioning them on first use.
+import { GatewayError } from "../codes.js";
+import type { Ids } from "../ids.js";
+import type { Account, Merchant, State } from "./types.js";
+
+const CONNECTORS = ["NorthStar Acquiring", "Meridian Payments", "Harbor Card Services"];
+
+/** The documented secret key of a provisioned merchant, so strict-mode signatures can be computed. */
+export const provisionedKey = (merchantId: string) => `sk_test_${merchantId}`;
+
+function provisionAccount(merchantId: string, accountId: string, ids: Ids): Account {
+  const connector = CONNECTORS[ids.intFor(`connector|${merchantId}|${accountId}`, 0, CONNECTORS.length - 1)]!;
+  return {
+    account_id: accountId,
+    gateway_account: `GW-${accountId}`,
+    account_name: `${merchantId} ${accountId}`,
+    connector,
+    connector_code: connector.slice(0, 3).toUpperCase() + "01",
+    descriptor: `SANDBOX*${merchantId}`.slice(0, 22),
+    capture_mode: "manual",
+    payment_methods: ["card", "pix", "boleto", "ideal", "paypal"],
+  };
+}
+
+export interface Caller {
+  merchant: Merchant;
+  account: Account;
+  /** Adds what was provisioned to the state; called only once the request is accepted. */
+  commitProvisioning(): void;
+}
+
+export function findCaller(
+  state: State,
+  ids: Ids,
+  merchantId: string,
+  accountId: string,
+  strict: boolean,
+): Caller {
+  const known = state.merchants.find((m) => m.merchant_id === merchantId);
+  if (!known && strict) throw new GatewayError("unknown_merchant", `no merchant "${merchantId}" (--strict-merchants is on)`);
+  const merchant: Merchant = known ?? {
+    merchant_id: merchantId,
+    name: ids.fakerFor(`merchant|${merchantId}`).company.name(),
+    secret_key: provisionedKey(merchantId),
+    registered_ips: ["*"],
+    accounts: [],
+    provisioned: true,
+  };
+  const knownAccount = merchant.accounts.find((a) => a.account_id === accountId);
+  if (!knownAccount && strict) {
+    throw new GatewayError("unknown_account", `merchant "${merchantId}" has no account "${accountId}" (--strict-merchants is on)`);
+  }
+  const account = knownAccount ?? provisionAccount(merchantId, accountId, ids);
+  return {
+    merchant,
+    account,
+    commitProvisioning() {
+      if (!known) state.merchants.push(merchant);
+      if (!knownAccount && !merchant.accounts.includes(account)) merchant.accounts.push(account);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+// The shape of Sandgate's state: what fixtures seed and what lowdb persists.
+import type { PaymentState, RecurringState } from "../codes.js";
+import type { Counters } from "../ids.js";
+
+export type CaptureMode = "manual" | "auto";
+
+export interface Account {
+  account_id: string;
+  /** The gateway-side account of the payment channel, shown as account_id in the checkout page. */
+  gateway_account: string;
+  account_name: string;
+  connector: string;
+  connector_code: string;
+  descriptor: string;
+  /** manual: an approved payment is authorised (2000) until captured; auto: it is paid (3000) at once. */
+  capture_mode: CaptureMode;
+  payment_methods: string[];
+}
+
+export interface Merchant {
+  merchant_id: string;
+  name: string;
+  secret_key: string;
+  /** Addresses allowed to call the query operations; "*" allows any. */
+  registered_ips: string[];
+  accounts: Account[];
+  provisioned?: boolean;
+}
+
+export interface CardToken {
+  token_id: string;
+  merchant_id: string;
+  /** The full test card number, kept so scenarios can match on it; never logged or rendered unmasked. */
+  card_number: string;
+  card_masked: string;
+  expiration_month: string;
+  expiration_year: string;
+  holder_name: string;
+  created_at: string;
+}
+
+export interface RiskReason {
+  name: string;
+  status: "ACCEPT" | "REJECT" | "REVIEW";
+}
+
+export interface DeliveryInformation {
+  delivery_address: string;
+  delivery_city: string;
+  delivery_country: string;
+  delivery_firstname: string;
+  delivery_lastname: string;
+  delivery_postal_code: string;
+  delivery_state: string;
+}
+
+export type PaymentKind = "direct" | "apm" | "checkout" | "recurring";
+
+export interface Transaction {
+  transaction_id: string;
+  merchant_id: string;
+  account_id: string;
+  order_no: string;
+  kind: PaymentKind;
+  currency: string;
+  /** decimal string with two places */
+  amount: string;
+  state: PaymentState;
+  /** result key in codes.json (success, do_not_honor, pending_3ds, ...) */
+  result: string;
+  reference_no: string;
+  website: string;
+  card_masked: string;
+  token_id: string;
+  payment_method: string;
+  connector: string;
+  note: string;
+  shopper_email: string;
+  shopper_phone: string;
+  delivery: DeliveryInformation;
+  is3ds: boolean;
+  threeds_result: string;
+  risk_action: "ACCEPT" | "REVIEW" | "REJECT";
+  risk_score: number;
+  risk_reasons: RiskReason[];
+  antifraud_provider: string;
+  notify_url: string;
+  return_url: string;
+  /** Id of the payer-facing page (APM, 3-D Secure challenge, hosted checkout), when there is one. */
+  page_id: string;
+  recurring_id: string;
+  captured_amount: string;
+  refunded_amount: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Subscription {
+  recurring_id: string;
+  merchant_id: string;
+  account_id: string;
+  order_no: string;
+  transaction_id: string;
+  token_id: string;
+  contract: string;
+  contract_name: string;
+  contract_amount: string;
+  currency: string;
+  interval: string;
+  interval_count: number;
+  billing_cycle: number;
+  promotion_cycle: number;
+  contract_start: string;
+  contract_end: string;
+  price_id: string;
+  state: RecurringState;
+  deductions: number;
+  next_deduction_at: string;
+  created_at: string;
+}
+
+export interface Refund {
+  refund_reference_id: string;
+  refund_reference: string;
+  transaction_id: string;
+  merchant_id: string;
+  account_id: string;
+  order_no: string;
+  currency: string;
+  amount: string;
+  refund_amount: string;
+  refund_reason: string;
+  state: "accepted" | "processed" | "failed" | "rejected";
+  refund_date: string;
+  refund_processing_date: string;
+}
+
+export interface State {
+  version: 1;
+  seed: string;
+  counters: Counters;
+  merchants: Merchant[];
+  tokens: CardToken[];
+  transactions: Transaction[];
+  subscriptions: Subscription[];
+  refunds: Refund[];
+}
