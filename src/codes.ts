@@ -13,6 +13,7 @@ interface CodeFile {
   order_status: Record<"success" | "failure" | "pending" | "review", string>;
   payment_status: Record<PaymentState, string>;
   refund_status: Record<"rejected" | "accepted" | "processed" | "failed", string>;
+  batch_status: { failed: string; ok: string };
   return_status: { failed: string; ok: string; ok_message: string };
   query_result: { found: string; not_found: string };
   recurring_status: Record<RecurringState, string>;

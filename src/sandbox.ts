@@ -6,6 +6,7 @@ import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
 import { DEFAULTS, type Config } from "./config.js";
 import type { Deps } from "./deps.js";
+import { catchUp } from "./domain/scheduler.js";
 import { createRequestLog } from "./request-log.js";
 import { loadScenario } from "./scenarios/select.js";
 import { openStore } from "./store/store.js";
@@ -43,6 +44,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const s = app.listen(deps.config.port, deps.config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   server.keepAliveTimeout = 5_000;
+  // Time-driven changes (refund settlement, ...) happen even when nobody calls.
+  const ticker = setInterval(() => {
+    if (catchUp(deps.store.data, deps.clock.now(), deps.store.ids) > 0) {
+      deps.store.commit().catch((err: unknown) => deps.log.error({ err }, "state write failed"));
+    }
+  }, 1_000);
+  ticker.unref();
   const { port } = server.address() as AddressInfo;
   const shownHost = deps.config.host === "0.0.0.0" || deps.config.host === "::" ? "127.0.0.1" : deps.config.host;
   return {
@@ -51,6 +59,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     deps,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        clearInterval(ticker);
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeIdleConnections();
       }),

@@ -1,7 +1,11 @@
-// /__sandbox: the operator API. This first version: health and the request log.
+// /__sandbox: the operator API for testers and CI. JSON in, JSON out; errors are
+// { error, message }. ADMIN_TOKEN, when set, guards everything but /health.
 import { timingSafeEqual } from "node:crypto";
-import { Router, type NextFunction, type Request, type Response } from "express";
+import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
+import { settleRefund } from "../domain/lifecycle.js";
+import { catchUp } from "../domain/scheduler.js";
+import { parseDuration } from "./duration.js";
 
 function guard(token: string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -13,16 +17,87 @@ function guard(token: string | undefined) {
   };
 }
 
+const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+
 export function operatorApi(deps: Deps): Router {
   const router = Router();
+  const { store, clock } = deps;
   router.use(guard(deps.config.adminToken));
+  router.use(express.json({ limit: "100kb" }));
+  const q = (req: Request, name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
+  const bringUpToDate = async () => {
+    const changed = catchUp(store.data, clock.now(), store.ids);
+    if (changed) await store.commit();
+    return changed;
+  };
+
   router.get("/health", (_req, res) => {
-    res.json({ status: "ok", scenario: deps.config.scenario, signature_mode: deps.config.signatureMode, time: deps.clock.now().toISOString() });
+    res.json({ status: "ok", scenario: deps.config.scenario, signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
   });
+
   router.get("/requests", (req, res) => {
-    const q = (name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
-    const limit = Math.min(Number(q("limit") ?? 100) || 100, 1000);
-    res.json({ requests: deps.requests.list({ merchant_id: q("merchant_id"), order_no: q("order_no"), limit }) });
+    const limit = Math.min(Number(q(req, "limit") ?? 100) || 100, 1000);
+    res.json({ requests: deps.requests.list({ merchant_id: q(req, "merchant_id"), order_no: q(req, "order_no"), limit }) });
+  });
+
+  router.get("/clock", (_req, res) => {
+    res.json({ now: clock.now().toISOString(), offset_ms: clock.offsetMs() });
+  });
+
+  // { "advance": "90s" | "2h" | "3d" | "1w" } or { "advance_seconds": 90 }: moves the sandbox clock
+  // forward and applies what fell due (refund settlement, ...).
+  router.post("/clock", async (req, res) => {
+    const body = (req.body ?? {}) as { advance?: unknown; advance_seconds?: unknown };
+    const ms = body.advance_seconds !== undefined ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
+    if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
+      return problem(res, 400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward');
+    }
+    clock.advance(ms);
+    const applied = await bringUpToDate();
+    res.json({ now: clock.now().toISOString(), offset_ms: clock.offsetMs(), applied });
+  });
+
+  router.get("/transactions", async (req, res) => {
+    await bringUpToDate();
+    const merchant = q(req, "merchant_id");
+    const order = q(req, "order_no");
+    const transactions = store.data.transactions.filter((t) => (!merchant || t.merchant_id === merchant) && (!order || t.order_no === order));
+    res.json({ transactions });
+  });
+
+  router.get("/refunds", async (req, res) => {
+    await bringUpToDate();
+    const merchant = q(req, "merchant_id");
+    const tx = q(req, "transaction_id");
+    const refunds = store.data.refunds.filter((r) => (!merchant || r.merchant_id === merchant) && (!tx || r.transaction_id === tx));
+    res.json({ refunds });
+  });
+
+  // { "result": "processed" | "failed" }: settles an accepted refund now.
+  router.post("/refunds/:ref/settle", async (req, res) => {
+    const result = (req.body as { result?: unknown } | undefined)?.result ?? "processed";
+    if (result !== "processed" && result !== "failed") return problem(res, 400, "invalid_result", 'result must be "processed" or "failed"');
+    const refund = store.data.refunds.find((r) => r.refund_reference_id === req.params.ref);
+    if (!refund) return problem(res, 404, "refund_not_found", `no refund ${req.params.ref}`);
+    if (refund.state !== "accepted") return problem(res, 409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
+    const tx = store.data.transactions.find((t) => t.transaction_id === refund.transaction_id);
+    settleRefund(refund, tx, result, clock.now(), store.ids);
+    await store.commit();
+    res.json({ refund });
+  });
+
+  // { "merchant_id": "M1" } resets one merchant's records to fixtures; {} resets everything.
+  router.post("/reset", async (req, res) => {
+    const merchant = (req.body as { merchant_id?: unknown } | undefined)?.merchant_id;
+    if (merchant !== undefined && typeof merchant !== "string") return problem(res, 400, "invalid_merchant_id", "merchant_id must be a string");
+    await store.reset(merchant);
+    res.json({ reset: merchant ?? "all" });
+  });
+
+  router.use((req: Request, res: Response) => problem(res, 404, "not_found", `no operator route ${req.method} ${req.path}`));
+  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number }).status ?? 500;
+    problem(res, status, status === 400 ? "malformed_body" : "internal_error", status === 400 ? "the body is not valid JSON" : "see the server log");
   });
   return router;
 }

@@ -61,7 +61,7 @@ function payDirect({ body, caller, baseUrl, now }: OperationRequest, deps: Deps)
 }
 
 function decide(request: PaymentRequest, card: CardSource, body: Body, deps: Deps): Decision {
-  if (card.expired) return { outcome: "expired_card", rule: "builtin/card-expired" };
+  if (card.expired) return { outcome: "expired_card", then: {}, rule: "builtin/card-expired" };
   return selectOutcome(deps.scenario(), "authorise", { ...flat(body), card: card.number, token_id: request.token_id ?? "" }, "approved");
 }
 

@@ -9,6 +9,7 @@ import { renderXml, type XmlNode } from "../render/xml.js";
 import { escapeHtml, page } from "../render/html.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, provisionedKey, type Caller } from "../store/merchants.js";
+import { catchUp } from "../domain/scheduler.js";
 import { createBodyReader, type Body } from "./body.js";
 import { text } from "./fields.js";
 
@@ -63,7 +64,10 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       if (op.registeredIpOnly) checkRegisteredIp(caller, req.ip ?? "");
       signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
       const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
-      reply = await op.handle({ body, caller, signature, baseUrl, now: deps.clock.now() }, deps);
+      const now = deps.clock.now();
+      const caughtUp = catchUp(deps.store.data, now, deps.store.ids);
+      reply = await op.handle({ body, caller, signature, baseUrl, now }, deps);
+      if (caughtUp > 0) reply.changed = true;
       if (caller.merchant.provisioned && !deps.store.data.merchants.includes(caller.merchant)) reply.changed = true;
       caller.commitProvisioning();
       if (reply.changed) await deps.store.commit();

@@ -130,9 +130,11 @@ const refund = z.object({
   amount,
   refund_amount: amount,
   refund_reason: opt(),
-  state: z.enum(["accepted", "processed", "failed", "rejected"]),
+  state: z.enum(["accepted", "processed", "failed"]),
   refund_date: iso,
   refund_processing_date: z.string().default(""),
+  due_at: z.string().default(""),
+  fate: z.enum(["processed", "failed"]).default("processed"),
 }) satisfies z.ZodType<Refund>;
 
 export interface Fixtures {

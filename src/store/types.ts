@@ -130,9 +130,12 @@ export interface Refund {
   amount: string;
   refund_amount: string;
   refund_reason: string;
-  state: "accepted" | "processed" | "failed" | "rejected";
+  state: "accepted" | "processed" | "failed";
   refund_date: string;
   refund_processing_date: string;
+  /** when an accepted refund settles, and how (set by scenario or operator) */
+  due_at: string;
+  fate: "processed" | "failed";
 }
 
 export interface State {

@@ -1,0 +1,165 @@
+// Pure lifecycle steps on one transaction: capture, cancel, review, refund, and refund settlement.
+// Each checks the transitions table first, then the amounts, and either changes the transaction
+// or returns a Refusal whose text names the reason and the numbers.
+import { resultInfo, type PaymentState } from "../codes.js";
+import { codes } from "../codes.js";
+import type { Ids } from "../ids.js";
+import type { Account, Refund, Transaction } from "../store/types.js";
+import { fromCents, toCents } from "./money.js";
+import { transition, type Action } from "./transitions.js";
+
+export class Refusal {
+  constructor(
+    readonly key: string,
+    readonly detail: string,
+  ) {}
+  get info(): string {
+    return resultInfo(this.key, this.detail);
+  }
+}
+
+export interface OrderIdentity {
+  transaction_id: string;
+  order_no: string;
+  currency: string;
+}
+
+/** The transaction an order names, if it is the caller's and the order's identity fields agree. */
+export function findOrderTransaction(transactions: Transaction[], merchantId: string, accountId: string, order: OrderIdentity): Transaction | Refusal {
+  const tx = transactions.find((t) => t.transaction_id === order.transaction_id && t.merchant_id === merchantId && t.account_id === accountId);
+  if (!tx) return new Refusal("transaction_not_found", `no transaction ${order.transaction_id} for merchant ${merchantId} account ${accountId}`);
+  if (tx.order_no !== order.order_no) {
+    return new Refusal("order_mismatch", `transaction ${tx.transaction_id} belongs to order_no ${tx.order_no}, not ${order.order_no}`);
+  }
+  if (tx.currency !== order.currency.toUpperCase()) {
+    return new Refusal("currency_mismatch", `transaction ${tx.transaction_id} is in ${tx.currency}, not ${order.currency}`);
+  }
+  return tx;
+}
+
+const describe = (tx: Transaction) => `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]})`;
+
+/** The cell of the transitions table, as a next state or a refusal naming the current state. */
+function step(tx: Transaction, action: Action, account: Account): PaymentState | Refusal {
+  const cell = transition(tx.state, action);
+  if ("refuse" in cell) return new Refusal(cell.refuse, `${action} refused: ${describe(tx)}`);
+  if (cell.to === "approved") return account.capture_mode === "auto" ? "paid" : "authorised";
+  return cell.to;
+}
+
+function sameAmount(tx: Transaction, amount: string): Refusal | undefined {
+  if (toCents(amount) === toCents(tx.amount)) return undefined;
+  return new Refusal("amount_mismatch", `amount ${fromCents(toCents(amount))} differs from the transaction's ${tx.amount}`);
+}
+
+function move(tx: Transaction, next: PaymentState, now: Date): void {
+  tx.state = next;
+  tx.updated_at = now.toISOString();
+}
+
+export function capture(tx: Transaction, amount: string, account: Account, now: Date): Refusal | undefined {
+  const next = step(tx, "capture", account);
+  if (next instanceof Refusal) return next;
+  if (toCents(amount) > toCents(tx.amount)) {
+    return new Refusal("capture_exceeds", `capture ${fromCents(toCents(amount))} exceeds authorised ${tx.amount}`);
+  }
+  tx.captured_amount = fromCents(toCents(amount));
+  move(tx, next, now);
+  return undefined;
+}
+
+export function cancel(tx: Transaction, amount: string, account: Account, now: Date): Refusal | undefined {
+  const next = step(tx, "cancel", account);
+  if (next instanceof Refusal) return next;
+  const mismatch = sameAmount(tx, amount);
+  if (mismatch) return mismatch;
+  move(tx, next, now);
+  return undefined;
+}
+
+export type ReviewDecision = "approve" | "reject";
+
+export function review(tx: Transaction, amount: string, decision: ReviewDecision, account: Account, now: Date): Refusal | undefined {
+  const next = step(tx, decision, account);
+  if (next instanceof Refusal) return next;
+  const mismatch = sameAmount(tx, amount);
+  if (mismatch) return mismatch;
+  if (next === "paid") tx.captured_amount = tx.amount;
+  move(tx, next, now);
+  return undefined;
+}
+
+export interface RefundRequest {
+  amount: string;
+  refund_amount: string;
+  refund_reason: string;
+}
+
+export interface RefundPlan {
+  /** seconds after acceptance when the refund settles */
+  afterSeconds: number;
+  fate: "processed" | "failed";
+}
+
+/** Accepts a refund: reserves the amount at once, so concurrent refunds can never exceed the capture. */
+export function refund(tx: Transaction, order: RefundRequest, account: Account, plan: RefundPlan, refunds: Refund[], now: Date): Refund | Refusal {
+  const next = step(tx, "refund", account);
+  if (next instanceof Refusal) return next;
+  const mismatch = sameAmount(tx, order.amount);
+  if (mismatch) return mismatch;
+  const asked = toCents(order.refund_amount);
+  if (asked <= 0) return new Refusal("invalid_order", "refund_amount must be greater than 0.00");
+  const refundable = toCents(tx.captured_amount) - toCents(tx.refunded_amount);
+  if (asked > refundable) {
+    return new Refusal("refund_exceeds", `refund ${fromCents(asked)} exceeds refundable ${fromCents(refundable)}`);
+  }
+  const sequence = refunds.filter((r) => r.transaction_id === tx.transaction_id).length + 1;
+  tx.refunded_amount = fromCents(toCents(tx.refunded_amount) + asked);
+  move(tx, refundedState(tx), now);
+  return {
+    refund_reference_id: `${tx.transaction_id}-${String(sequence).padStart(2, "0")}`,
+    refund_reference: "",
+    transaction_id: tx.transaction_id,
+    merchant_id: tx.merchant_id,
+    account_id: tx.account_id,
+    order_no: tx.order_no,
+    currency: tx.currency,
+    amount: tx.amount,
+    refund_amount: fromCents(asked),
+    refund_reason: order.refund_reason,
+    state: "accepted",
+    refund_date: now.toISOString(),
+    refund_processing_date: "",
+    due_at: new Date(now.getTime() + plan.afterSeconds * 1000).toISOString(),
+    fate: plan.fate,
+  };
+}
+
+function refundedState(tx: Transaction): PaymentState {
+  const refunded = toCents(tx.refunded_amount);
+  if (refunded === 0) return "paid";
+  return refunded >= toCents(tx.captured_amount) ? "refunded" : "partially_refunded";
+}
+
+/** Settles an accepted refund: processed keeps the money refunded; failed gives it back to the payment. */
+export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "processed" | "failed", now: Date, ids: Ids): void {
+  if (r.state !== "accepted") return;
+  r.state = fate;
+  r.refund_processing_date = now.toISOString();
+  if (fate === "processed") r.refund_reference = `ARN${ids.digits("arn", 15)}`;
+  if (fate === "failed" && tx) {
+    tx.refunded_amount = fromCents(toCents(tx.refunded_amount) - toCents(r.refund_amount));
+    move(tx, refundedState(tx), now);
+  }
+}
+
+/** Settles every accepted refund whose time has come; returns how many changed. */
+export function settleDueRefunds(refunds: Refund[], transactions: Transaction[], now: Date, ids: Ids): number {
+  let changed = 0;
+  for (const r of refunds) {
+    if (r.state !== "accepted" || !r.due_at || Date.parse(r.due_at) > now.getTime()) continue;
+    settleRefund(r, transactions.find((t) => t.transaction_id === r.transaction_id), r.fate, now, ids);
+    changed++;
+  }
+  return changed;
+}

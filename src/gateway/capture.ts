@@ -1,0 +1,16 @@
+// POST /v1/capture: up to 50 orders; captures an authorised payment once, whole or partly.
+import { capture as captureTransaction } from "../domain/lifecycle.js";
+import { batchOperation } from "./batch.js";
+import { captureOrder } from "./batch-orders.js";
+
+export const capture = batchOperation({
+  name: "capture",
+  path: "/v1/capture",
+  arrayField: "capture_orders",
+  limit: 50,
+  order: captureOrder,
+  statusField: "capture_status",
+  messageField: "error_message",
+  echo: [],
+  apply: (order, tx, { caller, now }) => captureTransaction(tx, order.amount, caller.account, now) ?? {},
+});

@@ -1,0 +1,40 @@
+// POST /v1/refund: up to 50 orders; refunds captured money, partly and many times, never more
+// than was captured. A refund is accepted now (refund_status 1) and settles later: processed (2)
+// or failed (3), when the scenario says (default: processed after DEFAULT_REFUND_DELAY_SECONDS).
+import { codes } from "../codes.js";
+import { refund as refundTransaction, Refusal } from "../domain/lifecycle.js";
+import { selectOutcome } from "../scenarios/select.js";
+import { batchOperation } from "./batch.js";
+import { refundOrder } from "./batch-orders.js";
+
+export const DEFAULT_REFUND_DELAY_SECONDS = 5;
+
+export const refund = batchOperation({
+  name: "refund",
+  path: "/v1/refund",
+  arrayField: "refund_orders",
+  limit: 50,
+  order: refundOrder,
+  statusField: "refund_status",
+  messageField: "refund_message",
+  successMessage: "refund_accepted",
+  echo: ["refund_amount", "refund_reason", "refund_reference", "refund_reference_id"],
+  apply(order, tx, { caller, now }, deps) {
+    const fields = Object.fromEntries(Object.entries(order).map(([k, v]) => [k, String(v ?? "")]));
+    const { then } = selectOutcome(deps.scenario(), "refund", fields, "accepted");
+    const plan = { afterSeconds: then.refund?.after_seconds ?? DEFAULT_REFUND_DELAY_SECONDS, fate: then.refund?.result ?? "processed" };
+    const state = deps.store.data;
+    const accepted = refundTransaction(tx, { ...order, refund_reason: order.refund_reason ?? "" }, caller.account, plan, state.refunds, now);
+    if (accepted instanceof Refusal) return accepted;
+    state.refunds.push(accepted);
+    return {
+      status: codes.refund_status.accepted,
+      fields: {
+        refund_amount: accepted.refund_amount,
+        refund_reason: accepted.refund_reason,
+        refund_reference: accepted.refund_reference,
+        refund_reference_id: accepted.refund_reference_id,
+      },
+    };
+  },
+});

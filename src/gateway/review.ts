@@ -1,0 +1,34 @@
+// POST /v1/review: up to 100 orders; review_flag approves or rejects a payment held for review.
+import { Refusal, review as reviewTransaction, type ReviewDecision } from "../domain/lifecycle.js";
+import { batchOperation } from "./batch.js";
+import { reviewOrder } from "./batch-orders.js";
+
+/** Accepted review_flag values (case-insensitive); README lists them. */
+export const REVIEW_FLAGS: Record<ReviewDecision, readonly string[]> = {
+  approve: ["1", "approve", "approved", "accept", "pass"],
+  reject: ["0", "reject", "rejected", "decline", "refuse"],
+};
+
+function decisionOf(flag: string): ReviewDecision | undefined {
+  const f = flag.trim().toLowerCase();
+  return (Object.keys(REVIEW_FLAGS) as ReviewDecision[]).find((d) => REVIEW_FLAGS[d].includes(f));
+}
+
+export const review = batchOperation({
+  name: "review",
+  path: "/v1/review",
+  arrayField: "review_orders",
+  limit: 100,
+  order: reviewOrder,
+  statusField: "review_status",
+  messageField: "error_message",
+  echo: ["review_flag"],
+  apply(order, tx, { caller, now }) {
+    const decision = decisionOf(order.review_flag);
+    if (!decision) {
+      const accepted = [...REVIEW_FLAGS.approve, ...REVIEW_FLAGS.reject].join(", ");
+      return new Refusal("invalid_review_flag", `"${order.review_flag}" is not one of ${accepted}`);
+    }
+    return reviewTransaction(tx, order.amount, decision, caller.account, now) ?? {};
+  },
+});
