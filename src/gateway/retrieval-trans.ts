@@ -1,0 +1,34 @@
+// POST /v1/retrievalTrans: the caller's transactions as they are now. Selected by order_no and/or
+// transaction_id (one value, a comma list or the field repeated), optionally within
+// start_date/end_date; with no selector, the account's most recent ones. The seed: up to 100
+// orders per request, and only from the merchant's registered IP addresses.
+import { codes } from "../codes.js";
+import type { Operation } from "../http/operation.js";
+import { foundElement, missingElement } from "./query-result.js";
+import { readSelection, selectRecords } from "./selection.js";
+
+const QUERY_LIMIT = 100;
+const SELECTORS = ["order_no", "transaction_id"] as const;
+
+export const retrievalTrans: Operation = {
+  name: "retrievalTrans",
+  path: "/v1/retrievalTrans",
+  format: "json",
+  registeredIpOnly: true,
+  handle({ body, caller }, deps) {
+    const selection = readSelection(body, SELECTORS, QUERY_LIMIT);
+    const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
+    const { transactions, subscriptions } = deps.store.data;
+    const orders_list = selectRecords(transactions, selection, scope, (tx) => tx.created_at).map((s) =>
+      "record" in s ? foundElement(s.record, subscriptions) : missingElement(s.missing),
+    );
+    const json = {
+      ...scope,
+      encryption_data: "",
+      return_status: codes.return_status.ok,
+      return_message: codes.return_status.ok_message,
+      orders_list,
+    };
+    return { json, changed: false, result: `${codes.return_status.ok_message}: ${orders_list.length} orders listed` };
+  },
+};
