@@ -1,0 +1,54 @@
+// POST /v1/retrievalRefund: the caller's refunds as they are now (accepted, processed, failed),
+// selected by order_no, transaction_id and/or refund_reference_id, optionally within
+// start_date/end_date (on refund_date); with no selector, the account's most recent refunds.
+// Up to 100 selected values. A selected value without refunds simply lists nothing: the seed's
+// refund element has no "not found" field.
+import { codes } from "../codes.js";
+import { compactDate } from "../domain/dates.js";
+import type { Operation } from "../http/operation.js";
+import type { Refund, Transaction } from "../store/types.js";
+import { readSelection, selectRecords } from "./selection.js";
+
+const SEARCH_LIMIT = 100;
+const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
+
+/** One element of `refund_orders`, in the seed's field order; every value a string. */
+function refundElement(r: Refund, tx: Transaction | undefined) {
+  return {
+    transaction_id: r.transaction_id,
+    order_no: r.order_no,
+    amount: r.amount,
+    refund_status: codes.refund_status[r.state],
+    payment_status: tx ? codes.payment_status[tx.state] : "",
+    refund_amount: r.refund_amount,
+    refund_reference: r.refund_reference,
+    currency: r.currency,
+    refund_reason: r.refund_reason,
+    refund_reference_id: r.refund_reference_id,
+    refund_date: compactDate(r.refund_date),
+    refund_processing_date: compactDate(r.refund_processing_date),
+  };
+}
+
+export const retrievalRefund: Operation = {
+  name: "retrievalRefund",
+  path: "/v1/retrievalRefund",
+  format: "json",
+
+  handle({ body, caller }, deps) {
+    const selection = readSelection(body, SELECTORS, SEARCH_LIMIT);
+    const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
+    const { refunds, transactions } = deps.store.data;
+    const refund_orders = selectRecords(refunds, selection, scope, (r) => r.refund_date)
+      .filter((s) => "record" in s)
+      .map(({ record }) => refundElement(record, transactions.find((t) => t.transaction_id === record.transaction_id)));
+    const json = {
+      ...scope,
+      encryption_data: "",
+      return_status: codes.return_status.ok,
+      return_message: codes.return_status.ok_message,
+      refund_orders,
+    };
+    return { json, changed: false, result: `${codes.return_status.ok_message}: ${refund_orders.length} refunds listed` };
+  },
+};
