@@ -3,11 +3,18 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { operatorApi } from "./admin/operator.js";
 import type { Deps } from "./deps.js";
 import { authorise } from "./gateway/authorise.js";
+import { cancel } from "./gateway/cancel.js";
+import { capture } from "./gateway/capture.js";
+import { refund } from "./gateway/refund.js";
+import { retrievalRefund } from "./gateway/retrieval-refund.js";
+import { review } from "./gateway/review.js";
+import { checkout } from "./gateway/checkout.js";
+import { retrievalTrans } from "./gateway/retrieval-trans.js";
 import { mountOperation, type Operation } from "./http/operation.js";
 import { payerPages } from "./pages/payer-pages.js";
 import { resultInfo } from "./codes.js";
 
-export const OPERATIONS: readonly Operation[] = [authorise];
+export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund];
 
 export function createApp(deps: Deps): express.Express {
   const app = express();
@@ -21,9 +28,15 @@ export function createApp(deps: Deps): express.Express {
   app.use((req, res) => {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });
   });
+  // Only errors raised outside the operation pipeline reach here (e.g. a page's own body parser):
+  // a client error keeps its status, anything else is a 500 without details.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    deps.log.error({ err }, "unhandled error");
-    if (!res.headersSent) res.status(500).json({ return_status: "0", return_message: resultInfo("internal_error") });
+    const status = (err as { status?: unknown }).status;
+    const clientError = typeof status === "number" && status >= 400 && status < 500;
+    if (!clientError) deps.log.error({ err }, "unhandled error");
+    if (res.headersSent) return;
+    if (clientError) res.status(status).json({ return_status: "0", return_message: resultInfo(status === 413 ? "body_too_large" : "malformed_body") });
+    else res.status(500).json({ return_status: "0", return_message: resultInfo("internal_error") });
   });
   return app;
 }

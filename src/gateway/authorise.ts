@@ -11,7 +11,7 @@ import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../render/xml.js";
 import { selectOutcome, type Decision } from "../scenarios/select.js";
 import type { Subscription, Transaction } from "../store/types.js";
-import { cardSource, issueToken, type CardSource } from "./card-source.js";
+import { cardProblems, cardSource, issueToken, type CardSource } from "./card-source.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import { pageUrl } from "./page-links.js";
 
@@ -33,7 +33,7 @@ function flat(body: Body): Record<string, string> {
 }
 
 function payDirect({ body, caller, baseUrl, now }: OperationRequest, deps: Deps): Reply {
-  const request = validate(paymentRequest, body);
+  const request = validate(paymentRequest, body, cardProblems(body));
   const { merchant, account } = caller;
   const state = deps.store.data;
   const card = cardSource(request, merchant.merchant_id, state, now);
@@ -45,7 +45,8 @@ function payDirect({ body, caller, baseUrl, now }: OperationRequest, deps: Deps)
   const tokenId = card.token?.token_id ?? newToken?.token_id ?? "";
   const fields = { ...flat(body), card: "" };
   const tx = createTransaction({ kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now }, deps.store.ids);
-  const subscription = request.subscription && outcome.state !== "declined" ? createSubscription(tx, request.subscription, now, deps.store.ids) : undefined;
+  // a subscription starts with a successful first payment (pending and held payments start it when they succeed)
+  const subscription = request.subscription && outcome.state === "approved" ? createSubscription(tx, request.subscription, now, deps.store.ids) : undefined;
 
   if (newToken) state.tokens.push(newToken);
   if (subscription) {

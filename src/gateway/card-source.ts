@@ -1,7 +1,7 @@
 // Where a direct payment's card comes from: the `card` field, or a stored token (token_id).
-import { GatewayError } from "../codes.js";
+import { GatewayError, type FieldProblem } from "../codes.js";
 import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/card.js";
-import { fail } from "../http/fields.js";
+import { fail, text } from "../http/fields.js";
 import type { Ids } from "../ids.js";
 import type { CardToken, State } from "../store/types.js";
 import type { PaymentRequest } from "./payment-schema.js";
@@ -20,17 +20,34 @@ export function cardSource(request: PaymentRequest, merchantId: string, state: S
     if (!token) throw new GatewayError("token_not_found", `no token "${request.token_id}" for merchant ${merchantId}`);
     return { number: token.card_number, masked: token.card_masked, expired: isExpired(token.expiration_month, token.expiration_year, now), token };
   }
-  const number = (request.card ?? "").replace(/[\s-]/g, "");
-  const problems = [];
-  if (!number) problems.push({ field: "card", message: "is required (or pay with token_id)" });
-  else if (!/^\d{12,19}$/.test(number)) problems.push({ field: "card", message: "must be 12 to 19 digits" });
-  else if (!passesLuhn(number)) problems.push({ field: "card", message: "fails the Luhn check" });
-  for (const field of ["expiration_month", "expiration_year", "security_code"] as const) {
-    if (!request[field]) problems.push({ field, message: "is required" });
-  }
+  const problems = cardProblems(request);
   if (problems.length) fail(problems);
+  const number = cardNumber(request.card);
   const { month, year } = normaliseExpiry(request.expiration_month!, request.expiration_year!);
   return { number, masked: maskCard(number), expired: isExpired(month, year, now), token: undefined };
+}
+
+const cardNumber = (value: unknown) => text(value).replace(/[\s-]/g, "");
+const isText = (value: unknown) => value === undefined || value === null || typeof value === "string" || typeof value === "number";
+
+/**
+ * What a payment without token_id lacks or gets wrong in its card data. Reads the raw body, so
+ * these problems can be reported together with the schema's; values of the wrong type are left
+ * to the schema.
+ */
+export function cardProblems(body: Record<string, unknown>): FieldProblem[] {
+  if (text(body.token_id) !== "") return [];
+  const problems: FieldProblem[] = [];
+  const number = cardNumber(body.card);
+  if (isText(body.card)) {
+    if (!number) problems.push({ field: "card", message: "is required (or pay with token_id)" });
+    else if (!/^\d{12,19}$/.test(number)) problems.push({ field: "card", message: "must be 12 to 19 digits" });
+    else if (!passesLuhn(number)) problems.push({ field: "card", message: "fails the Luhn check" });
+  }
+  for (const field of ["expiration_month", "expiration_year", "security_code"] as const) {
+    if (isText(body[field]) && text(body[field]) === "") problems.push({ field, message: "is required" });
+  }
+  return problems;
 }
 
 const YES = /^(yes|y|1|true)$/i;

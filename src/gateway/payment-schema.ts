@@ -19,8 +19,11 @@ const items = () =>
     `must be items separated by ${ITEM_SEPARATOR}, each "name${VALUE_SEPARATOR}code${VALUE_SEPARATOR}unit price${VALUE_SEPARATOR}quantity"`,
   );
 
+/** A required field that, once present, must pass a check; an empty value is reported once, as missing. */
+const requiredMatching = (check: (s: string) => boolean, message: string) => required().refine((s) => s === "" || check(s), message);
+
 const amountField = () =>
-  required().refine((s) => /^\d{1,12}(\.\d{1,2})?$/.test(s) && Number(s) > 0, "must be a positive decimal amount such as 10.00");
+  requiredMatching((s) => /^\d{1,12}(\.\d{1,2})?$/.test(s) && Number(s) > 0, "must be a positive decimal amount such as 10.00");
 
 const cartItem = obj({
   basic_item_data: obj({
@@ -62,8 +65,8 @@ const subscription = obj({
 const common = {
   merchant_id: required(),
   account_id: required(),
-  order_no: required().refine((s) => s.length <= 64, "must be at most 64 characters"),
-  currency: required().refine((s) => /^[A-Za-z]{3}$/.test(s), "must be a three-letter currency code"),
+  order_no: requiredMatching((s) => s.length <= 64, "must be at most 64 characters"),
+  currency: requiredMatching((s) => /^[A-Za-z]{3}$/.test(s), "must be a three-letter currency code"),
   amount: amountField(),
   item_total: decimal(),
   shipping: decimal(),

@@ -49,16 +49,19 @@ function fieldPath(path: PropertyKey[]): string {
   return path.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), "");
 }
 
-/** Parses the body with the schema, or throws one GatewayError listing every bad field. */
-export function validate<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+/**
+ * Parses the body with the schema, or throws one GatewayError listing every bad field, together
+ * with `more`: problems found by checks the schema cannot express (e.g. card or token_id).
+ */
+export function validate<T extends z.ZodType>(schema: T, body: unknown, more: FieldProblem[] = []): z.output<T> {
   const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const problems: FieldProblem[] = parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message }));
-  return fail(problems);
+  if (parsed.success && more.length === 0) return parsed.data;
+  const found: FieldProblem[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message }));
+  return fail([...found, ...more]);
 }
 
 export function fail(problems: FieldProblem[]): never {
-  const anyMissing = problems.some((p) => p.message === "is required");
+  const anyMissing = problems.some((p) => p.message.startsWith("is required"));
   const summary = problems.map((p) => `${p.field} ${p.message}`).join("; ");
   throw new GatewayError(anyMissing ? "missing_field" : "invalid_field", summary, problems);
 }

@@ -1,0 +1,44 @@
+// POST /v1/checkout: the redirect (iFrame) payment. The payment request without card data
+// becomes a pending transaction, and the answer is the seed's loading page that submits itself
+// (theForm) to Sandgate's hosted checkout, where the payer pays.
+import { resultInfo } from "../codes.js";
+import { paymentOutcome } from "../domain/outcomes.js";
+import { createTransaction } from "../domain/payment.js";
+import type { Body } from "../http/body.js";
+import { validate } from "../http/fields.js";
+import type { Operation } from "../http/operation.js";
+import { checkoutPage } from "../render/checkout-page.js";
+import { checkoutInputs, requestFields } from "./checkout-inputs.js";
+import { pageUrl } from "./page-links.js";
+import { paymentRequest } from "./payment-schema.js";
+
+/** Card data belongs to the direct payment; here the payer enters it at the hosted checkout. */
+const DIRECT_ONLY = ["card", "secure_payment", "accept", "expiration_month", "expiration_year", "security_code"];
+
+/** The payment request's checks, plus a refusal of every card field sent; one error lists all. */
+function validateCheckout(body: Body): void {
+  const refused = DIRECT_ONLY.filter((field) => body[field] !== undefined).map((field) => ({
+    field,
+    message: "is for direct payments (/v1/authorise) only: the payer enters card data at the hosted checkout",
+  }));
+  validate(paymentRequest, body, refused);
+}
+
+export const checkout: Operation = {
+  name: "checkout",
+  path: "/v1/checkout",
+  format: "html",
+  handle({ body, caller, baseUrl, now }, deps) {
+    validateCheckout(body);
+    const fields = requestFields(body);
+    const outcome = paymentOutcome("checkout_pending");
+    const pageId = deps.store.ids.hex("page", 24);
+    const tx = createTransaction(
+      { kind: "checkout", merchantId: caller.merchant.merchant_id, account: caller.account, fields: Object.fromEntries(fields), outcome, cardMasked: "", tokenId: "", pageId, now },
+      deps.store.ids,
+    );
+    deps.store.data.transactions.push(tx);
+    const html = checkoutPage(pageUrl(baseUrl, "checkout", pageId), checkoutInputs(fields, caller.account));
+    return { html, changed: true, result: resultInfo(outcome.result), rule: "builtin/checkout-pending" };
+  },
+};
