@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
 import type { RequestLog } from "./request-log.js";
+import type { Notifier } from "./notify/notifier.js";
 import type { Scenario } from "./scenarios/select.js";
 import type { Store } from "./store/store.js";
 
@@ -14,4 +15,5 @@ export interface Deps {
   requests: RequestLog;
   /** the scenario that decides outcomes now */
   scenario(): Scenario;
+  notifier: Notifier;
 }

@@ -29,7 +29,9 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
   const store = await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed });
   const scenario = loadScenario(config.scenarios, config.scenario);
-  return { config, store, clock: options.clock ?? createClock(), log, requests: createRequestLog(), scenario: () => scenario };
+  // Notifications are recorded nowhere yet: the outbox and dispatcher replace this.
+  const notifier = { emit: () => undefined };
+  return { config, store, clock: options.clock ?? createClock(), log, requests: createRequestLog(), scenario: () => scenario, notifier };
 }
 
 function stripUndefined(options: SandboxOptions): Partial<Config> {

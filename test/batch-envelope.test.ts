@@ -73,7 +73,7 @@ describe("one batch, many outcomes", () => {
     expect(res.body.return_status).toBe("1");
     const results = res.body.capture_orders as Record<string, string>[];
     expect(results.map((r) => r.capture_status)).toEqual(["1", "0", "0", "0", "0", "0", "0", "0", "1"]);
-    expect(results.map((r) => r.error_message.split(":")[0])).toEqual(["", "E0101", "E0102", "E0002", "E0004", "E0001", "E0005", "E0005", ""]);
+    expect(results.map((r) => String(r.error_message).split(":")[0])).toEqual(["", "E0101", "E0102", "E0002", "E0004", "E0001", "E0005", "E0005", ""]);
     expect(results[2]!.error_message).toContain("capture 25.00 exceeds authorised 20.00");
     expect(results[6]!.error_message).toMatch(/order_no is required/);
     // every element carries exactly the seed's fields

@@ -69,7 +69,7 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
     website: p.fields.website || p.fields["the service"] || "",
     card_masked: p.cardMasked,
     token_id: p.tokenId,
-    payment_method: p.fields.payment_method ?? (p.kind === "apm" ? "" : "card"),
+    payment_method: p.fields.payment_method || (p.kind === "apm" ? "" : "card"),
     connector: p.account.connector,
     note: p.fields.note ?? "",
     shopper_email: p.fields.shopper_email ?? "",

@@ -36,7 +36,33 @@ function translateParserError(err: unknown, limit: string): GatewayError {
   return new GatewayError("malformed_body", "the request body could not be read");
 }
 
+/** The body as an object; a value carrying control characters is refused (XML could not carry it faithfully). */
 export function parseBody(bytes: Buffer, contentType: string): Body {
+  const body = parseBodyText(bytes, contentType);
+  const path = controlCharacterPath(body, "");
+  if (path) {
+    throw new GatewayError("invalid_field", `${path} contains control characters`, [{ field: path, message: "must not contain control characters" }]);
+  }
+  return body;
+}
+
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** The path of the first string value (or key) that holds a control character, if any. */
+function controlCharacterPath(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return CONTROL.test(value) ? path || "(body)" : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (CONTROL.test(key)) return childPath;
+    const found = controlCharacterPath(child, childPath);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function parseBodyText(bytes: Buffer, contentType: string): Body {
   let text: string;
   try {
     text = decoder.decode(bytes);

@@ -11,7 +11,9 @@ export function renderXml(root: string, children: XmlNode[]): string {
     for (const [name, value] of nodes) {
       const el = parent.ele(name);
       if (Array.isArray(value)) add(el, value);
-      else el.txt(String(value));
+      // xmlbuilder2 leaves an "&" that already looks like an entity ("&amp;", "&#65;") as it is:
+      // escape every "&" first so the text reads back exactly as given.
+      else el.txt(String(value).replace(/&/g, "&amp;"));
     }
   };
   add(doc, children);

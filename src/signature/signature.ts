@@ -74,11 +74,18 @@ export function checkRequestSignature(
 ): SignatureCheck {
   const raw = body.encryption_data;
   if (raw === undefined || raw === null || raw === "") {
-    throw new GatewayError("invalid_signature", "encryption_data is missing (64 hexadecimal characters expected)");
+    const problem = { field: "encryption_data", message: "is required (64 hexadecimal characters)" };
+    throw new GatewayError("invalid_signature", "encryption_data is missing (64 hexadecimal characters expected)", [problem]);
   }
   if (typeof raw !== "string" || !HEX64.test(raw)) {
-    const shown = typeof raw === "string" ? `${raw.length} characters` : `a ${Array.isArray(raw) ? "list" : typeof raw}`;
-    throw new GatewayError("invalid_signature", `encryption_data must be 64 hexadecimal characters, got ${shown}`);
+    const shown =
+      typeof raw !== "string"
+        ? `a ${Array.isArray(raw) ? "list" : typeof raw}`
+        : raw.length === 64
+          ? "64 characters, not all hexadecimal"
+          : `${raw.length} characters`;
+    const problem = { field: "encryption_data", message: `must be 64 hexadecimal characters, got ${shown}` };
+    throw new GatewayError("invalid_signature", `encryption_data must be 64 hexadecimal characters, got ${shown}`, [problem]);
   }
   const expected = sign(signatureFields[operation].request, body, key);
   const check: SignatureCheck = { ...expected, received: raw, matched: raw.toLowerCase() === expected.signature, mode };
