@@ -10,11 +10,14 @@ import { retrievalRefund } from "./gateway/retrieval-refund.js";
 import { review } from "./gateway/review.js";
 import { checkout } from "./gateway/checkout.js";
 import { retrievalTrans } from "./gateway/retrieval-trans.js";
+import { subscriptionCancel } from "./gateway/subscription-cancel.js";
+import { paymentMethodsOptimise } from "./gateway/payment-methods-optimise.js";
+import { payout } from "./gateway/payout.js";
 import { mountOperation, type Operation } from "./http/operation.js";
 import { payerPages } from "./pages/payer-pages.js";
 import { resultInfo } from "./codes.js";
 
-export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund];
+export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund, subscriptionCancel, paymentMethodsOptimise, payout];
 
 export function createApp(deps: Deps): express.Express {
   const app = express();

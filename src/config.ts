@@ -47,7 +47,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "adminToken", flag: "--admin-token", env: "ADMIN_TOKEN", kind: "string", description: "when set, /__sandbox requires `Authorization: Bearer <token>`" },
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
   { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
-  { key: "notifySchedule", flag: "--notify-schedule", env: "NOTIFY_SCHEDULE", kind: "string", choices: ["fast", "realistic"], description: "notification retry schedule", later: "notifications" },
+  { key: "notifySchedule", flag: "--notify-schedule", env: "NOTIFY_SCHEDULE", kind: "string", choices: ["fast", "realistic"], description: "notification retry schedule: fast (1, 2, 4, 8, 16 s) or realistic (1 min … 24 h)" },
 ];
 
 export const DEFAULTS: Config = {

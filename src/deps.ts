@@ -4,7 +4,8 @@ import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
 import type { RequestLog } from "./request-log.js";
 import type { Notifier } from "./notify/notifier.js";
-import type { Scenario } from "./scenarios/select.js";
+import type { PayoutPricing } from "./domain/payout.js";
+import type { ScenarioRegistry } from "./scenarios/registry.js";
 import type { Store } from "./store/store.js";
 
 export interface Deps {
@@ -13,7 +14,8 @@ export interface Deps {
   clock: Clock;
   log: Logger;
   requests: RequestLog;
-  /** the scenario that decides outcomes now */
-  scenario(): Scenario;
+  scenarios: ScenarioRegistry;
   notifier: Notifier;
+  /** fixtures/payout-pricing.json: payout fees, FX rates, clearing systems */
+  payoutPricing: PayoutPricing;
 }

@@ -7,9 +7,12 @@ import { createClock, type Clock } from "./clock.js";
 import { DEFAULTS, type Config } from "./config.js";
 import type { Deps } from "./deps.js";
 import { catchUp } from "./domain/scheduler.js";
+import { createNotifier } from "./notify/dispatcher.js";
 import { createRequestLog } from "./request-log.js";
-import { loadScenario } from "./scenarios/select.js";
+import { createRegistry } from "./scenarios/registry.js";
 import { openStore } from "./store/store.js";
+import { loadPaymentMethods } from "./store/payment-methods.js";
+import { loadPayoutPricing } from "./store/payout-pricing.js";
 
 export interface Sandbox {
   url: string;
@@ -21,6 +24,8 @@ export interface Sandbox {
 export interface SandboxOptions extends Partial<Config> {
   clock?: Clock;
   logger?: Logger;
+  /** reload scenario files when they change (default: on for startSandbox, off for createDeps) */
+  watchScenarios?: boolean;
 }
 
 /** Builds the dependencies (store, scenario, clock, log) without listening: for supertest. */
@@ -28,19 +33,32 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const config: Config = { ...DEFAULTS, ...stripUndefined(options) };
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
   const store = await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed });
-  const scenario = loadScenario(config.scenarios, config.scenario);
-  // Notifications are recorded nowhere yet: the outbox and dispatcher replace this.
-  const notifier = { emit: () => undefined };
-  return { config, store, clock: options.clock ?? createClock(), log, requests: createRequestLog(), scenario: () => scenario, notifier };
+  loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
+  const scenarios = createRegistry({
+    dir: config.scenarios,
+    global: config.scenario,
+    watch: options.watchScenarios ?? false,
+    onReload: (errors) => {
+      if (errors.length) log.error({ errors }, "scenario reload: broken files keep their previous version");
+      else log.info("scenarios reloaded");
+    },
+  });
+  const clock = options.clock ?? createClock();
+  const notifier = createNotifier({ config, store, clock, log });
+  const payoutPricing = loadPayoutPricing(config.fixtures);
+  const deps: Deps = { config, store, clock, log, requests: createRequestLog(), scenarios, notifier, payoutPricing };
+  // what fell due while nothing ran (a fixture subscription's deductions, ...) happens at boot
+  if (catchUp(store.data, clock.now(), store.ids, deps) > 0) await store.commit();
+  return deps;
 }
 
 function stripUndefined(options: SandboxOptions): Partial<Config> {
-  const { clock: _c, logger: _l, ...rest } = options;
+  const { clock: _c, logger: _l, watchScenarios: _w, ...rest } = options;
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Config>;
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const deps = await createDeps(options);
+  const deps = await createDeps({ watchScenarios: true, ...options });
   const app = createApp(deps);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(deps.config.port, deps.config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -48,12 +66,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.keepAliveTimeout = 5_000;
   // Time-driven changes (refund settlement, ...) happen even when nobody calls.
   const ticker = setInterval(() => {
-    if (catchUp(deps.store.data, deps.clock.now(), deps.store.ids) > 0) {
+    if (catchUp(deps.store.data, deps.clock.now(), deps.store.ids, deps) > 0) {
       deps.store.commit().catch((err: unknown) => deps.log.error({ err }, "state write failed"));
     }
+    deps.notifier.tick();
   }, 1_000);
   ticker.unref();
   const { port } = server.address() as AddressInfo;
+  deps.notifier.listening(port);
   const shownHost = deps.config.host === "0.0.0.0" || deps.config.host === "::" ? "127.0.0.1" : deps.config.host;
   return {
     url: `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`,
@@ -62,8 +82,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       new Promise<void>((resolve, reject) => {
         clearInterval(ticker);
+        deps.scenarios.close();
         server.close((err) => (err ? reject(err) : resolve()));
-        server.closeIdleConnections();
+        // idle keep-alive sockets and requests a scenario left hanging end now
+        server.closeAllConnections();
       }),
   };
 }

@@ -148,7 +148,8 @@ describe("POST /v1/retrievalTrans: the seed's result", () => {
   });
 
   test("a fixture subscription payment shows its subscription_result", async () => {
-    const { app } = await makeApp();
+    // before its next deduction (2026-11-09): later, the deduction happens and the time moves on
+    const { app } = await makeApp({ clock: createClock(() => Date.parse("2026-10-20T00:00:00.000Z")) });
     const res = await query(app, { account_id: "A10002", transaction_id: "1000000000001009" });
     expect(res.body.orders_list[0].subscription_result).toEqual({
       contract_name: "Pro plan monthly",

@@ -6,6 +6,11 @@ import type { Deps } from "../deps.js";
 import { settleRefund } from "../domain/lifecycle.js";
 import { catchUp } from "../domain/scheduler.js";
 import { parseDuration } from "./duration.js";
+import { scenariosApi } from "./scenarios.js";
+import { notificationsApi } from "./notifications.js";
+import { payoutsApi } from "./payouts.js";
+import { subscriptionsApi } from "./subscriptions.js";
+import { notifyRefund } from "../notify/events.js";
 
 function guard(token: string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -26,13 +31,13 @@ export function operatorApi(deps: Deps): Router {
   router.use(express.json({ limit: "100kb" }));
   const q = (req: Request, name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
   const bringUpToDate = async () => {
-    const changed = catchUp(store.data, clock.now(), store.ids);
+    const changed = catchUp(store.data, clock.now(), store.ids, deps);
     if (changed) await store.commit();
     return changed;
   };
 
   router.get("/health", (_req, res) => {
-    res.json({ status: "ok", scenario: deps.config.scenario, signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
+    res.json({ status: "ok", scenario: deps.scenarios.global(), signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
   });
 
   router.get("/requests", (req, res) => {
@@ -82,6 +87,7 @@ export function operatorApi(deps: Deps): Router {
     if (refund.state !== "accepted") return problem(res, 409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
     const tx = store.data.transactions.find((t) => t.transaction_id === refund.transaction_id);
     settleRefund(refund, tx, result, clock.now(), store.ids);
+    notifyRefund(deps, refund, tx, refund.notify);
     await store.commit();
     res.json({ refund });
   });
@@ -91,9 +97,14 @@ export function operatorApi(deps: Deps): Router {
     const merchant = (req.body as { merchant_id?: unknown } | undefined)?.merchant_id;
     if (merchant !== undefined && typeof merchant !== "string") return problem(res, 400, "invalid_merchant_id", "merchant_id must be a string");
     await store.reset(merchant);
+    deps.scenarios.resetCounters(merchant);
     res.json({ reset: merchant ?? "all" });
   });
 
+  router.use(notificationsApi(deps));
+  router.use(payoutsApi(deps));
+  router.use(subscriptionsApi(deps));
+  router.use(scenariosApi(deps));
   router.use((req: Request, res: Response) => problem(res, 404, "not_found", `no operator route ${req.method} ${req.path}`));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status ?? 500;

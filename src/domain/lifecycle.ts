@@ -153,12 +153,20 @@ export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "proc
   }
 }
 
-/** Settles every accepted refund whose time has come; returns how many changed. */
-export function settleDueRefunds(refunds: Refund[], transactions: Transaction[], now: Date, ids: Ids): number {
+/** Settles every accepted refund whose time has come; returns how many changed. `onSettled` hears of each (e.g. to notify). */
+export function settleDueRefunds(
+  refunds: Refund[],
+  transactions: Transaction[],
+  now: Date,
+  ids: Ids,
+  onSettled?: (refund: Refund, tx: Transaction | undefined) => void,
+): number {
   let changed = 0;
   for (const r of refunds) {
     if (r.state !== "accepted" || !r.due_at || Date.parse(r.due_at) > now.getTime()) continue;
-    settleRefund(r, transactions.find((t) => t.transaction_id === r.transaction_id), r.fate, now, ids);
+    const tx = transactions.find((t) => t.transaction_id === r.transaction_id);
+    settleRefund(r, tx, r.fate, now, ids);
+    onSettled?.(r, tx);
     changed++;
   }
   return changed;

@@ -14,11 +14,23 @@ export interface PaymentOutcome {
   threeds: ThreeDs;
 }
 
+/** A batch outcome: refuse the order with a codes.json result, or shape what follows (refunds). */
+export interface OrderOutcome {
+  refuse?: string;
+  refund?: { result?: "processed" | "failed"; after_seconds?: number };
+}
+
 interface Catalogue {
   authorise: Record<string, PaymentOutcome>;
+  capture: Record<string, OrderOutcome>;
+  cancel: Record<string, OrderOutcome>;
+  review: Record<string, OrderOutcome>;
+  refund: Record<string, OrderOutcome>;
   threeds_results: Record<ThreeDs, string>;
   risk: Record<RiskAction, { score: [number, number]; reasons: RiskReason[] }>;
   antifraud_provider: string;
+  /** failure_reason texts by payout failure_type */
+  payout: { failure_reasons: Record<string, string> };
 }
 
 export const catalogue: Catalogue = JSON.parse(readFileSync(resolve(dataDir, "outcomes.json"), "utf8")) as Catalogue;
@@ -27,4 +39,21 @@ export function paymentOutcome(name: string): PaymentOutcome {
   const outcome = catalogue.authorise[name];
   if (!outcome) throw new Error(`outcomes.json has no authorise outcome "${name}"`);
   return outcome;
+}
+
+/** Which catalogue section serves an operation's outcomes. */
+const SECTION: Record<string, string> = { apm: "authorise", checkout: "authorise", recurring: "authorise" };
+
+/** Whether `outcome` is a named outcome of `operation` (of any operation when undefined). */
+export function catalogueHas(operation: string | undefined, outcome: string): boolean {
+  const sections = catalogue as unknown as Record<string, unknown>;
+  const names = operation === undefined ? Object.keys(sections) : [SECTION[operation] ?? operation];
+  return names.some((n) => {
+    const section = sections[n];
+    return section !== null && typeof section === "object" && !Array.isArray(section) && outcome in section;
+  });
+}
+
+export function orderOutcome(operation: "capture" | "cancel" | "review" | "refund", name: string): OrderOutcome | undefined {
+  return catalogue[operation][name];
 }

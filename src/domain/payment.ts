@@ -3,9 +3,10 @@
 import { codes, type PaymentState } from "../codes.js";
 import type { Ids } from "../ids.js";
 import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
-import { addInterval, type Interval } from "./dates.js";
+import type { Interval } from "./dates.js";
 import { formatAmount } from "./money.js";
 import { catalogue, type PaymentOutcome } from "./outcomes.js";
+import { deductionTime, hasDeduction } from "./subscription-schedule.js";
 
 export interface NewPayment {
   kind: PaymentKind;
@@ -107,11 +108,9 @@ export interface SubscriptionTerms {
 
 /** The subscription a successful first payment starts; the first payment is deduction 1. */
 export function createSubscription(t: Transaction, terms: SubscriptionTerms, now: Date, ids: Ids): Subscription {
-  const interval = (terms.interval ?? "month") as Interval;
-  const count = Number(terms.interval_count ?? "1");
-  const start = terms.contract_start ? new Date(`${terms.contract_start.slice(0, 10)}T00:00:00.000Z`) : now;
-  const first = start.getTime() > now.getTime() ? start : now;
-  return {
+  const interval = (terms.interval || "month") as Interval;
+  const count = Number(terms.interval_count || "1");
+  const sub: Subscription = {
     recurring_id: `R${ids.digits("recurring", 14)}`,
     merchant_id: t.merchant_id,
     account_id: t.account_id,
@@ -131,9 +130,13 @@ export function createSubscription(t: Transaction, terms: SubscriptionTerms, now
     price_id: terms.price_id ?? "",
     state: "active",
     deductions: 1,
-    next_deduction_at: addInterval(first, interval, count).toISOString(),
+    next_deduction_at: "",
     created_at: now.toISOString(),
   };
+  // a schedule without a second charge (billing_cycle 1, contract_end too close) is over at once
+  sub.next_deduction_at = deductionTime(sub, 2).toISOString();
+  if (!hasDeduction(sub, 2)) sub.state = "finished";
+  return sub;
 }
 
 /** "1 month", "2 week": how often the subscription is charged */

@@ -7,11 +7,12 @@ import { createSubscription, createTransaction, deductionPeriod, orderStatus } f
 import type { Deps } from "../deps.js";
 import type { Body } from "../http/body.js";
 import { text, validate } from "../http/fields.js";
+import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../render/xml.js";
-import { selectOutcome, type Decision } from "../scenarios/select.js";
+import type { Decision } from "../scenarios/registry.js";
 import type { Subscription, Transaction } from "../store/types.js";
-import { cardProblems, cardSource, issueToken, type CardSource } from "./card-source.js";
+import { cardProblems, cardSource, issueToken, storeCard } from "./card-source.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import { pageUrl } from "./page-links.js";
 
@@ -19,8 +20,19 @@ export const authorise: Operation = {
   name: "authorise",
   path: "/v1/authorise",
   format: "xml",
+  scenarioView: (body, caller, deps) =>
+    isApm(body)
+      ? { operation: "apm", fields: body, fallback: "apm_pending" }
+      : { operation: "authorise", fields: { ...body, card: cardNumberFor(body, caller.merchant.merchant_id, deps) }, fallback: "approved" },
   handle: (request, deps) => (isApm(request.body) ? payByApm(request, deps) : payDirect(request, deps)),
 };
+
+/** The card number rules match: the `card` field, or the card behind the merchant's token_id. */
+function cardNumberFor(body: Body, merchantId: string, deps: Deps): string {
+  const tokenId = text(body.token_id);
+  if (tokenId) return deps.store.data.tokens.find((t) => t.token_id === tokenId && t.merchant_id === merchantId)?.card_number ?? "";
+  return text(body.card).replace(/[\s-]/g, "");
+}
 
 /** The seed leaves it open; PRODUCT.md: APM when payment_method is sent without card or token_id. */
 const isApm = (body: Body) => text(body.payment_method) !== "" && text(body.card) === "" && text(body.token_id) === "";
@@ -32,13 +44,13 @@ function flat(body: Body): Record<string, string> {
   return out;
 }
 
-function payDirect({ body, caller, baseUrl, now }: OperationRequest, deps: Deps): Reply {
+function payDirect({ body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
   const request = validate(paymentRequest, body, cardProblems(body));
   const { merchant, account } = caller;
   const state = deps.store.data;
   const card = cardSource(request, merchant.merchant_id, state, now);
 
-  const decision = decide(request, card, body, deps);
+  const decision: Pick<Decision, "outcome" | "then" | "rule"> = card.expired ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" } : scenarioDecision;
   const outcome = withExternalThreeDs(paymentOutcome(decision.outcome), request);
   const pageId = outcome.threeds === "challenge" ? deps.store.ids.hex("page", 24) : "";
   const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps.store.ids, now);
@@ -51,19 +63,29 @@ function payDirect({ body, caller, baseUrl, now }: OperationRequest, deps: Deps)
   if (newToken) state.tokens.push(newToken);
   if (subscription) {
     tx.recurring_id = subscription.recurring_id;
+    // paid by card number without token_flag: the card is kept on file for the deductions only
+    if (!subscription.token_id) {
+      const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
+      state.tokens.push(onFile);
+      subscription.token_id = onFile.token_id;
+    }
     state.subscriptions.push(subscription);
   }
   state.transactions.push(tx);
+  notifyPayment(deps, tx, undefined, decision.then.notify);
 
   const info = resultInfo(outcome.result);
   const xml = directResult(tx, info, orderStatus(outcome), request, subscription);
   if (pageId) xml.push(["issuer_url", pageUrl(baseUrl, "3ds", pageId)]);
-  return { xml, changed: true, result: info, rule: decision.rule };
+  return { xml: withFields(xml, decision.then.fields), changed: true, result: info, rule: decision.rule };
 }
 
-function decide(request: PaymentRequest, card: CardSource, body: Body, deps: Deps): Decision {
-  if (card.expired) return { outcome: "expired_card", then: {}, rule: "builtin/card-expired" };
-  return selectOutcome(deps.scenario(), "authorise", { ...flat(body), card: card.number, token_id: request.token_id ?? "" }, "approved");
+/** A rule's `then.fields` set response children directly: existing ones change, new ones are added. */
+function withFields(xml: XmlNode[], fields: Record<string, string | number | boolean> | undefined): XmlNode[] {
+  if (!fields) return xml;
+  const out = xml.map(([name, value]): XmlNode => (name in fields ? [name, String(fields[name])] : [name, value]));
+  for (const [name, value] of Object.entries(fields)) if (!xml.some(([n]) => n === name)) out.push([name, String(value)]);
+  return out;
 }
 
 /** 3-D Secure done elsewhere (additional_information[].mpi_info) is reported as such. */
@@ -105,7 +127,7 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
   return xml;
 }
 
-function payByApm({ body, caller, baseUrl, now }: OperationRequest, deps: Deps): Reply {
+function payByApm({ body, caller, baseUrl, now, decision }: OperationRequest, deps: Deps): Reply {
   validate(apmRequest, body);
   const outcome = paymentOutcome("apm_pending");
   const pageId = deps.store.ids.hex("page", 24);
@@ -114,6 +136,7 @@ function payByApm({ body, caller, baseUrl, now }: OperationRequest, deps: Deps):
     deps.store.ids,
   );
   deps.store.data.transactions.push(tx);
+  notifyPayment(deps, tx, undefined, decision.then.notify);
   const xml: XmlNode[] = [
     ["merchant_id", tx.merchant_id],
     ["account_id", tx.account_id],
@@ -122,5 +145,5 @@ function payByApm({ body, caller, baseUrl, now }: OperationRequest, deps: Deps):
     ["currency", tx.currency],
     ["issuer_url", pageUrl(baseUrl, "apm", pageId)],
   ];
-  return { xml, changed: true, result: resultInfo(outcome.result), rule: "builtin/apm-pending" };
+  return { xml, changed: true, result: resultInfo(outcome.result) };
 }

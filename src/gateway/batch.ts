@@ -7,8 +7,10 @@ import type { Deps } from "../deps.js";
 import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
 import type { Body } from "../http/body.js";
 import { text } from "../http/fields.js";
+import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
-import type { SignedOperation } from "../signature/signature.js";
+import { orderOutcome } from "../domain/outcomes.js";
+import type { Decision } from "../scenarios/registry.js";
 import type { Transaction } from "../store/types.js";
 
 export interface OrderFields {
@@ -19,7 +21,7 @@ export interface OrderFields {
 }
 
 export interface BatchSpec<O extends OrderFields> {
-  name: SignedOperation;
+  name: "capture" | "review" | "cancel" | "refund";
   path: string;
   /** capture_orders, review_orders, ... */
   arrayField: string;
@@ -34,10 +36,18 @@ export interface BatchSpec<O extends OrderFields> {
   /** request fields echoed in each result besides the identity fields */
   echo: readonly string[];
   /** Applies one valid order to its transaction: the extra result fields, or a refusal. */
-  apply(order: O, tx: Transaction, request: OperationRequest, deps: Deps): Refusal | { status?: string; fields?: Record<string, string> };
+  apply(order: O, tx: Transaction, request: OperationRequest, deps: Deps, decision: Decision): Refusal | { status?: string; fields?: Record<string, string> };
+  /** the payment event notified to the transaction's notify_url when an order succeeds (e.g. payment.captured) */
+  event?: (order: O) => string;
 }
 
 const IDENTITY = ["amount", "currency", "order_no", "transaction_id"] as const;
+
+/** The outcome of an order no rule names: the operation simply happens. */
+const DEFAULT_OUTCOME = { capture: "captured", cancel: "cancelled", review: "reviewed", refund: "accepted" } as const;
+
+const stringify = (fields: Record<string, string | number | boolean> | undefined) =>
+  Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k, String(v)]));
 
 export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Operation {
   return {
@@ -46,7 +56,8 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Opera
     format: "json",
     handle(request, deps) {
       const orders = readOrders(request.body, spec.arrayField, spec.limit);
-      const results = orders.map((raw) => runOrder(spec, raw, request, deps));
+      const rules = new Set<string>();
+      const results = orders.map((raw) => runOrder(spec, raw, request, deps, rules));
       const failed = results.filter((r) => r[spec.statusField] === codes.batch_status.failed).length;
       return {
         json: {
@@ -59,12 +70,14 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Opera
         },
         changed: failed < results.length,
         result: `${results.length - failed} of ${results.length} orders succeeded`,
+        // X-Sandbox-Rule: the rules that decided the orders (the request's own rule when no order was valid)
+        ...(rules.size ? { rule: [...rules].join(", ") } : {}),
       };
     },
   };
 }
 
-function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, request: OperationRequest, deps: Deps): Record<string, string> {
+function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, request: OperationRequest, deps: Deps, rules: Set<string>): Record<string, string> {
   const echoed = echo(spec, raw);
   const parsed = spec.order.safeParse(raw);
   if (!parsed.success) {
@@ -74,10 +87,15 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   const order = parsed.data;
   const { merchant, account } = request.caller;
   const tx = findOrderTransaction(deps.store.data.transactions, merchant.merchant_id, account.account_id, order);
-  const outcome = tx instanceof Refusal ? tx : spec.apply(order, tx, request, deps);
-  if (outcome instanceof Refusal) return element(spec, echoed, codes.batch_status.failed, outcome.info);
+  // each order is decided on its own fields: a rule can fail one order of a batch and not the others
+  const decision = request.decide(spec.name, order as unknown as Record<string, unknown>, order.order_no, DEFAULT_OUTCOME[spec.name]);
+  rules.add(decision.rule);
+  const forced = orderOutcome(spec.name, decision.outcome)?.refuse;
+  const outcome = tx instanceof Refusal ? tx : forced ? new Refusal(forced, `by scenario rule ${decision.rule}`) : spec.apply(order, tx, request, deps, decision);
+  if (outcome instanceof Refusal) return element(spec, { ...echoed, ...stringify(decision.then.fields) }, codes.batch_status.failed, outcome.info);
+  if (spec.event && !(tx instanceof Refusal)) notifyPayment(deps, tx, spec.event(order), decision.then.notify);
   const message = spec.successMessage ? resultInfo(spec.successMessage) : "";
-  return element(spec, { ...echoed, ...outcome.fields }, outcome.status ?? codes.batch_status.ok, message);
+  return element(spec, { ...echoed, ...outcome.fields, ...stringify(decision.then.fields) }, outcome.status ?? codes.batch_status.ok, message);
 }
 
 /** The result element: identity and echoed fields, status and message; keys in the seed's (alphabetical) order. */

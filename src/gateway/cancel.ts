@@ -13,4 +13,5 @@ export const cancel = batchOperation({
   messageField: "error_message",
   echo: [],
   apply: (order, tx, { caller, now }) => cancelTransaction(tx, order.amount, caller.account, now) ?? {},
+  event: () => "payment.cancelled",
 });

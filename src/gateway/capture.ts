@@ -13,4 +13,5 @@ export const capture = batchOperation({
   messageField: "error_message",
   echo: [],
   apply: (order, tx, { caller, now }) => captureTransaction(tx, order.amount, caller.account, now) ?? {},
+  event: () => "payment.captured",
 });

@@ -55,6 +55,11 @@ const YES = /^(yes|y|1|true)$/i;
 /** Stores the card as a token when token_flag asks for one; returns the new token. */
 export function issueToken(request: PaymentRequest, card: CardSource, merchantId: string, ids: Ids, now: Date): CardToken | undefined {
   if (card.token || !YES.test(request.token_flag ?? "")) return undefined;
+  return storeCard(request, card, merchantId, ids, now);
+}
+
+/** The card of a payment by card number as a new token (token_flag, or a subscription's card on file). */
+export function storeCard(request: PaymentRequest, card: CardSource, merchantId: string, ids: Ids, now: Date): CardToken {
   const { month, year } = normaliseExpiry(request.expiration_month!, request.expiration_year!);
   return {
     token_id: `tok_${ids.hex("token", 24)}`,

@@ -7,6 +7,7 @@ import { createTransaction } from "../domain/payment.js";
 import type { Body } from "../http/body.js";
 import { validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
+import { notifyPayment } from "../notify/events.js";
 import { checkoutPage } from "../render/checkout-page.js";
 import { checkoutInputs, requestFields } from "./checkout-inputs.js";
 import { pageUrl } from "./page-links.js";
@@ -28,7 +29,7 @@ export const checkout: Operation = {
   name: "checkout",
   path: "/v1/checkout",
   format: "html",
-  handle({ body, caller, baseUrl, now }, deps) {
+  handle({ body, caller, baseUrl, now, decision }, deps) {
     validateCheckout(body);
     const fields = requestFields(body);
     const outcome = paymentOutcome("checkout_pending");
@@ -38,7 +39,10 @@ export const checkout: Operation = {
       deps.store.ids,
     );
     deps.store.data.transactions.push(tx);
+    notifyPayment(deps, tx, undefined, decision.then.notify);
     const html = checkoutPage(pageUrl(baseUrl, "checkout", pageId), checkoutInputs(fields, caller.account));
-    return { html, changed: true, result: resultInfo(outcome.result), rule: "builtin/checkout-pending" };
+    // the outcome is fixed (the payer decides at the hosted checkout); a matching rule may still shape latency or notifications
+    const rule = decision.rule.endsWith("(no rule)") ? "builtin/checkout-pending" : decision.rule;
+    return { html, changed: true, result: resultInfo(outcome.result), rule };
   },
 };

@@ -20,7 +20,7 @@ const items = () =>
   );
 
 /** A required field that, once present, must pass a check; an empty value is reported once, as missing. */
-const requiredMatching = (check: (s: string) => boolean, message: string) => required().refine((s) => s === "" || check(s), message);
+export const requiredMatching = (check: (s: string) => boolean, message: string) => required().refine((s) => s === "" || check(s), message);
 
 const amountField = () =>
   requiredMatching((s) => /^\d{1,12}(\.\d{1,2})?$/.test(s) && Number(s) > 0, "must be a positive decimal amount such as 10.00");
@@ -54,8 +54,8 @@ const subscription = obj({
   contract_amount: decimal(),
   interval: pattern(/^(day|week|month|year)$/, "must be day, week, month or year"),
   interval_count: pattern(/^[1-9]\d{0,3}$/, "must be a positive whole number"),
-  billing_cycle: int(),
-  promotion_cycle: int(),
+  billing_cycle: int().refine((n) => n === undefined || n >= 0, "must be 0 (no limit) or more"),
+  promotion_cycle: int().refine((n) => n === undefined || n >= 0, "must be 0 or more"),
   contract_start: pattern(/^\d{4}-\d{2}-\d{2}/, "must be a date YYYY-MM-DD"),
   contract_end: pattern(/^\d{4}-\d{2}-\d{2}/, "must be a date YYYY-MM-DD"),
   price_id: str(),

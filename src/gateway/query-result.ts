@@ -98,7 +98,7 @@ export function missingElement(selector: Selector<"order_no" | "transaction_id">
   };
 }
 
-function subscriptionResult(sub: Subscription): SubscriptionResult {
+export function subscriptionResult(sub: Subscription): SubscriptionResult {
   // a cancelled or finished subscription has no next deduction: its time is empty
   const due = sub.state === "active" || sub.state === "suspended";
   return {

@@ -3,7 +3,8 @@
 // or failed (3), when the scenario says (default: processed after DEFAULT_REFUND_DELAY_SECONDS).
 import { codes } from "../codes.js";
 import { refund as refundTransaction, Refusal } from "../domain/lifecycle.js";
-import { selectOutcome } from "../scenarios/select.js";
+import { orderOutcome } from "../domain/outcomes.js";
+import { notifyRefund } from "../notify/events.js";
 import { batchOperation } from "./batch.js";
 import { refundOrder } from "./batch-orders.js";
 
@@ -19,14 +20,17 @@ export const refund = batchOperation({
   messageField: "refund_message",
   successMessage: "refund_accepted",
   echo: ["refund_amount", "refund_reason", "refund_reference", "refund_reference_id"],
-  apply(order, tx, { caller, now }, deps) {
-    const fields = Object.fromEntries(Object.entries(order).map(([k, v]) => [k, String(v ?? "")]));
-    const { then } = selectOutcome(deps.scenario(), "refund", fields, "accepted");
-    const plan = { afterSeconds: then.refund?.after_seconds ?? DEFAULT_REFUND_DELAY_SECONDS, fate: then.refund?.result ?? "processed" };
+  apply(order, tx, { caller, now }, deps, decision) {
+    // the rule's own `then.refund` wins over what its named outcome implies
+    const shape = { ...orderOutcome("refund", decision.outcome)?.refund, ...decision.then.refund };
+    const plan = { afterSeconds: shape.after_seconds ?? DEFAULT_REFUND_DELAY_SECONDS, fate: shape.result ?? "processed" };
     const state = deps.store.data;
     const accepted = refundTransaction(tx, { ...order, refund_reason: order.refund_reason ?? "" }, caller.account, plan, state.refunds, now);
     if (accepted instanceof Refusal) return accepted;
+    // the rule's notification behaviour also applies when the refund settles later
+    if (decision.then.notify) accepted.notify = decision.then.notify;
     state.refunds.push(accepted);
+    notifyRefund(deps, accepted, tx, accepted.notify);
     return {
       status: codes.refund_status.accepted,
       fields: {

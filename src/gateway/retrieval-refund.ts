@@ -13,7 +13,7 @@ const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
 
 /** One element of `refund_orders`, in the seed's field order; every value a string. */
-function refundElement(r: Refund, tx: Transaction | undefined) {
+export function refundElement(r: Refund, tx: Transaction | undefined) {
   return {
     transaction_id: r.transaction_id,
     order_no: r.order_no,

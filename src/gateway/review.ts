@@ -31,4 +31,5 @@ export const review = batchOperation({
     }
     return reviewTransaction(tx, order.amount, decision, caller.account, now) ?? {};
   },
+  event: (order) => (decisionOf(order.review_flag) === "approve" ? "payment.review_approved" : "payment.review_rejected"),
 });

@@ -3,14 +3,17 @@
 //   state) → commit → render in the operation's format with encryption_data → log.
 // A GatewayError thrown anywhere is rendered in the same format; nothing else reaches the client.
 import type { Request, Response, Router } from "express";
-import { GatewayError, type FieldProblem } from "../codes.js";
+import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode } from "../render/xml.js";
-import { escapeHtml, page } from "../render/html.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, provisionedKey, type Caller } from "../store/merchants.js";
 import { catchUp } from "../domain/scheduler.js";
+import type { Decision } from "../scenarios/registry.js";
+import type { Then } from "../scenarios/schema.js";
 import { createBodyReader, type Body } from "./body.js";
+import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
+import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
 
 export type Format = "xml" | "json" | "html";
@@ -22,6 +25,18 @@ export interface OperationRequest {
   /** absolute address of this server as the caller sees it, for issuer_url and page links */
   baseUrl: string;
   now: Date;
+  /** the scenario's decision for this request (header > merchant binding > global scenario) */
+  decision: Decision;
+  /** a decision for part of the request (a batch order, say) under the same scenario choice */
+  decide(operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string): Decision;
+}
+
+/** What scenario rules see of a request: by default the operation's name, the body, its order_no. */
+export interface ScenarioView {
+  operation: string;
+  fields: Record<string, unknown>;
+  /** the outcome when no rule names one */
+  fallback: string;
 }
 
 type Payload = { xml: XmlNode[] } | { json: Record<string, unknown> } | { html: string };
@@ -42,6 +57,8 @@ export interface Operation {
   format: Format;
   /** query operations are usable only from the merchant's registered IP addresses */
   registeredIpOnly?: boolean;
+  /** what the scenario rules match for the whole request; authorise adds the token's card, say */
+  scenarioView?(body: Body, caller: Caller, deps: Deps): ScenarioView;
   handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
 }
 
@@ -56,6 +73,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
     let caller: Caller | undefined;
     let signature: SignatureCheck | null = null;
     let reply: Reply;
+    let then: Then = {};
     try {
       body = await readBody(req, res);
       const merchantId = requireText(body, "merchant_id");
@@ -65,8 +83,19 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
       const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
       const now = deps.clock.now();
-      const caughtUp = catchUp(deps.store.data, now, deps.store.ids);
-      reply = await op.handle({ body, caller, signature, baseUrl, now }, deps);
+      const caughtUp = catchUp(deps.store.data, now, deps.store.ids, deps);
+
+      const header = req.get("x-sandbox-scenario");
+      const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
+        deps.scenarios.decide({ operation, fields, merchantId, header, orderNo, fallback });
+      const view = op.scenarioView?.(body, caller, deps) ?? { operation: op.name, fields: body, fallback: "" };
+      const decision = decide(view.operation, view.fields, text(body.order_no), view.fallback);
+      then = decision.then;
+      reply = skipsProcessing(then)
+        ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body), status: then.status ?? 503 }
+        : await op.handle({ body, caller, signature, baseUrl, now, decision, decide }, deps);
+      reply.rule ??= decision.rule;
+      if (then.status !== undefined) reply.status = then.status;
       if (caughtUp > 0) reply.changed = true;
       if (caller.merchant.provisioned && !deps.store.data.merchants.includes(caller.merchant)) reply.changed = true;
       caller.commitProvisioning();
@@ -77,8 +106,10 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       reply = refuse(op.format, refusal, body);
     }
     const key = caller?.merchant.secret_key ?? keyFor(deps, text(body.merchant_id));
-    send(res, op, reply, key, signature);
+    if (signature) res.set("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
+    if (reply.rule) res.set("X-Sandbox-Rule", reply.rule);
     record(deps, op, req, requestId, body, reply, signature);
+    await deliver(res, render(op, reply, key), then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
   });
 }
 
@@ -106,54 +137,19 @@ function keyFor(deps: Deps, merchantId: string): string {
   return deps.store.data.merchants.find((m) => m.merchant_id === merchantId)?.secret_key ?? provisionedKey(merchantId);
 }
 
-/** A refusal of the whole request, in the operation's own format. */
-function refuse(format: Format, err: GatewayError, body: Body): Reply {
-  const base = { status: err.httpStatus, changed: false, result: err.info };
-  const echo = (f: string) => text(body[f]);
-  if (format === "xml") {
-    const xml: XmlNode[] = [
-      ["merchant_id", echo("merchant_id")],
-      ["account_id", echo("account_id")],
-      ["order_no", echo("order_no")],
-      ["order_status", "0"],
-      ["result_info", err.info],
-    ];
-    if (err.problems.length) xml.push(["errors", err.problems.map((p): XmlNode => ["error", [["field", p.field], ["message", p.message]]])]);
-    return { ...base, xml };
-  }
-  if (format === "json") {
-    const json: Record<string, unknown> = {
-      merchant_id: echo("merchant_id"),
-      account_id: echo("account_id"),
-      encryption_data: "",
-      return_status: "0",
-      return_message: err.info,
-    };
-    if (err.problems.length) json.errors = err.problems;
-    return { ...base, json };
-  }
-  return { ...base, html: errorPage(err.info, err.problems) };
-}
-
-function errorPage(info: string, problems: FieldProblem[]): string {
-  const list = problems.map((p) => `<li><code>${escapeHtml(p.field)}</code> ${escapeHtml(p.message)}</li>`).join("");
-  return page("Payment request refused", `<h1>Payment request refused</h1><p class="error" id="result-info">${escapeHtml(info)}</p>${list ? `<ul>${list}</ul>` : ""}`);
-}
-
-function send(res: Response, op: Operation, reply: Reply, key: string, signature: SignatureCheck | null): void {
-  res.status(reply.status ?? 200);
-  if (signature) res.set("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
-  if (reply.rule) res.set("X-Sandbox-Rule", reply.rule);
+/** The reply as bytes on the wire: status, content type, body with its encryption_data. */
+function render(op: Operation, reply: Reply, key: string): Rendered {
+  const status = reply.status ?? 200;
   if ("xml" in reply) {
     const asObject = Object.fromEntries(reply.xml.filter(([, v]) => !Array.isArray(v)));
     const nodes: XmlNode[] = [...reply.xml, ["encryption_data", signResponse(op.name, asObject, key)]];
-    res.type("application/xml; charset=utf-8").send(renderXml("respon", nodes));
-  } else if ("json" in reply) {
-    reply.json.encryption_data = signResponse(op.name, reply.json, key);
-    res.json(reply.json);
-  } else {
-    res.type("text/html; charset=utf-8").send(reply.html);
+    return { status, contentType: "application/xml; charset=utf-8", body: renderXml("respon", nodes) };
   }
+  if ("json" in reply) {
+    reply.json.encryption_data = signResponse(op.name, reply.json, key);
+    return { status, contentType: "application/json; charset=utf-8", body: JSON.stringify(reply.json) };
+  }
+  return { status, contentType: "text/html; charset=utf-8", body: reply.html };
 }
 
 function record(deps: Deps, op: Operation, req: Request, id: string, body: Body, reply: Reply, signature: SignatureCheck | null): void {

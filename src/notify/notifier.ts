@@ -1,6 +1,18 @@
 // Notifications (PRODUCT.md §9): every state change of a payment, capture, refund, review,
 // cancellation, payout or subscription that has a notify_url is POSTed there, signed, with a
 // unique notification id. Callers only `emit`; delivery, retries and records live behind this.
+import type { Notification } from "../store/types.js";
+
+/** Scenario behaviour for one notification (scenario rules will set it; the operator trigger can too). */
+export interface NotifyBehaviour {
+  /** first attempt this many seconds (sandbox clock) after the change, instead of at once */
+  delay_seconds?: number;
+  /** extra deliveries of the same notification (same notification_id) after the first success */
+  duplicate?: number;
+  /** record it as dropped and never send it */
+  drop?: boolean;
+}
+
 export interface NotificationEvent {
   merchantId: string;
   /** the notify_url given with the payment or payout */
@@ -9,9 +21,20 @@ export interface NotificationEvent {
   event: string;
   /** the resource as the merchant sees it (same fields as the operation's response) */
   data: Record<string, unknown>;
+  notify?: NotifyBehaviour;
 }
 
 export interface Notifier {
   /** Queues a notification; does nothing when url is empty. Never throws, never blocks. */
   emit(event: NotificationEvent): void;
+  /** Starts sending what is due now and returns at once (the server's 1 s timer calls it). */
+  tick(): void;
+  /** The port this server listens on: the loop guard refuses notify_urls that point back at it. */
+  listening(port: number): void;
+  /** Sends everything due now, waits for it and for what is already on its way; returns the attempts made. */
+  drain(): Promise<number>;
+  /** Sends one pending notification now if it is due (duplicates included) and waits. */
+  deliver(notificationId: string): Promise<Notification | undefined>;
+  /** Sends one notification again now, whatever its state, and waits; undefined when unknown. */
+  resend(notificationId: string): Promise<Notification | undefined>;
 }

@@ -2,7 +2,8 @@
 import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import type { Account, CardToken, Merchant, Refund, Subscription, Transaction } from "./types.js";
+import type { Account, CardToken, Merchant, Payout, Refund, Subscription, Transaction } from "./types.js";
+import { payoutRecord } from "./payout-record.js";
 
 const str = z.string();
 const opt = (fallback = "") => z.string().default(fallback);
@@ -143,6 +144,7 @@ export interface Fixtures {
   transactions: Transaction[];
   subscriptions: Subscription[];
   refunds: Refund[];
+  payouts: Payout[];
 }
 
 const FILES = {
@@ -151,6 +153,7 @@ const FILES = {
   transactions: z.array(transaction),
   subscriptions: z.array(subscription),
   refunds: z.array(refund),
+  payouts: z.array(payoutRecord),
 } as const;
 
 export class FixtureError extends Error {

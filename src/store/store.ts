@@ -29,7 +29,7 @@ export class StoreError extends Error {
 }
 
 function stateFromFixtures(fixtures: Fixtures, seed: string): State {
-  return { version: 1, seed, counters: {}, ...structuredClone(fixtures) };
+  return { version: 1, seed, counters: {}, notifications: [], ...structuredClone(fixtures) };
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -48,6 +48,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       throw new StoreError(`${options.dataFile}: not a Sandgate state file (version 1 expected)`);
     }
     if (options.seed !== undefined) db.data.seed = options.seed;
+    db.data.notifications ??= [];
+    db.data.payouts ??= [];
   }
   await db.write();
 
@@ -78,6 +80,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         d.transactions = keep(d.transactions, initial.transactions);
         d.subscriptions = keep(d.subscriptions, initial.subscriptions);
         d.refunds = keep(d.refunds, initial.refunds);
+        d.payouts = keep(d.payouts, initial.payouts);
+        d.notifications = keep(d.notifications, initial.notifications);
       }
       await db.write();
     },

@@ -1,6 +1,7 @@
 // The shape of Sandgate's state: what fixtures seed and what lowdb persists.
 import type { PaymentState, RecurringState } from "../codes.js";
 import type { Counters } from "../ids.js";
+import type { PayoutFields } from "../domain/payout-fields.js";
 
 export type CaptureMode = "manual" | "auto";
 
@@ -136,6 +137,8 @@ export interface Refund {
   /** when an accepted refund settles, and how (set by scenario or operator) */
   due_at: string;
   fate: "processed" | "failed";
+  /** notification behaviour the deciding scenario rule asked for (delay, duplicate, drop) */
+  notify?: { delay_seconds?: number; duplicate?: number; drop?: boolean };
 }
 
 export interface State {
@@ -147,4 +150,84 @@ export interface State {
   transactions: Transaction[];
   subscriptions: Subscription[];
   refunds: Refund[];
+  /** the notification outbox: every notification with every delivery attempt */
+  notifications: Notification[];
+  payouts: Payout[];
+}
+
+export type PayoutStatus = "PENDING" | "COMPLETED" | "FAILED";
+
+export interface Payout {
+  transaction_id: string;
+  merchant_id: string;
+  account_id: string;
+  request_id: string;
+  /** the request as sent: every seed field (bank_code too), values as text; echoed in every response */
+  request: PayoutFields;
+  amount_beneficiary_receives: number;
+  amount_payer_pays: number;
+  fee_amount: number;
+  fee_currency: string;
+  payer_id: string;
+  short_reference_id: string;
+  local_clearing_system: string;
+  status: PayoutStatus;
+  failure_type: string;
+  failure_reason: string;
+  /** PENDING: when it moves on by itself ("" = only by operator call), to what, and with which failure */
+  due_at: string;
+  next_status: "" | "COMPLETED" | "FAILED";
+  next_failure_type: string;
+  next_failure_reason: string;
+  /** the scenario rule that decided it */
+  rule: string;
+  created_at: string;
+  last_updated_at: string;
+}
+
+/** What a notification's POST carries (the exact JSON body sent). */
+export interface NotificationBody {
+  notification_id: string;
+  event: string;
+  merchant_id: string;
+  created_at: string;
+  data: Record<string, unknown>;
+  encryption_data: string;
+}
+
+export interface NotificationAttempt {
+  /** 1-based over every delivery of this notification; sent as X-Sandbox-Attempt */
+  attempt: number;
+  at: string;
+  /** first delivery, a retry after a failure, a scenario duplicate, or an operator resend */
+  reason: "first" | "retry" | "duplicate" | "resend";
+  /** null when no HTTP answer came (refused, connection failed, timed out) */
+  http_status: number | null;
+  /** empty when the receiver answered 2xx */
+  error: string;
+  duration_ms: number;
+  /** the start of the receiver's answer (at most 500 characters) */
+  response_body: string;
+}
+
+export interface Notification {
+  notification_id: string;
+  merchant_id: string;
+  url: string;
+  event: string;
+  payload: NotificationBody;
+  created_at: string;
+  /** when the next attempt is due; empty when nothing more will be sent */
+  due_at: string;
+  /** delivered: every copy got a 2xx; failed: gave up (schedule exhausted or refused); dropped: never sent (scenario) */
+  state: "pending" | "delivered" | "failed" | "dropped";
+  attempts: NotificationAttempt[];
+  /** scenario behaviour asked for when it was emitted */
+  behaviour: { delay_seconds: number; duplicate: number; drop: boolean };
+  /** successful deliveries still owed: 1 + duplicate, less those done */
+  deliveries_left: number;
+  /** scheduled attempts failed in a row since the last success: picks the next backoff delay */
+  failures: number;
+  /** why it failed or was dropped; empty otherwise */
+  error: string;
 }

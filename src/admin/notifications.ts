@@ -1,0 +1,101 @@
+// /__sandbox/notifications: the outbox with every attempt, resend, a test trigger, and "deliver
+// everything due now" for CI. Mounted by operatorApi (guard and JSON body parser included).
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import type { Deps } from "../deps.js";
+import { catchUp } from "../domain/scheduler.js";
+import { enqueueNotification } from "../notify/outbox.js";
+import type { Notification } from "../store/types.js";
+
+const STATES: readonly Notification["state"][] = ["pending", "delivered", "failed", "dropped"];
+
+const httpUrl = z
+  .string()
+  .min(1)
+  .refine((s) => /^https?:\/\//i.test(s) && URL.canParse(s), "must be an http or https URL");
+
+const triggerBody = z.object({
+  merchant_id: z.string().min(1),
+  url: httpUrl,
+  event: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "letters, digits and _ . : - only (at most 100)")
+    .default("test.notification"),
+  data: z.record(z.string(), z.unknown()).default({}),
+  notify: z
+    .object({
+      delay_seconds: z.number().min(0).max(30 * 86_400).optional(),
+      duplicate: z.number().int().min(0).max(10).optional(),
+      drop: z.boolean().optional(),
+    })
+    .strict()
+    .optional(),
+});
+
+const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+
+export function notificationsApi(deps: Deps): Router {
+  const router = Router();
+  const { store, clock, notifier } = deps;
+  const q = (req: Request, name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
+  /** Applies what fell due (e.g. refunds settling), so their notifications exist before a read or a delivery. */
+  const bringUpToDate = async () => {
+    if (catchUp(store.data, clock.now(), store.ids, deps) > 0) await store.commit();
+  };
+
+  // ?merchant_id=&event=&state=: every notification, oldest first, with every attempt
+  router.get("/notifications", async (req, res) => {
+    const state = q(req, "state");
+    if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
+      return problem(res, 400, "invalid_state", `state must be one of ${STATES.join(", ")}`);
+    }
+    await bringUpToDate();
+    const merchant = q(req, "merchant_id");
+    const event = q(req, "event");
+    const notifications = store.data.notifications.filter(
+      (n) => (!merchant || n.merchant_id === merchant) && (!event || n.event === event) && (!state || n.state === state),
+    );
+    res.json({ notifications });
+  });
+
+  // Sends everything due now and waits (a hanging receiver holds it up to the attempt timeout).
+  router.post("/notifications/deliver", async (_req, res) => {
+    await bringUpToDate();
+    const attempts = await notifier.drain();
+    const count = (s: Notification["state"]) => store.data.notifications.filter((n) => n.state === s).length;
+    res.json({ attempts, pending: count("pending"), delivered: count("delivered"), failed: count("failed"), dropped: count("dropped") });
+  });
+
+  // { merchant_id, url, event?, data?, notify? }: a test notification, signed with the merchant's key,
+  // sent at once unless notify delays or drops it; answers with its record and first attempt.
+  router.post("/notifications/trigger", async (req, res) => {
+    const parsed = triggerBody.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
+      return problem(res, 400, "invalid_trigger", detail);
+    }
+    const { merchant_id, url, event, data, notify } = parsed.data;
+    if (deps.config.strictMerchants && !store.data.merchants.some((m) => m.merchant_id === merchant_id)) {
+      return problem(res, 404, "merchant_not_found", `no merchant ${merchant_id} (--strict-merchants is on)`);
+    }
+    const created = enqueueNotification(store.data, store.ids, clock.now(), { merchantId: merchant_id, url, event, data, notify });
+    await store.commit();
+    const notification = created && (await notifier.deliver(created.notification_id));
+    res.status(201).json({ notification });
+  });
+
+  router.get("/notifications/:id", (req, res) => {
+    const notification = store.data.notifications.find((n) => n.notification_id === req.params.id);
+    if (!notification) return problem(res, 404, "notification_not_found", `no notification ${req.params.id}`);
+    res.json({ notification });
+  });
+
+  // Delivers it again now, whatever its state; the new attempt is recorded.
+  router.post("/notifications/:id/resend", async (req, res) => {
+    const notification = await notifier.resend(req.params.id);
+    if (!notification) return problem(res, 404, "notification_not_found", `no notification ${req.params.id}`);
+    res.json({ notification });
+  });
+
+  return router;
+}

@@ -1,0 +1,175 @@
+// Subscription deductions and cancellation. Every deduction that falls due by `now` becomes a real
+// transaction (kind "recurring") against the card on file, dated at its own scheduled time, in
+// time order across all subscriptions, so one big clock jump gives exactly what many small ones
+// give. The scenario decides each charge (operation "recurring"); a declined charge suspends the
+// subscription; the last charge of the schedule finishes it. Schedule rules: subscription-schedule.ts.
+import { codes } from "../codes.js";
+import { subscriptionResult } from "../gateway/query-result.js";
+import type { Ids } from "../ids.js";
+import { paymentEvent } from "../notify/events.js";
+import type { Notifier } from "../notify/notifier.js";
+import type { ScenarioRegistry } from "../scenarios/registry.js";
+import type { Account, CardToken, State, Subscription, Transaction } from "../store/types.js";
+import { isExpired } from "./card.js";
+import { Refusal } from "./lifecycle.js";
+import { paymentOutcome } from "./outcomes.js";
+import { createTransaction } from "./payment.js";
+import { deductionAmount, deductionTime, hasDeduction } from "./subscription-schedule.js";
+
+/** What time-driven work needs besides the state: the scenarios that decide, and where events go (Deps has both). */
+export interface TimeEffects {
+  scenarios: Pick<ScenarioRegistry, "decide">;
+  notifier: Pick<Notifier, "emit">;
+}
+
+export type SubscriptionEvent =
+  | "subscription.deducted"
+  | "subscription.deduction_failed"
+  | "subscription.suspended"
+  | "subscription.finished"
+  | "subscription.cancelled";
+
+/** "ORD-7-R02": deduction n of the subscription started by order ORD-7. */
+const deductionOrderNo = (sub: Subscription, n: number) => `${sub.order_no}-R${String(n).padStart(2, "0")}`;
+
+const firstPayment = (state: State, sub: Subscription): Transaction | undefined =>
+  state.transactions.find((t) => t.transaction_id === sub.transaction_id && t.merchant_id === sub.merchant_id);
+
+const accountOf = (state: State, sub: Subscription): Account | undefined =>
+  state.merchants.find((m) => m.merchant_id === sub.merchant_id)?.accounts.find((a) => a.account_id === sub.account_id);
+
+/**
+ * Tells the merchant about a subscription's change, at the first payment's notify_url. A deduction
+ * is described like any payment (its transaction query element); any other change by the
+ * subscription itself: its ids, recurring_status and subscription_result.
+ */
+export function notifySubscription(state: State, sub: Subscription, event: SubscriptionEvent, notifier: Pick<Notifier, "emit">, deduction?: Transaction): void {
+  if (deduction) return notifier.emit(paymentEvent(deduction, state.subscriptions, event));
+  const data = {
+    merchant_id: sub.merchant_id,
+    account_id: sub.account_id,
+    order_no: sub.order_no,
+    recurring_id: sub.recurring_id,
+    recurring_status: codes.recurring_status[sub.state],
+    subscription_result: subscriptionResult(sub),
+  };
+  notifier.emit({ merchantId: sub.merchant_id, url: firstPayment(state, sub)?.notify_url ?? "", event, data });
+}
+
+/** Cancels a subscription; refuses one that is already cancelled or finished. */
+export function cancelSubscription(sub: Subscription): Refusal | undefined {
+  if (sub.state === "cancelled") return new Refusal("subscription_already_cancelled", `subscription ${sub.recurring_id} is already cancelled`);
+  if (sub.state === "finished") return new Refusal("subscription_finished", `subscription ${sub.recurring_id} has finished: no deduction is left to cancel`);
+  sub.state = "cancelled";
+  return undefined;
+}
+
+/**
+ * Recurring charges get their own id counters: how many deductions fell due depends on the date
+ * (the fixture subscription catches up at boot), and that must not shift the ids of payments.
+ */
+const recurringIds = (ids: Ids): Ids => ({
+  ...ids,
+  digits: (kind, length) => ids.digits(`recurring.${kind}`, length),
+  hex: (kind, length) => ids.hex(`recurring.${kind}`, length),
+});
+
+/** The active subscription whose next deduction is due first by `now` and can be charged. */
+function nextDue(state: State, now: Date, skip: Set<Subscription>): Subscription | undefined {
+  let found: Subscription | undefined;
+  for (const sub of state.subscriptions) {
+    if (sub.state !== "active" || skip.has(sub)) continue;
+    const at = Date.parse(sub.next_deduction_at);
+    if (!(at <= now.getTime())) continue;
+    if (!found || at < Date.parse(found.next_deduction_at)) found = sub;
+  }
+  return found;
+}
+
+interface Run {
+  state: State;
+  ids: Ids;
+  effects: TimeEffects;
+}
+
+/** Makes every deduction due by `now`, each at its own scheduled time; returns how many records changed. */
+export function deductDue(state: State, now: Date, ids: Ids, effects: TimeEffects): number {
+  const run: Run = { state, ids, effects };
+  let changed = 0;
+  const waiting = new Set<Subscription>();
+  for (let sub = nextDue(state, now, waiting); sub; sub = nextDue(state, now, waiting)) {
+    if (deductNext(run, sub)) changed++;
+    else waiting.add(sub);
+  }
+  return changed;
+}
+
+/** Deduction number deductions + 1, at next_deduction_at; false when the subscription must wait. */
+function deductNext(run: Run, sub: Subscription): boolean {
+  const { state, effects } = run;
+  const notify = (event: SubscriptionEvent, deduction?: Transaction) => notifySubscription(state, sub, event, effects.notifier, deduction);
+  const at = new Date(sub.next_deduction_at);
+  const n = sub.deductions + 1;
+  const first = firstPayment(state, sub);
+  const account = accountOf(state, sub);
+  // the first payment still waits for the payer or a reviewer: so does the schedule
+  if (!account || first?.state === "pending" || first?.state === "review") return false;
+  const firstFailed = first?.state === "declined" || first?.state === "cancelled";
+  if (firstFailed || !hasDeduction(sub, n)) {
+    // a first payment that never went through (3-D Secure failed, review rejected, voided) suspends;
+    // a schedule with nothing left finishes
+    sub.state = firstFailed ? "suspended" : "finished";
+    notify(sub.state === "suspended" ? "subscription.suspended" : "subscription.finished");
+    return true;
+  }
+  const following = deductionTime(sub, n + 1);
+  if (!(following.getTime() > at.getTime())) return false; // a broken schedule never loops
+
+  const tx = charge(run, sub, n, at, account, first);
+  if (tx.state === "declined") {
+    sub.state = "suspended";
+    notify("subscription.deduction_failed", tx);
+    notify("subscription.suspended");
+    return true;
+  }
+  sub.deductions = n;
+  sub.next_deduction_at = following.toISOString();
+  if (!hasDeduction(sub, n + 1)) sub.state = "finished";
+  notify("subscription.deducted", tx);
+  if (sub.state === "finished") notify("subscription.finished");
+  return true;
+}
+
+/**
+ * The outcome the scenario in force for the merchant gives deduction n (operation "recurring"):
+ * rules see the card on file, the deduction's fields, recurring_id, contract, price_id and
+ * `deduction` (its number); "nth call" counts this subscription's deductions.
+ */
+function decide(effects: TimeEffects, sub: Subscription, n: number, fields: Record<string, string>, token: CardToken): string {
+  const context = { ...fields, card: token.card_number, token_id: token.token_id, recurring_id: sub.recurring_id, contract: sub.contract, price_id: sub.price_id, deduction: String(n) };
+  return effects.scenarios.decide({ operation: "recurring", fields: context, merchantId: sub.merchant_id, orderNo: sub.order_no, fallback: "approved" }).outcome;
+}
+
+/** The recurring transaction of deduction n, decided by the scenario against the card on file. */
+function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: Date, account: Account, first: Transaction | undefined): Transaction {
+  const token = state.tokens.find((t) => t.token_id === sub.token_id && t.merchant_id === sub.merchant_id);
+  const fields: Record<string, string> = {
+    ...(first?.delivery ?? {}),
+    order_no: deductionOrderNo(sub, n),
+    amount: deductionAmount(sub, n, first?.amount ?? sub.contract_amount),
+    currency: sub.currency,
+    website: first?.website ?? "",
+    shopper_email: first?.shopper_email ?? "",
+    shopper_phone: first?.shopper_phone ?? "",
+    notify_url: first?.notify_url ?? "",
+    payment_method: "card",
+  };
+  const outcome = !token ? "do_not_honor" : isExpired(token.expiration_month, token.expiration_year, at) ? "expired_card" : decide(effects, sub, n, fields, token);
+  const tx = createTransaction(
+    { kind: "recurring", merchantId: sub.merchant_id, account, fields, outcome: paymentOutcome(outcome), cardMasked: token?.card_masked ?? "", tokenId: sub.token_id, pageId: "", now: at },
+    recurringIds(ids),
+  );
+  tx.recurring_id = sub.recurring_id;
+  state.transactions.push(tx);
+  return tx;
+}

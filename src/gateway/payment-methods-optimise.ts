@@ -1,0 +1,41 @@
+// POST /v1/paymentMethods/optimise (PRODUCT.md §1; the seed's operation 12 shows no path or
+// payload): merchant_id, account_id, currency, amount, billing_country, encryption_data → the
+// account's payment methods ranked for that payment, each with a score and a reason. The ranking
+// rules are in domain/payment-methods.ts; the method profiles in fixtures/payment-methods.json.
+import { codes } from "../codes.js";
+import { rankPaymentMethods } from "../domain/payment-methods.js";
+import { formatAmount, toCents } from "../domain/money.js";
+import { DECIMAL, obj, validate } from "../http/fields.js";
+import type { Operation } from "../http/operation.js";
+import { loadPaymentMethods } from "../store/payment-methods.js";
+import { requiredMatching } from "./payment-schema.js";
+
+const optimiseRequest = obj({
+  currency: requiredMatching((s) => /^[A-Za-z]{3}$/.test(s), "must be a three-letter currency code"),
+  amount: requiredMatching((s) => DECIMAL.test(s) && toCents(s) > 0, "must be a positive decimal amount such as 10.00"),
+  billing_country: requiredMatching((s) => /^[A-Za-z]{2}$/.test(s), "must be a two-letter country code"),
+});
+
+export const paymentMethodsOptimise: Operation = {
+  name: "paymentMethodsOptimise",
+  path: "/v1/paymentMethods/optimise",
+  format: "json",
+  handle({ body, caller }, deps) {
+    const request = validate(optimiseRequest, body);
+    const query = { currency: request.currency.toUpperCase(), amount: formatAmount(request.amount), country: request.billing_country.toUpperCase() };
+    const payment_methods = rankPaymentMethods(caller.account.payment_methods, loadPaymentMethods(deps.config.fixtures), query);
+    const json = {
+      merchant_id: caller.merchant.merchant_id,
+      account_id: caller.account.account_id,
+      encryption_data: "",
+      return_status: codes.return_status.ok,
+      return_message: codes.return_status.ok_message,
+      currency: query.currency,
+      amount: query.amount,
+      billing_country: query.country,
+      payment_methods,
+    };
+    const best = payment_methods.find((m) => m.suitable)?.payment_method ?? "none suitable";
+    return { json, changed: false, result: `${codes.return_status.ok_message}: ${payment_methods.length} methods ranked, best ${best}` };
+  },
+};

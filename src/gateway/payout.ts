@@ -1,0 +1,73 @@
+// POST /v1/payout: validate → same request_id? (replay or refuse) → quote fees and FX → the
+// scenario picks the status → store → notify → answer with the payout (JSON numbers for amounts).
+import { GatewayError } from "../codes.js";
+import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy } from "../domain/payout.js";
+import type { PayoutFields } from "../domain/payout-fields.js";
+import { notifyPayout, payoutResponse } from "../domain/payout-response.js";
+import { fail, validate } from "../http/fields.js";
+import type { Operation, Reply } from "../http/operation.js";
+import type { Payout } from "../store/types.js";
+import { payoutFields, payoutProblems, payoutRequest, withNestedObjects } from "./payout-schema.js";
+
+export const payout: Operation = {
+  name: "payout",
+  path: "/v1/payout",
+  format: "json",
+  // rules match nested paths (beneficiary.bank_details.account_number) also when a form sent JSON strings
+  scenarioView: (body) => ({ operation: "payout", fields: withNestedObjects(body), fallback: "COMPLETED" }),
+
+  handle({ body, caller, now, decision }, deps) {
+    const pricing = deps.payoutPricing;
+    const request = payoutFields(validate(payoutRequest, body, payoutProblems(body, pricing)));
+    const merchantId = caller.merchant.merchant_id;
+    const earlier = deps.store.data.payouts.find((p) => p.merchant_id === merchantId && p.request_id === request.request_id);
+    if (earlier) return replay(earlier, request);
+
+    const paymentCurrency = request.payment_currency.toUpperCase();
+    const quote = quotePayout(
+      {
+        method: request.payment_method,
+        feePaidBy: (request.fee_paid_by || "PAYER") as FeePaidBy,
+        paymentCurrency,
+        sourceCurrency: (request.source_currency || paymentCurrency).toUpperCase(),
+        paymentAmount: request.payment_amount,
+        sourceAmount: request.source_amount,
+      },
+      pricing,
+    );
+    if ("field" in quote) fail([quote]);
+
+    const bank = request.beneficiary.bank_details;
+    const created = createPayout(
+      {
+        merchantId,
+        accountId: caller.account.account_id,
+        request,
+        quote,
+        plan: planPayout(decision.then.payout, now),
+        clearing: clearingSystem(pricing, bank.bank_country_code, bank.account_currency || paymentCurrency),
+        rule: decision.rule,
+        now,
+      },
+      deps.store.ids,
+    );
+    deps.store.data.payouts.push(created);
+    notifyPayout(created, deps.notifier, decision.then.notify);
+    // a rule's `then.fields` set response fields directly (this answer only; the payout keeps its values)
+    const json = { ...payoutResponse(created), ...decision.then.fields };
+    return { json, changed: true, result: outcomeText(created), rule: decision.rule };
+  },
+};
+
+const outcomeText = (p: Payout) => `${p.status}${p.failure_type ? `:${p.failure_type}` : ""} ${p.transaction_id}`;
+
+/** The same request_id again: the same body gets the payout as it is now; a different body is refused. */
+function replay(earlier: Payout, request: PayoutFields): Reply {
+  const differs = differingFields(earlier.request, request);
+  if (differs.length > 0) {
+    const detail = `request_id ${earlier.request_id} created payout ${earlier.transaction_id}; this request differs in ${differs.join(", ")}`;
+    const message = `differs from the request that created payout ${earlier.transaction_id}`;
+    throw new GatewayError("idempotency_conflict", detail, differs.map((field) => ({ field, message })));
+  }
+  return { json: payoutResponse(earlier), changed: false, result: `replay: ${outcomeText(earlier)}`, rule: "builtin/idempotent-replay" };
+}

@@ -1,0 +1,59 @@
+// POST /v1/subscription/cancel (PRODUCT.md §1; the seed's operation 8 shows no path or payload):
+// merchant_id, account_id, recurring_id or order_no (the first payment's, or one deduction's),
+// encryption_data → return_status, return_message, recurring_id, recurring_status. Only the
+// caller's merchant and account are searched. An active or suspended subscription is cancelled and
+// never charged again; a cancelled or finished one is refused with its current recurring_status.
+import { codes, result, resultInfo } from "../codes.js";
+import { cancelSubscription, notifySubscription } from "../domain/subscriptions.js";
+import { obj, str, text, validate } from "../http/fields.js";
+import type { Operation, Reply } from "../http/operation.js";
+import type { State, Subscription } from "../store/types.js";
+
+const cancelRequest = obj({ recurring_id: str(), order_no: str() });
+
+interface Scope {
+  merchant_id: string;
+  account_id: string;
+}
+
+/** The subscription both identifiers name (when both are given); by order_no, the most recent one. */
+function findSubscription(state: State, scope: Scope, recurringId: string, orderNo: string): Subscription | undefined {
+  const mine = state.subscriptions.filter((s) => s.merchant_id === scope.merchant_id && s.account_id === scope.account_id);
+  const deductionOf = (s: Subscription) =>
+    state.transactions.some((t) => t.order_no === orderNo && t.recurring_id === s.recurring_id && t.merchant_id === s.merchant_id);
+  return mine.findLast((s) => (!recurringId || s.recurring_id === recurringId) && (!orderNo || s.order_no === orderNo || deductionOf(s)));
+}
+
+export const subscriptionCancel: Operation = {
+  name: "subscriptionCancel",
+  path: "/v1/subscription/cancel",
+  format: "json",
+  handle({ body, caller }, deps): Reply {
+    const request = validate(cancelRequest, body, text(body.recurring_id) || text(body.order_no) ? [] : [{ field: "recurring_id", message: "is required (or order_no)" }]);
+    const recurringId = request.recurring_id ?? "";
+    const orderNo = request.order_no ?? "";
+    const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
+    const state = deps.store.data;
+    const answer = (status: string, message: string, sub: Subscription | undefined) => ({
+      ...scope,
+      encryption_data: "",
+      return_status: status,
+      return_message: message,
+      recurring_id: sub?.recurring_id ?? recurringId,
+      recurring_status: sub ? codes.recurring_status[sub.state] : "",
+    });
+
+    const sub = findSubscription(state, scope, recurringId, orderNo);
+    if (!sub) {
+      const named = [recurringId && `recurring_id ${recurringId}`, orderNo && `order_no ${orderNo}`].filter(Boolean).join(" and ");
+      const key = "subscription_not_found";
+      const info = resultInfo(key, `no subscription with ${named} for merchant ${scope.merchant_id} account ${scope.account_id}`);
+      return { json: answer(codes.return_status.failed, info, undefined), status: result(key).http, changed: false, result: info };
+    }
+    const refusal = cancelSubscription(sub);
+    if (refusal) return { json: answer(codes.return_status.failed, refusal.info, sub), changed: false, result: refusal.info };
+    notifySubscription(state, sub, "subscription.cancelled", deps.notifier);
+    const json = answer(codes.return_status.ok, codes.return_status.ok_message, sub);
+    return { json, changed: true, result: `${codes.return_status.ok_message}: ${sub.recurring_id} cancelled` };
+  },
+};

@@ -1,0 +1,191 @@
+// The dispatcher behind deps.notifier: sends due notifications (POST, JSON, signed) with a timeout,
+// at most `concurrency` at a time and one attempt at a time per notification, records every attempt
+// and commits it. Due times use the sandbox clock, so advancing it (POST /__sandbox/clock) makes
+// retries due. Nothing is sent from emit(): the server's 1 s timer calls tick(), and drain(),
+// deliver() and resend() send and wait (operator calls, tests, CI).
+import { performance } from "node:perf_hooks";
+import type { Deps } from "../deps.js";
+import type { Notification } from "../store/types.js";
+import type { Notifier } from "./notifier.js";
+import { enqueueNotification, isDue, nextReason, recordAttempt, type AttemptOutcome } from "./outbox.js";
+import { SCHEDULES } from "./schedule.js";
+import { targetCheck } from "./target.js";
+
+export type NotifierDeps = Pick<Deps, "config" | "store" | "clock" | "log">;
+
+export interface DispatchOptions {
+  /** how long one attempt may take, connection and answer included */
+  timeoutMs?: number;
+  /** attempts under way at once, over all notifications */
+  concurrency?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const DEFAULT_CONCURRENCY = 8;
+const RESPONSE_CHARS = 500;
+const USER_AGENT = "Sandgate-Notifications/1";
+/** drain() and deliver() stop after this many rounds even if something keeps falling due */
+const MAX_ROUNDS = 50;
+
+export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}): Notifier {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const slots = createSlots(options.concurrency ?? DEFAULT_CONCURRENCY);
+  const target = targetCheck(deps.config);
+  const delays = SCHEDULES[deps.config.notifySchedule];
+  /** the attempt under way or waiting for a slot, per notification */
+  const inFlight = new Map<Notification, Promise<void>>();
+  let attemptsMade = 0;
+
+  const find = (id: string) => deps.store.data.notifications.find((n) => n.notification_id === id);
+  const stillStored = (n: Notification) => deps.store.data.notifications.includes(n);
+
+  async function attempt(n: Notification, resend: boolean): Promise<void> {
+    await slots.acquire();
+    try {
+      // a reset may have removed it, or another attempt delivered it, while it waited
+      if (!stillStored(n) || (!resend && !isDue(n, deps.clock.now()))) return;
+      const number = n.attempts.length + 1;
+      const reason = resend ? "resend" : nextReason(n);
+      const at = deps.clock.now().toISOString();
+      const refused = target.refusal(n.url);
+      const outcome: AttemptOutcome = refused
+        ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
+        : await post(n, number, timeoutMs);
+      attemptsMade++;
+      if (!stillStored(n)) return;
+      const { http_status, error, duration_ms, response_body } = outcome;
+      recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, deps.clock.now());
+      deps.log.info(
+        { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
+        `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,
+      );
+      await deps.store.commit();
+    } catch (err) {
+      deps.log.error({ err, notification_id: n.notification_id }, "notification attempt could not be recorded");
+    } finally {
+      slots.release();
+    }
+  }
+
+  /** Queues an attempt behind the one already under way for the same notification. */
+  function run(n: Notification, resend: boolean): Promise<void> {
+    const tracked: Promise<void> = (inFlight.get(n) ?? Promise.resolve())
+      .then(() => attempt(n, resend))
+      .finally(() => {
+        if (inFlight.get(n) === tracked) inFlight.delete(n);
+      });
+    inFlight.set(n, tracked);
+    return tracked;
+  }
+
+  function tick(): void {
+    const now = deps.clock.now();
+    for (const n of deps.store.data.notifications) if (!inFlight.has(n) && isDue(n, now)) void run(n, false);
+  }
+
+  return {
+    emit(event) {
+      try {
+        enqueueNotification(deps.store.data, deps.store.ids, deps.clock.now(), event);
+      } catch (err) {
+        deps.log.error({ err, event: event.event, merchant_id: event.merchantId }, "notification could not be queued");
+      }
+    },
+    tick,
+    listening: (port) => target.listening(port),
+    async drain() {
+      const before = attemptsMade;
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        tick();
+        if (inFlight.size === 0) break;
+        await Promise.all(inFlight.values());
+      }
+      return attemptsMade - before;
+    },
+    async deliver(id) {
+      const n = find(id);
+      for (let round = 0; n && round < MAX_ROUNDS && (inFlight.has(n) || isDue(n, deps.clock.now())); round++) {
+        await (inFlight.get(n) ?? run(n, false));
+      }
+      return n;
+    },
+    async resend(id) {
+      const n = find(id);
+      if (n) await run(n, true);
+      return n;
+    },
+  };
+}
+
+/** One POST of the notification's body; never throws: a failure is an outcome. */
+async function post(n: Notification, attempt: number, timeoutMs: number): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const res = await fetch(n.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        "x-sandbox-notification-id": n.notification_id,
+        "x-sandbox-event": n.event,
+        "x-sandbox-attempt": String(attempt),
+      },
+      body: JSON.stringify(n.payload),
+      // a redirect is not an acknowledgement, and following it could lead back into Sandgate
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const response_body = await readStart(res);
+    const ok = res.status >= 200 && res.status < 300;
+    return { http_status: res.status, error: ok ? "" : `the receiver answered HTTP ${res.status} (a 2xx acknowledges)`, duration_ms: elapsed(), response_body, retryable: true };
+  } catch (err) {
+    return { http_status: null, error: describeFailure(err, timeoutMs), duration_ms: elapsed(), response_body: "", retryable: true };
+  }
+}
+
+/** The first characters of the answer; a body that stalls after a 2xx still counts as delivered. */
+async function readStart(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (text.length < RESPONSE_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // keep what arrived before the timeout or reset
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return text.slice(0, RESPONSE_CHARS);
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return `no answer within ${timeoutMs / 1000} s (timed out)`;
+  return `could not deliver: ${e.cause?.message ?? e.cause?.code ?? e.message ?? String(err)}`;
+}
+
+/** A counting semaphore that hands a released slot straight to the next waiter. */
+function createSlots(max: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    acquire(): Promise<void> {
+      if (active < max) {
+        active++;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    release(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// What each kind of change notifies: the event name and the data, which is what the merchant
+// sees for that resource elsewhere (a payment: its transaction query element; a refund: its
+// refund search element), plus account_id.
+import type { Deps } from "../deps.js";
+import { foundElement } from "../gateway/query-result.js";
+import { refundElement } from "../gateway/retrieval-refund.js";
+import type { Refund, Subscription, Transaction } from "../store/types.js";
+import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
+
+/** payment.<state> by default: payment.authorised, .paid, .declined, .pending, .review, ... */
+export function paymentEvent(tx: Transaction, subscriptions: readonly Subscription[], event = `payment.${tx.state}`, notify?: NotifyBehaviour): NotificationEvent {
+  return { merchantId: tx.merchant_id, url: tx.notify_url, event, data: { account_id: tx.account_id, ...foundElement(tx, subscriptions) }, notify };
+}
+
+/** refund.accepted, refund.processed or refund.failed, to the payment's notify_url. */
+export function refundEvent(refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): NotificationEvent {
+  return {
+    merchantId: refund.merchant_id,
+    url: tx?.notify_url ?? "",
+    event: `refund.${refund.state}`,
+    data: { account_id: refund.account_id, ...refundElement(refund, tx) },
+    notify,
+  };
+}
+
+export function notifyPayment(deps: Deps, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
+  deps.notifier.emit(paymentEvent(tx, deps.store.data.subscriptions, event, notify));
+}
+
+export function notifyRefund(deps: Deps, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
+  deps.notifier.emit(refundEvent(refund, tx, notify));
+}

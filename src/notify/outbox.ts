@@ -1,0 +1,114 @@
+// The outbox: a notification is a record in state, added in the same synchronous step (and so the
+// same commit) as the change it reports, then sent by the dispatcher. Pure: state, ids and now in;
+// no I/O here, so time-driven domain code (the scheduler) can queue notifications too.
+import type { Ids } from "../ids.js";
+import { sign, signatureFields } from "../signature/signature.js";
+import { provisionedKey } from "../store/merchants.js";
+import type { Notification, NotificationAttempt, NotificationBody, State } from "../store/types.js";
+import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
+import { redactCards } from "./redact.js";
+
+/** data/signature-fields.json "notification".response: the body fields that enter encryption_data. */
+export const NOTIFICATION_SIGNED_FIELDS: readonly string[] = (() => {
+  const entry = (signatureFields as unknown as Record<string, { response?: unknown } | undefined>).notification;
+  if (!Array.isArray(entry?.response)) throw new Error('data/signature-fields.json: "notification.response" (a list of field names) is missing');
+  return entry.response.map(String);
+})();
+
+const MAX_DELAY_SECONDS = 30 * 86_400;
+const MAX_DUPLICATES = 10;
+
+/** Scenario behaviour with safe numbers: a delay within 30 days, at most 10 duplicates. */
+function normalise(b: NotifyBehaviour | undefined): Notification["behaviour"] {
+  const delay = Number(b?.delay_seconds ?? 0);
+  const duplicate = Math.trunc(Number(b?.duplicate ?? 0));
+  return {
+    delay_seconds: Number.isFinite(delay) ? Math.min(Math.max(delay, 0), MAX_DELAY_SECONDS) : 0,
+    duplicate: Number.isFinite(duplicate) ? Math.min(Math.max(duplicate, 0), MAX_DUPLICATES) : 0,
+    drop: b?.drop === true,
+  };
+}
+
+/** The merchant's secret key; a merchant provisioned by the request being handled is not in state yet. */
+function keyOf(state: State, merchantId: string): string {
+  return state.merchants.find((m) => m.merchant_id === merchantId)?.secret_key ?? provisionedKey(merchantId);
+}
+
+/** Adds a notification for the event to the outbox; none when the event has no url. */
+export function enqueueNotification(state: State, ids: Ids, now: Date, event: NotificationEvent): Notification | undefined {
+  if (!event.url) return undefined;
+  const behaviour = normalise(event.notify);
+  const unsigned = {
+    notification_id: `ntf_${ids.hex("notification", 24)}`,
+    event: event.event,
+    merchant_id: event.merchantId,
+    created_at: now.toISOString(),
+    data: redactCards(event.data),
+  };
+  const payload: NotificationBody = { ...unsigned, encryption_data: sign(NOTIFICATION_SIGNED_FIELDS, unsigned, keyOf(state, event.merchantId)).signature };
+  const notification: Notification = {
+    notification_id: unsigned.notification_id,
+    merchant_id: event.merchantId,
+    url: event.url,
+    event: event.event,
+    payload,
+    created_at: unsigned.created_at,
+    due_at: behaviour.drop ? "" : new Date(now.getTime() + behaviour.delay_seconds * 1000).toISOString(),
+    state: behaviour.drop ? "dropped" : "pending",
+    attempts: [],
+    behaviour,
+    deliveries_left: 1 + behaviour.duplicate,
+    failures: 0,
+    error: behaviour.drop ? "dropped by the scenario: never sent" : "",
+  };
+  state.notifications.push(notification);
+  return notification;
+}
+
+/** A pending notification whose next attempt is due by `now`. */
+export const isDue = (n: Notification, now: Date) => n.state === "pending" && n.due_at !== "" && Date.parse(n.due_at) <= now.getTime();
+
+/** Why the next scheduled attempt is made. */
+export function nextReason(n: Notification): NotificationAttempt["reason"] {
+  if (n.attempts.length === 0) return "first";
+  return n.failures > 0 ? "retry" : "duplicate";
+}
+
+export interface AttemptOutcome {
+  http_status: number | null;
+  error: string;
+  duration_ms: number;
+  response_body: string;
+  /** false when retrying cannot help (the URL is refused) */
+  retryable: boolean;
+}
+
+/**
+ * Records an attempt and moves the notification on: a 2xx counts as one delivery (the next copy of
+ * a duplicate is due at once); a failed scheduled attempt waits the schedule's next delay, or gives
+ * up after the last one; a refused URL gives up at once. A resend never changes the retry schedule:
+ * it only counts when it delivers something still owed.
+ */
+export function recordAttempt(n: Notification, attempt: NotificationAttempt, outcome: AttemptOutcome, delays: readonly number[], now: Date): void {
+  n.attempts.push(attempt);
+  const delivered = outcome.error === "";
+  if (delivered) {
+    if (n.deliveries_left === 0) return;
+    n.deliveries_left--;
+    n.failures = 0;
+    n.error = "";
+    n.state = n.deliveries_left === 0 ? "delivered" : "pending";
+    n.due_at = n.deliveries_left === 0 ? "" : now.toISOString();
+    return;
+  }
+  if (attempt.reason === "resend") return;
+  n.failures++;
+  const wait = delays[n.failures - 1];
+  if (!outcome.retryable || wait === undefined) {
+    n.state = "failed";
+    n.due_at = "";
+    n.error = outcome.retryable ? `gave up after ${n.failures} failed attempts in a row: ${outcome.error}` : outcome.error;
+    return;
+  }
+  n.due_at = new Date(now.getTime() + wait * 1000).toISOString();
+}

@@ -1,0 +1,140 @@
+// The scenarios in force: loaded from the folder at start (a broken file stops the start), reloaded
+// when a file changes (a broken file is reported and its previous good version stays), the global
+// scenario, per-merchant bindings, and the decision for a request:
+//   X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
+import { watch, type FSWatcher } from "node:fs";
+import { GatewayError } from "../codes.js";
+import { evaluate } from "./conditions.js";
+import { loadFile, resolveAll, scenarioFiles } from "./loader.js";
+import type { Scenario, Then } from "./schema.js";
+
+export interface Decision {
+  /** the scenario that decided, and how it was chosen */
+  scenario: string;
+  chosenBy: "header" | "merchant" | "global";
+  /** "<scenario>/<rule id>" (the rule's own scenario when inherited), for X-Sandbox-Rule and the log */
+  rule: string;
+  /** the named outcome, or the operation's fallback when the rule names none or nothing matched */
+  outcome: string;
+  then: Then;
+}
+
+export interface DecideInput {
+  operation: string;
+  fields: Record<string, unknown>;
+  merchantId: string;
+  /** the X-Sandbox-Scenario header, if sent */
+  header?: string | undefined;
+  /** what "nth call" counts: calls of this operation for this order_no (per merchant) */
+  orderNo?: string;
+  fallback: string;
+}
+
+export interface ScenarioRegistry {
+  list(): Scenario[];
+  get(name: string): Scenario | undefined;
+  global(): string;
+  setGlobal(name: string): void;
+  bindings(): Record<string, string>;
+  bind(merchantId: string, name: string): void;
+  unbind(merchantId: string): boolean;
+  /** problems found by the last load or reload, "<file>: at <path>: <reason>" */
+  errors(): string[];
+  reload(): string[];
+  decide(input: DecideInput): Decision;
+  /** forgets nth-call counts (all, or one merchant's) */
+  resetCounters(merchantId?: string): void;
+  close(): void;
+}
+
+export class ScenarioError extends Error {
+  override name = "ScenarioError";
+}
+
+export interface RegistryOptions {
+  dir: string;
+  global: string;
+  watch: boolean;
+  onReload?: (errors: string[]) => void;
+}
+
+export function createRegistry(options: RegistryOptions): ScenarioRegistry {
+  let scenarios = new Map<string, Scenario>();
+  let errors: string[] = [];
+  let global = options.global;
+  const bindings = new Map<string, string>();
+  const counters = new Map<string, number>();
+
+  function load(initial: boolean): string[] {
+    const files = scenarioFiles(options.dir).map(loadFile);
+    const result = resolveAll(files);
+    if (initial && result.errors.length) throw new ScenarioError(`scenario files have errors:\n  ${result.errors.join("\n  ")}`);
+    // keep the previous good version of a scenario whose file is now broken
+    const next = new Map(result.scenarios);
+    for (const [name, previous] of scenarios) if (!next.has(name) && files.some((f) => f.name === name)) next.set(name, previous);
+    scenarios = next;
+    errors = result.errors;
+    return errors;
+  }
+
+  load(true);
+  if (!scenarios.has(global)) throw new ScenarioError(`${options.dir}: no scenario "${global}" (have: ${[...scenarios.keys()].join(", ")})`);
+
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  if (options.watch) {
+    watcher = watch(options.dir, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => options.onReload?.(load(false)), 100);
+    });
+    watcher.unref();
+  }
+
+  const need = (name: string) => {
+    if (!scenarios.has(name)) throw new GatewayError("unknown_scenario", `"${name}" (have: ${[...scenarios.keys()].join(", ")})`);
+  };
+
+  return {
+    list: () => [...scenarios.values()],
+    get: (name) => scenarios.get(name),
+    global: () => global,
+    setGlobal(name) {
+      need(name);
+      global = name;
+    },
+    bindings: () => Object.fromEntries(bindings),
+    bind(merchantId, name) {
+      need(name);
+      bindings.set(merchantId, name);
+    },
+    unbind: (merchantId) => bindings.delete(merchantId),
+    errors: () => errors,
+    reload: () => load(false),
+    decide(input) {
+      const header = input.header?.trim();
+      if (header) need(header);
+      const bound = bindings.get(input.merchantId);
+      const [name, chosenBy] = header ? [header, "header" as const] : bound && scenarios.has(bound) ? [bound, "merchant" as const] : [global, "global" as const];
+      const scenario = scenarios.get(name)!;
+      const key = `${input.merchantId}|${input.operation}|${input.orderNo ?? ""}`;
+      const nth = (counters.get(key) ?? 0) + 1;
+      counters.set(key, nth);
+      const { then, matched } = evaluate(scenario.rules, { operation: input.operation, fields: input.fields, nth });
+      return {
+        scenario: name,
+        chosenBy,
+        rule: matched.length ? matched.join(" + ") : `${name}/(no rule)`,
+        outcome: then.outcome ?? input.fallback,
+        then,
+      };
+    },
+    resetCounters(merchantId) {
+      if (merchantId === undefined) counters.clear();
+      else for (const key of counters.keys()) if (key.startsWith(`${merchantId}|`)) counters.delete(key);
+    },
+    close() {
+      clearTimeout(timer);
+      watcher?.close();
+    },
+  };
+}
