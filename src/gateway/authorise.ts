@@ -94,14 +94,19 @@ function withExternalThreeDs(outcome: PaymentOutcome, request: PaymentRequest): 
   return mpi && outcome.state === "approved" ? { ...outcome, threeds: "external" } : outcome;
 }
 
+/** The children both results start with: the payment as the merchant sent it. */
+const echoed = (tx: Transaction): XmlNode[] => [
+  ["merchant_id", tx.merchant_id],
+  ["account_id", tx.account_id],
+  ["order_no", tx.order_no],
+  ["amount", tx.amount],
+  ["currency", tx.currency],
+];
+
 /** `<respon>` children in the seed's order. */
 function directResult(tx: Transaction, info: string, status: string, request: PaymentRequest, sub: Subscription | undefined): XmlNode[] {
   const xml: XmlNode[] = [
-    ["merchant_id", tx.merchant_id],
-    ["account_id", tx.account_id],
-    ["order_no", tx.order_no],
-    ["amount", tx.amount],
-    ["currency", tx.currency],
+    ...echoed(tx),
     ["transaction_id", tx.transaction_id],
     ["card", tx.card_masked],
     ["order_status", status],
@@ -137,13 +142,6 @@ function payByApm({ body, caller, baseUrl, now, decision }: OperationRequest, de
   );
   deps.store.data.transactions.push(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
-  const xml: XmlNode[] = [
-    ["merchant_id", tx.merchant_id],
-    ["account_id", tx.account_id],
-    ["order_no", tx.order_no],
-    ["amount", tx.amount],
-    ["currency", tx.currency],
-    ["issuer_url", pageUrl(baseUrl, "apm", pageId)],
-  ];
+  const xml: XmlNode[] = [...echoed(tx), ["issuer_url", pageUrl(baseUrl, "apm", pageId)]];
   return { xml, changed: true, result: resultInfo(outcome.result) };
 }

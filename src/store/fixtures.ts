@@ -160,6 +160,22 @@ export class FixtureError extends Error {
   override name = "FixtureError";
 }
 
+/** Reads one fixture file and checks it against its schema; a problem names the file and the path. */
+export function readFixtureFile<T extends z.ZodType>(file: string, schema: T): z.output<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new FixtureError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new FixtureError(`${file}: at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
 /** Loads every fixture file of the folder; a missing optional file is an empty list. */
 export function loadFixtures(dir: string): Fixtures {
   const out: Record<string, unknown> = {};
@@ -170,18 +186,7 @@ export function loadFixtures(dir: string): Fixtures {
       out[name] = [];
       continue;
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
-    } catch (err) {
-      throw new FixtureError(`${file}: not valid JSON (${(err as Error).message})`);
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new FixtureError(`${file}: at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
-    }
-    out[name] = parsed.data;
+    out[name] = readFixtureFile(file, schema);
   }
   return out as unknown as Fixtures;
 }

@@ -1,12 +1,12 @@
 // fixtures/payment-methods.json: the read-only profiles the optimise operation ranks by. It is
 // catalogue data, not state: read from the --fixtures folder (the bundled file when that folder has
 // none), checked at boot with errors that name file and path, and never copied into the state file.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { MethodProfile } from "../domain/payment-methods.js";
 import { defaultFixturesDir } from "../paths.js";
-import { FixtureError } from "./fixtures.js";
+import { readFixtureFile } from "./fixtures.js";
 
 const FILE = "payment-methods.json";
 const twoPlaces = z.string().regex(/^\d+\.\d{2}$/, "a decimal string with two places");
@@ -44,17 +44,7 @@ export function loadPaymentMethods(fixturesDir: string): MethodProfile[] {
   const file = existsSync(own) ? own : resolve(defaultFixturesDir, FILE);
   const cached = loaded.get(file);
   if (cached) return cached;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new FixtureError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-  const parsed = catalogue.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new FixtureError(`${file}: at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  }
-  loaded.set(file, parsed.data);
-  return parsed.data;
+  const parsed = readFixtureFile(file, catalogue);
+  loaded.set(file, parsed);
+  return parsed;
 }

@@ -1,12 +1,12 @@
 // fixtures/payout-pricing.json: the fee and FX table of payouts. Read once at start and checked
 // like every fixture (errors name file and path). A fixtures folder without the file uses the
 // bundled one, so a custom --fixtures folder only needs it to change the prices.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { PayoutPricing } from "../domain/payout.js";
 import { defaultFixturesDir } from "../paths.js";
-import { FixtureError } from "./fixtures.js";
+import { readFixtureFile } from "./fixtures.js";
 
 const CURRENCY = /^[A-Z]{3}$/;
 const rate = z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal string with up to 6 places").refine((s) => Number(s) > 0, "must be greater than 0");
@@ -38,16 +38,5 @@ export const PRICING_FILE = "payout-pricing.json";
 export function loadPayoutPricing(dir: string): PayoutPricing {
   const own = resolve(dir, PRICING_FILE);
   const file = existsSync(own) ? own : resolve(defaultFixturesDir, PRICING_FILE);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new FixtureError(`${file}: not readable JSON (${(err as Error).message})`);
-  }
-  const parsed = pricing.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new FixtureError(`${file}: at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  return readFixtureFile(file, pricing);
 }
