@@ -275,3 +275,38 @@ describe("faults leave no trace unless asked", () => {
     expect(deps.store.data.transactions.find((t) => t.transaction_id === p.transaction_id)!.state).toBe("authorised");
   });
 });
+
+describe("named payout outcomes", () => {
+  test("a rule can name a payout outcome from the catalogue, and refine it", async () => {
+    const dir = scenarioDir({
+      "payouts.yaml":
+        "name: payouts\ndescription: named payout outcomes\nrules:\n" +
+        "  - id: closed\n    when: { operation: payout, reference: closed }\n    then: { outcome: account_closed }\n" +
+        "  - id: slow-bounce\n    when: { operation: payout, reference: slow }\n    then: { outcome: pending_then_failed, payout: { after_seconds: 5 } }\n",
+    });
+    const { app } = await makeApp({ scenarios: dir, scenario: "payouts" });
+    const payout = (reference: string) => ({
+      merchant_id: "M10001",
+      account_id: "A10001",
+      encryption_data: "a".repeat(64),
+      request_id: crypto.randomUUID(),
+      reference,
+      payment_currency: "USD",
+      payment_amount: "50.00",
+      payment_method: "LOCAL",
+      beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "987654321", bank_country_code: "US" } },
+    });
+    const closed = await request(app).post("/v1/payout").send(payout("closed"));
+    expect(closed.body).toMatchObject({ status: "FAILED", failure_type: "ACCOUNT_CLOSED" });
+    const slow = await request(app).post("/v1/payout").send(payout("slow"));
+    expect(slow.body.status).toBe("PENDING");
+    await request(app).post("/__sandbox/clock").send({ advance: "6s" });
+    const listed = await request(app).get("/__sandbox/payouts?merchant_id=M10001");
+    expect(listed.body.payouts.find((p: { transaction_id: string }) => p.transaction_id === slow.body.transaction_id)).toMatchObject({ status: "FAILED", failure_type: "ACCOUNT_CLOSED" });
+  });
+
+  test("an unknown payout outcome stops the start", async () => {
+    const dir = scenarioDir({ "bad.json": { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "payout" }, then: { outcome: "bounced" } }] } });
+    await expect(createDeps({ logLevel: "silent", scenarios: dir })).rejects.toThrow(/"bounced" is not an outcome of payout/);
+  });
+});

@@ -31,6 +31,8 @@ interface Catalogue {
   antifraud_provider: string;
   /** failure_reason texts by payout failure_type */
   payout: { failure_reasons: Record<string, string> };
+  /** named payout outcomes: the same shape as a rule's then.payout */
+  payout_outcomes: Record<string, { status?: "PENDING" | "COMPLETED" | "FAILED"; failure_type?: string; after_seconds?: number; then?: "COMPLETED" | "FAILED" }>;
 }
 
 export const catalogue: Catalogue = JSON.parse(readFileSync(resolve(dataDir, "outcomes.json"), "utf8")) as Catalogue;
@@ -42,7 +44,7 @@ export function paymentOutcome(name: string): PaymentOutcome {
 }
 
 /** Which catalogue section serves an operation's outcomes. */
-const SECTION: Record<string, string> = { apm: "authorise", checkout: "authorise", recurring: "authorise" };
+const SECTION: Record<string, string> = { apm: "authorise", checkout: "authorise", recurring: "authorise", payout: "payout_outcomes" };
 
 /** Whether `outcome` is a named outcome of `operation` (of any operation when undefined). */
 export function catalogueHas(operation: string | undefined, outcome: string): boolean {

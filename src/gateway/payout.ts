@@ -1,11 +1,13 @@
 // POST /v1/payout: validate → same request_id? (replay or refuse) → quote fees and FX → the
 // scenario picks the status → store → notify → answer with the payout (JSON numbers for amounts).
 import { GatewayError } from "../codes.js";
-import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy } from "../domain/payout.js";
+import { catalogue } from "../domain/outcomes.js";
+import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
 import { notifyPayout, payoutResponse } from "../domain/payout-response.js";
 import { fail, validate } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
+import type { Decision } from "../scenarios/registry.js";
 import type { Payout } from "../store/types.js";
 import { payoutFields, payoutProblems, payoutRequest, withNestedObjects } from "./payout-schema.js";
 
@@ -44,7 +46,8 @@ export const payout: Operation = {
         accountId: caller.account.account_id,
         request,
         quote,
-        plan: planPayout(decision.then.payout, now),
+        // a named outcome (data/outcomes.json payout_outcomes), refined by the rule's own then.payout
+        plan: planPayout(payoutRule(decision), now),
         clearing: clearingSystem(pricing, bank.bank_country_code, bank.account_currency || paymentCurrency),
         rule: decision.rule,
         now,
@@ -70,4 +73,9 @@ function replay(earlier: Payout, request: PayoutFields): Reply {
     throw new GatewayError("idempotency_conflict", detail, differs.map((field) => ({ field, message })));
   }
   return { json: payoutResponse(earlier), changed: false, result: `replay: ${outcomeText(earlier)}`, rule: "builtin/idempotent-replay" };
+}
+
+function payoutRule(decision: Decision): PayoutRule | undefined {
+  const named = catalogue.payout_outcomes[decision.outcome];
+  return named || decision.then.payout ? { ...named, ...decision.then.payout } : undefined;
 }

@@ -1,0 +1,66 @@
+// The operator API's own rules: the admin token, the clock, reset, unknown routes, bad bodies.
+import request from "supertest";
+import { describe, expect, test } from "vitest";
+import { directPayment, makeApp, parseXml } from "./helpers.js";
+
+describe("ADMIN_TOKEN", () => {
+  test("guards everything but health; the right bearer token passes", async () => {
+    const { app } = await makeApp({ adminToken: "s3cret-token" });
+    expect((await request(app).get("/__sandbox/health")).status).toBe(200);
+    const refused = await request(app).get("/__sandbox/transactions");
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toContain("Authorization: Bearer");
+    expect((await request(app).get("/__sandbox/transactions").set("Authorization", "Bearer wrong-token!")).status).toBe(401);
+    expect((await request(app).get("/__sandbox/transactions").set("Authorization", "Bearer s3cret-token")).status).toBe(200);
+    // the gateway itself is not guarded
+    expect((await request(app).post("/v1/authorise").send(directPayment())).status).toBe(200);
+  });
+});
+
+describe("clock", () => {
+  test.each([[{ advance: "-5s" }], [{ advance: "soon" }], [{ advance_seconds: -1 }], [{}]])("refuses %j with 400", async (body) => {
+    const { app } = await makeApp();
+    const res = await request(app).post("/__sandbox/clock").send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("invalid_advance");
+  });
+
+  test("advances only forward and reports the new time", async () => {
+    const { app } = await makeApp();
+    const before = Date.parse((await request(app).get("/__sandbox/clock")).body.now);
+    const res = await request(app).post("/__sandbox/clock").send({ advance: "2h" });
+    expect(res.body.offset_ms).toBe(7_200_000);
+    expect(Date.parse(res.body.now) - before).toBeGreaterThanOrEqual(7_200_000);
+  });
+});
+
+describe("reset", () => {
+  test("one merchant's records go back to fixtures; the others' stay", async () => {
+    const { app, deps } = await makeApp();
+    const mine = parseXml((await request(app).post("/v1/authorise").send(directPayment())).text).transaction_id;
+    const theirs = parseXml((await request(app).post("/v1/authorise").send(directPayment({ merchant_id: "OTHER", account_id: "X" }))).text).transaction_id;
+    expect((await request(app).post("/__sandbox/reset").send({ merchant_id: "M10001" })).status).toBe(200);
+    const ids = deps.store.data.transactions.map((t) => t.transaction_id);
+    expect(ids).not.toContain(mine);
+    expect(ids).toContain(theirs);
+    expect(ids).toContain("1000000000001001");
+    await request(app).post("/__sandbox/reset").send({});
+    expect(deps.store.data.transactions.map((t) => t.transaction_id)).not.toContain(theirs);
+    expect(deps.store.data.merchants.map((m) => m.merchant_id)).toEqual(["M10001", "M10002"]);
+  });
+});
+
+describe("errors", () => {
+  test("an unknown route and a malformed body answer JSON errors", async () => {
+    const { app } = await makeApp();
+    const missing = await request(app).get("/__sandbox/nope");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toBe("not_found");
+    const bad = await request(app).post("/__sandbox/clock").set("content-type", "application/json").send("{oops");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe("malformed_body");
+    const gateway404 = await request(app).post("/v1/nope").send({});
+    expect(gateway404.status).toBe(404);
+    expect(gateway404.body.return_message).toMatch(/^I0404:/);
+  });
+});
