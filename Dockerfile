@@ -18,6 +18,8 @@ COPY bin ./bin
 COPY data ./data
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
+# --data / DATA_FILE may point into /data (mount a volume there to keep state across containers)
+RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
