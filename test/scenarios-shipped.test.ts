@@ -2,7 +2,7 @@
 // per request with X-Sandbox-Scenario. The rule that decided is named in X-Sandbox-Rule.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { directPayment, makeApp, parseXml } from "./helpers.js";
+import { apmPayment, directPayment, makeApp, parseXml } from "./helpers.js";
 import { ENVELOPE, one, pay, paymentIn } from "./lifecycle-helpers.js";
 
 type Case = { scenario: string; card?: string; amount?: string; status: string; code: string; rule: RegExp };
@@ -175,5 +175,22 @@ describe("notifications-chaos", () => {
       ["refund.accepted", "dropped"],
       ["refund.processed", "dropped"],
     ]);
+  });
+});
+
+describe("APM e-mail markers of default", () => {
+  test.each([
+    ["jane@example.com", "1000", "default/(no rule)"],
+    ["jane@apm-paid.test", "3000", "default/apm-paid"],
+    ["jane@apm-fail.test", "6000", "default/apm-failed"],
+  ])("%s → payment_status %s", async (email, status, rule) => {
+    const { app } = await makeApp();
+    const body = apmPayment({ shopper_email: email });
+    const res = await request(app).post("/v1/authorise").send(body);
+    expect(res.status).toBe(200);
+    expect(parseXml(res.text).issuer_url).toMatch(/^http:\/\/.+\/pay\/apm\/[0-9a-f]{24}$/);
+    expect(res.headers["x-sandbox-rule"]).toBe(rule);
+    const query = await request(app).post("/v1/retrievalTrans").send({ ...ENVELOPE, account_id: "A10002", order_no: body.order_no });
+    expect(query.body.orders_list[0].payment_status).toBe(status);
   });
 });

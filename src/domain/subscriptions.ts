@@ -7,7 +7,8 @@ import { codes } from "../codes.js";
 import { subscriptionResult } from "../gateway/query-result.js";
 import type { Ids } from "../ids.js";
 import { paymentEvent } from "../notify/events.js";
-import type { Notifier } from "../notify/notifier.js";
+import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
+import type { Decision } from "../scenarios/registry.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { Account, CardToken, State, Subscription, Transaction } from "../store/types.js";
 import { isExpired } from "./card.js";
@@ -43,8 +44,15 @@ const accountOf = (state: State, sub: Subscription): Account | undefined =>
  * is described like any payment (its transaction query element); any other change by the
  * subscription itself: its ids, recurring_status and subscription_result.
  */
-export function notifySubscription(state: State, sub: Subscription, event: SubscriptionEvent, notifier: Pick<Notifier, "emit">, deduction?: Transaction): void {
-  if (deduction) return notifier.emit(paymentEvent(deduction, state.subscriptions, event));
+export function notifySubscription(
+  state: State,
+  sub: Subscription,
+  event: SubscriptionEvent,
+  notifier: Pick<Notifier, "emit">,
+  deduction?: Transaction,
+  behaviour?: NotifyBehaviour,
+): void {
+  if (deduction) return notifier.emit(paymentEvent(deduction, state.subscriptions, event, behaviour));
   const data = {
     merchant_id: sub.merchant_id,
     account_id: sub.account_id,
@@ -107,7 +115,8 @@ export function deductDue(state: State, now: Date, ids: Ids, effects: TimeEffect
 /** Deduction number deductions + 1, at next_deduction_at; false when the subscription must wait. */
 function deductNext(run: Run, sub: Subscription): boolean {
   const { state, effects } = run;
-  const notify = (event: SubscriptionEvent, deduction?: Transaction) => notifySubscription(state, sub, event, effects.notifier, deduction);
+  const notify = (event: SubscriptionEvent, deduction?: Transaction, behaviour?: NotifyBehaviour) =>
+    notifySubscription(state, sub, event, effects.notifier, deduction, behaviour);
   const at = new Date(sub.next_deduction_at);
   const n = sub.deductions + 1;
   const first = firstPayment(state, sub);
@@ -125,17 +134,17 @@ function deductNext(run: Run, sub: Subscription): boolean {
   const following = deductionTime(sub, n + 1);
   if (!(following.getTime() > at.getTime())) return false; // a broken schedule never loops
 
-  const tx = charge(run, sub, n, at, account, first);
+  const { tx, notify: asked } = charge(run, sub, n, at, account, first);
   if (tx.state === "declined") {
     sub.state = "suspended";
-    notify("subscription.deduction_failed", tx);
+    notify("subscription.deduction_failed", tx, asked);
     notify("subscription.suspended");
     return true;
   }
   sub.deductions = n;
   sub.next_deduction_at = following.toISOString();
   if (!hasDeduction(sub, n + 1)) sub.state = "finished";
-  notify("subscription.deducted", tx);
+  notify("subscription.deducted", tx, asked);
   if (sub.state === "finished") notify("subscription.finished");
   return true;
 }
@@ -145,13 +154,13 @@ function deductNext(run: Run, sub: Subscription): boolean {
  * rules see the card on file, the deduction's fields, recurring_id, contract, price_id and
  * `deduction` (its number); "nth call" counts this subscription's deductions.
  */
-function decide(effects: TimeEffects, sub: Subscription, n: number, fields: Record<string, string>, token: CardToken): string {
+function decide(effects: TimeEffects, sub: Subscription, n: number, fields: Record<string, string>, token: CardToken): Decision {
   const context = { ...fields, card: token.card_number, token_id: token.token_id, recurring_id: sub.recurring_id, contract: sub.contract, price_id: sub.price_id, deduction: String(n) };
-  return effects.scenarios.decide({ operation: "recurring", fields: context, merchantId: sub.merchant_id, orderNo: sub.order_no, fallback: "approved" }).outcome;
+  return effects.scenarios.decide({ operation: "recurring", fields: context, merchantId: sub.merchant_id, orderNo: sub.order_no, fallback: "approved" });
 }
 
 /** The recurring transaction of deduction n, decided by the scenario against the card on file. */
-function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: Date, account: Account, first: Transaction | undefined): Transaction {
+function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: Date, account: Account, first: Transaction | undefined): { tx: Transaction; notify: NotifyBehaviour | undefined } {
   const token = state.tokens.find((t) => t.token_id === sub.token_id && t.merchant_id === sub.merchant_id);
   const fields: Record<string, string> = {
     ...(first?.delivery ?? {}),
@@ -164,12 +173,13 @@ function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: 
     notify_url: first?.notify_url ?? "",
     payment_method: "card",
   };
-  const outcome = !token ? "do_not_honor" : isExpired(token.expiration_month, token.expiration_year, at) ? "expired_card" : decide(effects, sub, n, fields, token);
+  const decision = token && !isExpired(token.expiration_month, token.expiration_year, at) ? decide(effects, sub, n, fields, token) : undefined;
+  const outcome = decision?.outcome ?? (token ? "expired_card" : "do_not_honor");
   const tx = createTransaction(
     { kind: "recurring", merchantId: sub.merchant_id, account, fields, outcome: paymentOutcome(outcome), cardMasked: token?.card_masked ?? "", tokenId: sub.token_id, pageId: "", now: at },
     recurringIds(ids),
   );
   tx.recurring_id = sub.recurring_id;
   state.transactions.push(tx);
-  return tx;
+  return { tx, notify: decision?.then.notify };
 }

@@ -134,7 +134,8 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
 
 function payByApm({ body, caller, baseUrl, now, decision }: OperationRequest, deps: Deps): Reply {
   validate(apmRequest, body);
-  const outcome = paymentOutcome("apm_pending");
+  // pending until the payer acts, unless a rule decides now (the default's e-mail markers, say)
+  const outcome = paymentOutcome(decision.outcome);
   const pageId = deps.store.ids.hex("page", 24);
   const tx = createTransaction(
     { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: flat(body), outcome, cardMasked: "", tokenId: "", pageId, now },
