@@ -12,8 +12,7 @@ export function parseCommandLine(argv: readonly string[], env: Record<string, st
     const label = spec.kind === "boolean" ? spec.flag : `${spec.flag} <value>`;
     const fallback = DEFAULTS[spec.key];
     const shown = fallback === undefined || spec.kind === "boolean" ? "" : ` (default: ${String(fallback)})`;
-    const later = spec.later ? ` [accepted now; used once ${spec.later} land]` : "";
-    const option = new Option(label, `${spec.description}${shown} [env ${spec.env}]${later}`);
+    const option = new Option(label, `${spec.description}${shown} [env ${spec.env}]`);
     if (spec.choices) option.choices(spec.choices);
     program.addOption(option);
   }

@@ -29,8 +29,6 @@ interface OptionSpec {
   description: string;
   kind: "string" | "number" | "boolean";
   choices?: readonly string[];
-  /** Not yet used by any feature: accepted, validated and documented so scripts can pass it today. */
-  later?: string;
 }
 
 export const OPTIONS: readonly OptionSpec[] = [

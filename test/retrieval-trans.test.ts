@@ -278,7 +278,7 @@ describe("POST /v1/retrievalTrans: the limit of 100 orders", () => {
     expect(res.body.return_status).toBe("0");
     expect(res.body.return_message).toMatch(/^I0030:/);
     expect(res.body.return_message).toContain("100");
-    expect(res.body.orders_list).toBeUndefined();
+    expect(res.body.orders_list).toEqual([]);
   });
 });
 
@@ -365,7 +365,7 @@ describe("POST /v1/retrievalTrans: registered IPs", () => {
     expect(res.body.return_message).toMatch(/^I0012:/);
     expect(res.body.return_message).toContain("127.0.0.1");
     expect(res.body.return_message).toContain("203.0.113.10");
-    expect(res.body.orders_list).toBeUndefined();
+    expect(res.body.orders_list).toEqual([]);
   });
 
   test("over a real listening server, ACME (127.0.0.1 registered) is answered and M10002 refused", async () => {
@@ -412,6 +412,6 @@ describe("POST /v1/retrievalTrans: encryption_data", () => {
     expect(res.body.return_status).toBe("0");
     expect(res.body.return_message).toMatch(/^I0014:/);
     expect(res.body.return_message).toContain(signRequest("retrievalTrans", fields, ACME.key));
-    expect(res.body.orders_list).toBeUndefined();
+    expect(res.body.orders_list).toEqual([]);
   });
 });

@@ -180,7 +180,7 @@ describe("notifications-chaos", () => {
 
 describe("APM e-mail markers of default", () => {
   test.each([
-    ["jane@example.com", "1000", "default/(no rule)"],
+    ["jane@example.com", "1000", "builtin/apm-pending"],
     ["jane@apm-paid.test", "3000", "default/apm-paid"],
     ["jane@apm-fail.test", "6000", "default/apm-failed"],
   ])("%s → payment_status %s", async (email, status, rule) => {

@@ -22,6 +22,9 @@ function guard(token: string | undefined) {
   };
 }
 
+/** One call moves the clock at most ten years: every deduction, refund and payout due in between is made, in order. */
+const MAX_ADVANCE_MS = 3660 * 86_400_000;
+
 const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
 export function operatorApi(deps: Deps): Router {
@@ -54,8 +57,8 @@ export function operatorApi(deps: Deps): Router {
   router.post("/clock", async (req, res) => {
     const body = (req.body ?? {}) as { advance?: unknown; advance_seconds?: unknown };
     const ms = body.advance_seconds !== undefined ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
-    if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
-      return problem(res, 400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward');
+    if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
+      return problem(res, 400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
     }
     clock.advance(ms);
     const applied = await bringUpToDate();

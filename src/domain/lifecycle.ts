@@ -8,6 +8,8 @@ import type { Account, Refund, Transaction } from "../store/types.js";
 import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";
 
+export const MAX_REFUNDS = 99;
+
 export class Refusal {
   constructor(
     readonly key: string,
@@ -60,6 +62,7 @@ function move(tx: Transaction, next: PaymentState, now: Date): void {
 export function capture(tx: Transaction, amount: string, account: Account, now: Date): Refusal | undefined {
   const next = step(tx, "capture", account);
   if (next instanceof Refusal) return next;
+  if (toCents(amount) <= 0) return new Refusal("invalid_order", "a capture amount must be greater than 0.00");
   if (toCents(amount) > toCents(tx.amount)) {
     return new Refusal("capture_exceeds", `capture ${fromCents(toCents(amount))} exceeds authorised ${tx.amount}`);
   }
@@ -114,6 +117,8 @@ export function refund(tx: Transaction, order: RefundRequest, account: Account, 
     return new Refusal("refund_exceeds", `refund ${fromCents(asked)} exceeds refundable ${fromCents(refundable)}`);
   }
   const sequence = refunds.filter((r) => r.transaction_id === tx.transaction_id).length + 1;
+  // refund_reference_id is <transaction_id>-<two digits>: 99 refunds per payment at most
+  if (sequence > MAX_REFUNDS) return new Refusal("too_many_refunds", `payment ${tx.transaction_id} already has ${MAX_REFUNDS} refunds`);
   tx.refunded_amount = fromCents(toCents(tx.refunded_amount) + asked);
   move(tx, refundedState(tx), now);
   return {

@@ -144,5 +144,6 @@ function payByApm({ body, caller, baseUrl, now, decision }: OperationRequest, de
   deps.store.data.transactions.push(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
   const xml: XmlNode[] = [...echoed(tx), ["issuer_url", pageUrl(baseUrl, "apm", pageId)]];
-  return { xml, changed: true, result: resultInfo(outcome.result) };
+  // pending by default: name that, unless a rule decided
+  return { xml, changed: true, result: resultInfo(outcome.result), rule: decision.rule.endsWith("(no rule)") ? "builtin/apm-pending" : decision.rule };
 }

@@ -6,7 +6,8 @@ import { codes, GatewayError, resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
 import type { Body } from "../http/body.js";
-import { text } from "../http/fields.js";
+import { DECIMAL, text } from "../http/fields.js";
+import { formatAmount } from "../domain/money.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
 import { orderOutcome } from "../domain/outcomes.js";
@@ -54,6 +55,7 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Opera
     name: spec.name,
     path: spec.path,
     format: "json",
+    emptyResult: { [spec.arrayField]: [] },
     handle(request, deps) {
       const orders = readOrders(request.body, spec.arrayField, spec.limit);
       const rules = new Set<string>();
@@ -106,7 +108,10 @@ function element<O extends OrderFields>(spec: BatchSpec<O>, fields: Record<strin
 
 function echo<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown): Record<string, string> {
   const source = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-  return Object.fromEntries([...IDENTITY, ...spec.echo].map((f) => [f, text(source[f])]));
+  // amounts come back with two places ("120" → "120.00") and currencies upper-case, like every answer
+  const shown = (f: string, v: string) =>
+    (f === "amount" || f === "refund_amount") && DECIMAL.test(v) ? formatAmount(v) : f === "currency" && /^[a-z]{3}$/i.test(v) ? v.toUpperCase() : v;
+  return Object.fromEntries([...IDENTITY, ...spec.echo].map((f) => [f, shown(f, text(source[f]))]));
 }
 
 /** The order array: an array, an object with index keys (form bodies), or a JSON string. */

@@ -36,6 +36,9 @@ const isText = (value: unknown) => value === undefined || value === null || type
  * to the schema.
  */
 export function cardProblems(body: Record<string, unknown>): FieldProblem[] {
+  if (text(body.token_id) !== "" && text(body.card) !== "") {
+    return [{ field: "token_id", message: "and card were both sent: pay with one of them" }];
+  }
   if (text(body.token_id) !== "") return [];
   const problems: FieldProblem[] = [];
   const number = cardNumber(body.card);

@@ -34,6 +34,7 @@ export const retrievalRefund: Operation = {
   name: "retrievalRefund",
   path: "/v1/retrievalRefund",
   format: "json",
+  emptyResult: { refund_orders: [] },
 
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, SEARCH_LIMIT);

@@ -14,6 +14,7 @@ export const retrievalTrans: Operation = {
   name: "retrievalTrans",
   path: "/v1/retrievalTrans",
   format: "json",
+  emptyResult: { orders_list: [] },
   registeredIpOnly: true,
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, QUERY_LIMIT);

@@ -47,7 +47,7 @@ export function parseBody(bytes: Buffer, contentType: string): Body {
 }
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The path of the first string value (or key) that holds a control character, if any. */
 function controlCharacterPath(value: unknown, path: string): string | undefined {
@@ -102,9 +102,36 @@ function parseJson(text: string): Body {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new GatewayError("malformed_body", "the JSON body must be an object with the operation's fields");
   }
+  if (nestingDepth(value) > MAX_DEPTH) {
+    throw new GatewayError("malformed_body", `the JSON body is nested deeper than ${MAX_DEPTH} levels`);
+  }
   return value as Body;
 }
 
+/** No gateway request nests deeper than a few levels; anything beyond this is refused up front. */
+export const MAX_DEPTH = 32;
+
+/** How deep objects and arrays nest (walked with a stack, so no input can overflow it). */
+export function nestingDepth(root: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    max = Math.max(max, depth + 1);
+    if (max > MAX_DEPTH) return max;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+const FORM_PARAMETER_LIMIT = 5000;
+
 function parseForm(text: string): Body {
-  return qs.parse(text, { depth: 8, arrayLimit: 1000, parameterLimit: 5000, allowPrototypes: false }) as Body;
+  // qs would silently drop what is past its limit; refuse instead
+  const parameters = text.split("&").length;
+  if (parameters > FORM_PARAMETER_LIMIT) {
+    throw new GatewayError("malformed_body", `the form has ${parameters} parameters; at most ${FORM_PARAMETER_LIMIT} are read`);
+  }
+  return qs.parse(text, { depth: 8, arrayLimit: 1000, parameterLimit: FORM_PARAMETER_LIMIT, allowPrototypes: false }) as Body;
 }

@@ -3,6 +3,7 @@
 // into a GatewayError naming each field.
 import { z } from "zod";
 import { GatewayError, type FieldProblem } from "../codes.js";
+import { MAX_DEPTH, nestingDepth } from "./body.js";
 
 /** A body value as text: "" for missing, numbers stringified, objects as JSON. */
 export function text(value: unknown): string {
@@ -17,7 +18,8 @@ const asJson = (v: unknown) => {
   const t = v.trim();
   if (!t.startsWith("{") && !t.startsWith("[")) return v;
   try {
-    return JSON.parse(t) as unknown;
+    const parsed = JSON.parse(t) as unknown;
+    return nestingDepth(parsed) > MAX_DEPTH ? v : parsed;
   } catch {
     return v;
   }

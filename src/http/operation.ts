@@ -57,6 +57,8 @@ export interface Operation {
   format: Format;
   /** query operations are usable only from the merchant's registered IP addresses */
   registeredIpOnly?: boolean;
+  /** JSON fields a refusal still carries, e.g. { capture_orders: [] }, so the answer keeps its shape */
+  emptyResult?: Record<string, unknown>;
   /** what the scenario rules match for the whole request; authorise adds the token's card, say */
   scenarioView?(body: Body, caller: Caller, deps: Deps): ScenarioView;
   handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
@@ -92,7 +94,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       const decision = decide(view.operation, view.fields, text(body.order_no), view.fallback);
       then = decision.then;
       reply = skipsProcessing(then)
-        ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body), status: then.status ?? 503 }
+        ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body, op.emptyResult), status: then.status ?? 503 }
         : await op.handle({ body, caller, signature, baseUrl, now, decision, decide }, deps);
       reply.rule ??= decision.rule;
       if (then.status !== undefined) reply.status = then.status;
@@ -103,7 +105,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
     } catch (err) {
       if (!(err instanceof GatewayError)) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
       const refusal = err instanceof GatewayError ? err : new GatewayError("internal_error", "see the server log");
-      reply = refuse(op.format, refusal, body);
+      reply = refuse(op.format, refusal, body, op.emptyResult);
     }
     const key = caller?.merchant.secret_key ?? keyFor(deps, text(body.merchant_id));
     if (signature) res.set("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");

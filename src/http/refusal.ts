@@ -6,7 +6,8 @@ import type { Body } from "./body.js";
 import { text } from "./fields.js";
 import type { Format, Reply } from "./operation.js";
 
-export function refuse(format: Format, err: GatewayError, body: Body): Reply {
+/** `extras`: fields a JSON refusal still carries so its shape matches a success (an empty order array, say). */
+export function refuse(format: Format, err: GatewayError, body: Body, extras: Record<string, unknown> = {}): Reply {
   const base = { status: err.httpStatus, changed: false, result: err.info };
   const echo = (f: string) => text(body[f]);
   if (format === "xml") {
@@ -28,6 +29,7 @@ export function refuse(format: Format, err: GatewayError, body: Body): Reply {
       return_status: "0",
       return_message: err.info,
     };
+    Object.assign(json, extras);
     if (err.problems.length) json.errors = err.problems;
     return { ...base, json };
   }
