@@ -4,16 +4,15 @@
 // rules are in domain/payment-methods.ts; the method profiles in fixtures/payment-methods.json.
 import { codes } from "../codes.js";
 import { rankPaymentMethods } from "../domain/payment-methods.js";
-import { formatAmount, toCents } from "../domain/money.js";
-import { DECIMAL, obj, validate } from "../http/fields.js";
+import { formatAmount } from "../domain/money.js";
+import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { loadPaymentMethods } from "../store/payment-methods.js";
-import { requiredMatching } from "./payment-schema.js";
 
 const optimiseRequest = obj({
-  currency: requiredMatching((s) => /^[A-Za-z]{3}$/.test(s), "must be a three-letter currency code"),
-  amount: requiredMatching((s) => DECIMAL.test(s) && toCents(s) > 0, "must be a positive decimal amount such as 10.00"),
-  billing_country: requiredMatching((s) => /^[A-Za-z]{2}$/.test(s), "must be a two-letter country code"),
+  currency: requiredCurrency(),
+  amount: requiredPositiveAmount(),
+  billing_country: requiredCountry(),
 });
 
 export const paymentMethodsOptimise: Operation = {

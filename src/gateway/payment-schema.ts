@@ -2,7 +2,7 @@
 // Required fields are the ones without which no gateway could act; everything else is optional
 // but, when present, must have the seed's type and format.
 import { z } from "zod";
-import { country, currency, decimal, email, int, json, list, num, obj, pattern, required, str, url } from "../http/fields.js";
+import { country, currency, decimal, email, int, json, list, num, obj, pattern, required, requiredCurrency, requiredMatching, requiredPositiveAmount, str, url } from "../http/fields.js";
 
 const ITEM_SEPARATOR = "#;#";
 const VALUE_SEPARATOR = "#,#";
@@ -19,11 +19,6 @@ const items = () =>
     `must be items separated by ${ITEM_SEPARATOR}, each "name${VALUE_SEPARATOR}code${VALUE_SEPARATOR}unit price${VALUE_SEPARATOR}quantity"`,
   );
 
-/** A required field that, once present, must pass a check; an empty value is reported once, as missing. */
-export const requiredMatching = (check: (s: string) => boolean, message: string) => required().refine((s) => s === "" || check(s), message);
-
-const amountField = () =>
-  requiredMatching((s) => /^\d{1,12}(\.\d{1,2})?$/.test(s) && Number(s) > 0, "must be a positive decimal amount such as 10.00");
 
 const cartItem = obj({
   basic_item_data: obj({
@@ -66,8 +61,8 @@ const common = {
   merchant_id: required(),
   account_id: required(),
   order_no: requiredMatching((s) => s.length <= 64, "must be at most 64 characters"),
-  currency: requiredMatching((s) => /^[A-Za-z]{3}$/.test(s), "must be a three-letter currency code"),
-  amount: amountField(),
+  currency: requiredCurrency(),
+  amount: requiredPositiveAmount(),
   item_total: decimal(),
   shipping: decimal(),
   handling: decimal(),

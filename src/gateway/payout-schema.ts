@@ -21,7 +21,7 @@ import {
   type PayoutFields,
 } from "../domain/payout-fields.js";
 import type { Body } from "../http/body.js";
-import { country, currency, email, json, list, obj, pattern, required, str, text, url } from "../http/fields.js";
+import { CURRENCY, country, currency, email, json, list, obj, pattern, positiveAmount, required, requiredCurrency, requiredMatching, str, text, url } from "../http/fields.js";
 
 export const FEE_PAID_BY = ["PAYER", "BENEFICIARY"] as const satisfies readonly FeePaidBy[];
 export const ENTITY_TYPES = ["COMPANY", "PERSONAL"] as const;
@@ -29,8 +29,6 @@ export const ENTITY_TYPES = ["COMPANY", "PERSONAL"] as const;
 export const SWIFT_CHARGE_OPTIONS = ["SHARED", "OURS", "BEN"] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const CURRENCY = /^[A-Za-z]{3}$/;
-const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
 
 /** Optional text fields, one per name. */
 const texts = <K extends string>(names: readonly K[]) => Object.fromEntries(names.map((n) => [n, str()])) as Record<K, ReturnType<typeof str>>;
@@ -46,8 +44,7 @@ function isCalendarDate(s: string): boolean {
 /** An optional text field that, when sent, passes one check (one message per field). */
 const checked = (check: (s: string) => boolean, message: string) => str().refine((s) => !s || check(s), message);
 const date = () => checked(isCalendarDate, "must be a date YYYY-MM-DD");
-const amount = () => checked((s) => AMOUNT.test(s) && Number(s) > 0, "must be a positive decimal amount such as 100.00");
-const requiredMatching = (re: RegExp, message: string) => required().refine((s) => s === "" || re.test(s), message);
+const amount = positiveAmount;
 
 const beneficiary = obj({
   additional_info: json(obj({ ...texts(BENEFICIARY_ADDITIONAL_INFO), personal_email: email() })),
@@ -85,7 +82,7 @@ export const payoutRequest = obj({
   fee_paid_by: oneOf(FEE_PAID_BY),
   payer: json(payer),
   payment_amount: amount(),
-  payment_currency: requiredMatching(CURRENCY, "must be a three-letter currency code"),
+  payment_currency: requiredCurrency(),
   payment_date: date(),
   payment_method: required(),
   request_id: requiredMatching(UUID, "must be a UUID such as 3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"),

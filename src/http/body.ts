@@ -30,9 +30,8 @@ export function createBodyReader(limit: string) {
 function translateParserError(err: unknown, limit: string): GatewayError {
   const type = (err as { type?: string }).type;
   if (type === "entity.too.large") return new GatewayError("body_too_large", `the limit is ${limit}`);
-  if (type === "encoding.unsupported" || type === "charset.unsupported") {
-    return new GatewayError("unsupported_body", "only utf-8 bodies are accepted");
-  }
+  if (type === "encoding.unsupported") return new GatewayError("unsupported_body", "Content-Encoding must be identity, gzip, deflate or br");
+  if (type === "charset.unsupported") return new GatewayError("unsupported_body", "only utf-8 bodies are accepted");
   return new GatewayError("malformed_body", "the request body could not be read");
 }
 

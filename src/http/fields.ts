@@ -41,9 +41,23 @@ export const obj = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape, {
 export const list = <T extends z.ZodType>(item: T) => z.array(item, { error: "must be an array" });
 
 export const DECIMAL = /^\d{1,12}(\.\d{1,2})?$/;
+export const CURRENCY = /^[A-Za-z]{3}$/;
+export const COUNTRY = /^[A-Za-z]{2}$/;
+const isPositiveAmount = (s: string) => DECIMAL.test(s) && Number(s) > 0;
+
 export const decimal = () => pattern(DECIMAL, "must be a decimal amount such as 10.00");
-export const country = () => pattern(/^[A-Za-z]{2}$/, "must be a two-letter country code");
-export const currency = () => pattern(/^[A-Za-z]{3}$/, "must be a three-letter currency code");
+export const country = () => pattern(COUNTRY, "must be a two-letter country code");
+export const currency = () => pattern(CURRENCY, "must be a three-letter currency code");
+
+/** A required field that, once present, must pass a check; an empty value is reported once, as missing. */
+export const requiredMatching = (check: RegExp | ((s: string) => boolean), message: string) =>
+  required().refine((s) => s === "" || (check instanceof RegExp ? check.test(s) : check(s)), message);
+export const requiredCurrency = () => requiredMatching(CURRENCY, "must be a three-letter currency code");
+export const requiredCountry = () => requiredMatching(COUNTRY, "must be a two-letter country code");
+export const requiredDecimal = () => requiredMatching(DECIMAL, "must be a decimal amount such as 10.00");
+export const requiredPositiveAmount = () => requiredMatching(isPositiveAmount, "must be a positive decimal amount such as 10.00");
+/** An optional positive amount (when sent). */
+export const positiveAmount = () => pattern(/^(?!0+(\.0{1,2})?$)\d{1,12}(\.\d{1,2})?$/, "must be a positive decimal amount such as 10.00");
 export const url = () => pattern(/^https?:\/\/[^\s]+$/i, "must be an absolute http(s) address");
 export const email = () => pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "must be an email address");
 
