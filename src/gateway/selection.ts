@@ -87,8 +87,12 @@ export function selectRecords<F extends SelectorField, T extends Scoped<F>>(
   scope: { merchant_id: string; account_id: string },
   dateOf: (record: T) => string,
 ): Selected<T, F>[] {
+  // only records a selector names are dated and sorted (cheap scope and value tests first)
+  const wanted = new Set(selection.selectors.map((sel) => `${sel.field}\u0000${sel.value}`));
+  const fields = [...new Set(selection.selectors.map((sel) => sel.field))];
+  const named = (r: T) => wanted.size === 0 || fields.some((f) => wanted.has(`${f}\u0000${r[f]}`));
   const candidates = newestFirst(
-    records.filter((r) => r.merchant_id === scope.merchant_id && r.account_id === scope.account_id && withinBounds(Date.parse(dateOf(r)), selection)),
+    records.filter((r) => r.merchant_id === scope.merchant_id && r.account_id === scope.account_id && named(r) && withinBounds(Date.parse(dateOf(r)), selection)),
     dateOf,
   );
   if (selection.selectors.length === 0) return candidates.slice(0, selection.limit).map((record) => ({ record }));
