@@ -13,7 +13,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "stopping");
-    const force = setTimeout(() => process.exit(1), 5_000);
+    // in-flight notification attempts may take up to their 5 s timeout
+    const force = setTimeout(() => process.exit(1), 8_000);
     force.unref();
     sandbox.close().then(
       () => process.exit(0),

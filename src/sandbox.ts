@@ -79,13 +79,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     url: `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`,
     port,
     deps,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        clearInterval(ticker);
-        deps.scenarios.close();
+    async close() {
+      clearInterval(ticker);
+      deps.scenarios.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         // idle keep-alive sockets and requests a scenario left hanging end now
         server.closeAllConnections();
-      }),
+      });
+      // notifications already on their way finish (at most their 5 s timeout) and are recorded
+      await deps.notifier.settle();
+    },
   };
 }

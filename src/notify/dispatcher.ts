@@ -93,6 +93,9 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     },
     tick,
     listening: (port) => target.listening(port),
+    async settle() {
+      while (inFlight.size) await Promise.allSettled([...inFlight.values()]);
+    },
     async drain() {
       const before = attemptsMade;
       for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -37,4 +37,6 @@ export interface Notifier {
   deliver(notificationId: string): Promise<Notification | undefined>;
   /** Sends one notification again now, whatever its state, and waits; undefined when unknown. */
   resend(notificationId: string): Promise<Notification | undefined>;
+  /** Waits for the attempts already on their way (their results are recorded); starts no new ones. */
+  settle(): Promise<void>;
 }
