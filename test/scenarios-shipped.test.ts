@@ -194,3 +194,31 @@ describe("APM e-mail markers of default", () => {
     expect(query.body.orders_list[0].payment_status).toBe(status);
   });
 });
+
+describe("notifications-chaos on payouts", () => {
+  test("a payout's notifications come three times, also when it completes later", async () => {
+    const { app, deps } = await makeApp();
+    const res = await request(app)
+      .post("/v1/payout")
+      .set("X-Sandbox-Scenario", "notifications-chaos")
+      .send({
+        merchant_id: "M10001",
+        account_id: "A10001",
+        encryption_data: "a".repeat(64),
+        request_id: crypto.randomUUID(),
+        payment_currency: "USD",
+        payment_amount: "100.00",
+        payment_method: "LOCAL",
+        notify_url: "http://127.0.0.1:9/payouts",
+        beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "555550008", bank_country_code: "US" } },
+      });
+    expect(res.body.status).toBe("PENDING");
+    expect(res.headers["x-sandbox-rule"]).toBe("notifications-chaos/payouts-thrice + default/payout-completes-later");
+    await request(app).post("/__sandbox/clock").send({ advance: "2h" });
+    const sent = deps.store.data.notifications.filter((n) => n.event.startsWith("payout."));
+    expect(sent.map((n) => [n.event, n.behaviour.duplicate])).toEqual([
+      ["payout.pending", 2],
+      ["payout.completed", 2],
+    ]);
+  });
+});

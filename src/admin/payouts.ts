@@ -43,7 +43,7 @@ export function payoutsApi(deps: Deps): Router {
     if (!p) return problem(res, 404, "payout_not_found", `no payout ${id}`);
     const refused = settlePayout(p, to, failure, clock.now());
     if (refused) return problem(res, 409, "payout_final", `${refused}: only PENDING payouts move`);
-    notifyPayout(p, deps.notifier);
+    notifyPayout(p, deps.notifier, p.notify);
     await store.commit();
     res.json({ payout: operatorView(p) });
   };

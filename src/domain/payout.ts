@@ -165,7 +165,7 @@ export function settleDuePayouts(payouts: Payout[], now: Date, notifier: Pick<No
     const to = p.next_status === "FAILED" ? "FAILED" : "COMPLETED";
     const type = p.next_failure_type || "UNKNOWN";
     settlePayout(p, to, { type, reason: p.next_failure_reason || failureReason(type) }, now);
-    notifyPayout(p, notifier);
+    notifyPayout(p, notifier, p.notify);
     settled++;
   }
   return settled;

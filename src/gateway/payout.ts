@@ -54,8 +54,9 @@ export const payout: Operation = {
       },
       deps.store.ids,
     );
+    if (decision.then.notify) created.notify = decision.then.notify;
     deps.store.data.payouts.push(created);
-    notifyPayout(created, deps.notifier, decision.then.notify);
+    notifyPayout(created, deps.notifier, created.notify);
     // a rule's `then.fields` set response fields directly (this answer only; the payout keeps its values)
     const json = { ...payoutResponse(created), ...decision.then.fields };
     return { json, changed: true, result: outcomeText(created), rule: decision.rule };

@@ -51,6 +51,7 @@ export const payoutRecord = z.object({
   next_failure_type: z.string().default(""),
   next_failure_reason: z.string().default(""),
   rule: z.string().default(""),
+  notify: z.object({ delay_seconds: z.number().optional(), duplicate: z.number().optional(), drop: z.boolean().optional() }).optional(),
   created_at: iso,
   last_updated_at: iso,
 }) satisfies z.ZodType<Payout>;

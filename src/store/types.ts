@@ -181,6 +181,8 @@ export interface Payout {
   next_failure_reason: string;
   /** the scenario rule that decided it */
   rule: string;
+  /** notification behaviour the deciding rule asked for, kept for the later status changes too */
+  notify?: { delay_seconds?: number; duplicate?: number; drop?: boolean };
   created_at: string;
   last_updated_at: string;
 }
