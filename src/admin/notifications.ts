@@ -3,7 +3,7 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import type { Deps } from "../deps.js";
-import { catchUp } from "../domain/scheduler.js";
+import { catchUp } from "../scheduler.js";
 import { enqueueNotification } from "../notify/outbox.js";
 import type { Notification } from "../store/types.js";
 

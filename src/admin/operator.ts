@@ -4,7 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
 import { settleRefund } from "../domain/lifecycle.js";
-import { catchUp } from "../domain/scheduler.js";
+import { catchUp } from "../scheduler.js";
 import { parseDuration } from "./duration.js";
 import { scenariosApi } from "./scenarios.js";
 import { notificationsApi } from "./notifications.js";

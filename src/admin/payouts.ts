@@ -4,8 +4,8 @@ import { Router, type Response } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { failureReason, settlePayout } from "../domain/payout.js";
-import { notifyPayout, payoutResponse } from "../domain/payout-response.js";
-import { catchUp } from "../domain/scheduler.js";
+import { notifyPayout, payoutResponse } from "../gateway/payout-response.js";
+import { catchUp } from "../scheduler.js";
 import type { Payout } from "../store/types.js";
 
 const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });

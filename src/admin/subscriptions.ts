@@ -4,7 +4,7 @@
 import { Router, type Request } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { catchUp } from "../domain/scheduler.js";
+import { catchUp } from "../scheduler.js";
 
 export function subscriptionsApi(deps: Deps): Router {
   const router = Router();

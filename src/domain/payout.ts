@@ -5,8 +5,6 @@ import type { Payout, PayoutStatus } from "../store/types.js";
 import { catalogue } from "./outcomes.js";
 import { flattenFields, type PayoutFields } from "./payout-fields.js";
 import { fromCents } from "./money.js";
-import { notifyPayout } from "./payout-response.js";
-import type { Notifier } from "../notify/notifier.js";
 
 /** fixtures/payout-pricing.json: FX rates, fees per payment_method, clearing systems. */
 export interface PayoutPricing {
@@ -158,14 +156,14 @@ export function settlePayout(p: Payout, to: "COMPLETED" | "FAILED", fail: { type
 }
 
 /** Settles every PENDING payout whose due time has passed, the way its rule said, and notifies; returns how many. */
-export function settleDuePayouts(payouts: Payout[], now: Date, notifier: Pick<Notifier, "emit">): number {
+export function settleDuePayouts(payouts: Payout[], now: Date, onSettled: (payout: Payout) => void): number {
   let settled = 0;
   for (const p of payouts) {
     if (p.status !== "PENDING" || !p.due_at || Date.parse(p.due_at) > now.getTime()) continue;
     const to = p.next_status === "FAILED" ? "FAILED" : "COMPLETED";
     const type = p.next_failure_type || "UNKNOWN";
     settlePayout(p, to, { type, reason: p.next_failure_reason || failureReason(type) }, now);
-    notifyPayout(p, notifier, p.notify);
+    onSettled(p);
     settled++;
   }
   return settled;

@@ -3,10 +3,7 @@
 // time order across all subscriptions, so one big clock jump gives exactly what many small ones
 // give. The scenario decides each charge (operation "recurring"); a declined charge suspends the
 // subscription; the last charge of the schedule finishes it. Schedule rules: subscription-schedule.ts.
-import { codes } from "../codes.js";
-import { subscriptionResult } from "../gateway/query-result.js";
 import type { Ids } from "../ids.js";
-import { paymentEvent } from "../notify/events.js";
 import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
@@ -16,6 +13,9 @@ import { Refusal } from "./lifecycle.js";
 import { paymentOutcome } from "./outcomes.js";
 import { createTransaction } from "./payment.js";
 import { deductionAmount, deductionTime, hasDeduction } from "./subscription-schedule.js";
+
+/** A subscription changed: tell whoever listens (the scheduler turns it into a notification). */
+export type SubscriptionChange = (sub: Subscription, event: SubscriptionEvent, deduction?: Transaction, behaviour?: NotifyBehaviour) => void;
 
 /** What time-driven work needs besides the state: the scenarios that decide, and where events go (Deps has both). */
 export interface TimeEffects {
@@ -38,31 +38,6 @@ const firstPayment = (state: State, sub: Subscription): Transaction | undefined 
 
 const accountOf = (state: State, sub: Subscription): Account | undefined =>
   state.merchants.find((m) => m.merchant_id === sub.merchant_id)?.accounts.find((a) => a.account_id === sub.account_id);
-
-/**
- * Tells the merchant about a subscription's change, at the first payment's notify_url. A deduction
- * is described like any payment (its transaction query element); any other change by the
- * subscription itself: its ids, recurring_status and subscription_result.
- */
-export function notifySubscription(
-  state: State,
-  sub: Subscription,
-  event: SubscriptionEvent,
-  notifier: Pick<Notifier, "emit">,
-  deduction?: Transaction,
-  behaviour?: NotifyBehaviour,
-): void {
-  if (deduction) return notifier.emit(paymentEvent(deduction, state.subscriptions, event, behaviour));
-  const data = {
-    merchant_id: sub.merchant_id,
-    account_id: sub.account_id,
-    order_no: sub.order_no,
-    recurring_id: sub.recurring_id,
-    recurring_status: codes.recurring_status[sub.state],
-    subscription_result: subscriptionResult(sub),
-  };
-  notifier.emit({ merchantId: sub.merchant_id, url: firstPayment(state, sub)?.notify_url ?? "", event, data });
-}
 
 /** Cancels a subscription; refuses one that is already cancelled or finished. */
 export function cancelSubscription(sub: Subscription): Refusal | undefined {
@@ -98,11 +73,12 @@ interface Run {
   state: State;
   ids: Ids;
   effects: TimeEffects;
+  onChange: SubscriptionChange;
 }
 
 /** Makes every deduction due by `now`, each at its own scheduled time; returns how many records changed. */
-export function deductDue(state: State, now: Date, ids: Ids, effects: TimeEffects): number {
-  const run: Run = { state, ids, effects };
+export function deductDue(state: State, now: Date, ids: Ids, effects: TimeEffects, onChange: SubscriptionChange): number {
+  const run: Run = { state, ids, effects, onChange };
   let changed = 0;
   const waiting = new Set<Subscription>();
   for (let sub = nextDue(state, now, waiting); sub; sub = nextDue(state, now, waiting)) {
@@ -114,9 +90,8 @@ export function deductDue(state: State, now: Date, ids: Ids, effects: TimeEffect
 
 /** Deduction number deductions + 1, at next_deduction_at; false when the subscription must wait. */
 function deductNext(run: Run, sub: Subscription): boolean {
-  const { state, effects } = run;
-  const notify = (event: SubscriptionEvent, deduction?: Transaction, behaviour?: NotifyBehaviour) =>
-    notifySubscription(state, sub, event, effects.notifier, deduction, behaviour);
+  const { state } = run;
+  const notify = (event: SubscriptionEvent, deduction?: Transaction, behaviour?: NotifyBehaviour) => run.onChange(sub, event, deduction, behaviour);
   const at = new Date(sub.next_deduction_at);
   const n = sub.deductions + 1;
   const first = firstPayment(state, sub);

@@ -4,7 +4,7 @@ import { GatewayError } from "../codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
-import { notifyPayout, payoutResponse } from "../domain/payout-response.js";
+import { notifyPayout, payoutResponse } from "./payout-response.js";
 import { fail, validate } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { Decision } from "../scenarios/registry.js";

@@ -4,7 +4,8 @@
 // caller's merchant and account are searched. An active or suspended subscription is cancelled and
 // never charged again; a cancelled or finished one is refused with its current recurring_status.
 import { codes, result, resultInfo } from "../codes.js";
-import { cancelSubscription, notifySubscription } from "../domain/subscriptions.js";
+import { cancelSubscription } from "../domain/subscriptions.js";
+import { subscriptionEvent } from "../notify/events.js";
 import { obj, str, text, validate } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { State, Subscription } from "../store/types.js";
@@ -52,7 +53,7 @@ export const subscriptionCancel: Operation = {
     }
     const refusal = cancelSubscription(sub);
     if (refusal) return { json: answer(codes.return_status.failed, refusal.info, sub), changed: false, result: refusal.info };
-    notifySubscription(state, sub, "subscription.cancelled", deps.notifier);
+    deps.notifier.emit(subscriptionEvent(state, sub, "subscription.cancelled"));
     const json = answer(codes.return_status.ok, codes.return_status.ok_message, sub);
     return { json, changed: true, result: `${codes.return_status.ok_message}: ${sub.recurring_id} cancelled` };
   },

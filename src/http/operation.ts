@@ -8,7 +8,7 @@ import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, provisionedKey, type Caller } from "../store/merchants.js";
-import { catchUp } from "../domain/scheduler.js";
+import { catchUp } from "../scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
 import { createBodyReader, type Body } from "./body.js";

@@ -2,9 +2,11 @@
 // sees for that resource elsewhere (a payment: its transaction query element; a refund: its
 // refund search element), plus account_id.
 import type { Deps } from "../deps.js";
-import { foundElement } from "../gateway/query-result.js";
+import { codes } from "../codes.js";
+import type { SubscriptionEvent } from "../domain/subscriptions.js";
+import { foundElement, subscriptionResult } from "../gateway/query-result.js";
 import { refundElement } from "../gateway/retrieval-refund.js";
-import type { Refund, Subscription, Transaction } from "../store/types.js";
+import type { Refund, State, Subscription, Transaction } from "../store/types.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
 
 /** payment.<state> by default: payment.authorised, .paid, .declined, .pending, .review, ... */
@@ -29,4 +31,23 @@ export function notifyPayment(deps: Deps, tx: Transaction, event?: string, notif
 
 export function notifyRefund(deps: Deps, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
   deps.notifier.emit(refundEvent(refund, tx, notify));
+}
+
+/**
+ * A subscription's change, to the first payment's notify_url. A deduction is described like any
+ * payment (its transaction query element); any other change by the subscription itself: its ids,
+ * recurring_status and subscription_result.
+ */
+export function subscriptionEvent(state: State, sub: Subscription, event: SubscriptionEvent, deduction?: Transaction, notify?: NotifyBehaviour): NotificationEvent {
+  if (deduction) return paymentEvent(deduction, state.subscriptions, event, notify);
+  const first = state.transactions.find((t) => t.transaction_id === sub.transaction_id && t.merchant_id === sub.merchant_id);
+  const data = {
+    merchant_id: sub.merchant_id,
+    account_id: sub.account_id,
+    order_no: sub.order_no,
+    recurring_id: sub.recurring_id,
+    recurring_status: codes.recurring_status[sub.state],
+    subscription_result: subscriptionResult(sub),
+  };
+  return { merchantId: sub.merchant_id, url: first?.notify_url ?? "", event, data, notify };
 }

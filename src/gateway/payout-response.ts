@@ -16,7 +16,7 @@ import {
   TOP_AFTER_PAYER,
   TOP_BEFORE_BENEFICIARY,
   TOP_BEFORE_PAYER,
-} from "./payout-fields.js";
+} from "../domain/payout-fields.js";
 
 /** "2026-11-22T10:00:00.000Z" → "2026-11-22T10:00:00+00:00": ISO 8601 with a numeric offset (UTC). */
 export const isoWithOffset = (iso: string): string => `${iso.slice(0, 19)}+00:00`;
