@@ -127,17 +127,20 @@ describe("the scenario list", () => {
   });
 });
 
+/** A valid LOCAL payout of 100.00 USD to the given account number. */
+const payout = (accountNumber: string, extra: Record<string, unknown> = {}) => ({
+  merchant_id: "M10001",
+  account_id: "A10001",
+  encryption_data: "a".repeat(64),
+  request_id: crypto.randomUUID(),
+  payment_currency: "USD",
+  payment_amount: "100.00",
+  payment_method: "LOCAL",
+  beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: accountNumber, bank_country_code: "US" } },
+  ...extra,
+});
+
 describe("payout-failures", () => {
-  const payout = (accountNumber: string) => ({
-    merchant_id: "M10001",
-    account_id: "A10001",
-    encryption_data: "a".repeat(64),
-    request_id: crypto.randomUUID(),
-    payment_currency: "USD",
-    payment_amount: "100.00",
-    payment_method: "LOCAL",
-    beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: accountNumber, bank_country_code: "US" } },
-  });
 
   test("account suffixes keep their failure types; other payouts go PENDING and bounce a minute later", async () => {
     const { app } = await makeApp();
@@ -201,17 +204,7 @@ describe("notifications-chaos on payouts", () => {
     const res = await request(app)
       .post("/v1/payout")
       .set("X-Sandbox-Scenario", "notifications-chaos")
-      .send({
-        merchant_id: "M10001",
-        account_id: "A10001",
-        encryption_data: "a".repeat(64),
-        request_id: crypto.randomUUID(),
-        payment_currency: "USD",
-        payment_amount: "100.00",
-        payment_method: "LOCAL",
-        notify_url: "http://127.0.0.1:9/payouts",
-        beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "555550008", bank_country_code: "US" } },
-      });
+      .send(payout("555550008", { notify_url: "http://127.0.0.1:9/payouts" }));
     expect(res.body.status).toBe("PENDING");
     expect(res.headers["x-sandbox-rule"]).toBe("notifications-chaos/payouts-thrice + default/payout-completes-later");
     await request(app).post("/__sandbox/clock").send({ advance: "2h" });
