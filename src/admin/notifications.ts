@@ -1,9 +1,9 @@
 // /__sandbox/notifications: the outbox with every attempt, resend, a test trigger, and "deliver
 // everything due now" for CI. Mounted by operatorApi (guard and JSON body parser included).
-import { Router, type Request, type Response } from "express";
+import { Router } from "express";
 import { z } from "zod";
 import type { Deps } from "../deps.js";
-import { catchUp } from "../scheduler.js";
+import { bringUpToDate, problem, queryText, whereQuery } from "./shared.js";
 import { enqueueNotification } from "../notify/outbox.js";
 import type { Notification } from "../store/types.js";
 
@@ -32,35 +32,24 @@ const triggerBody = z.object({
     .optional(),
 });
 
-const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
 export function notificationsApi(deps: Deps): Router {
   const router = Router();
   const { store, clock, notifier } = deps;
-  const q = (req: Request, name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
-  /** Applies what fell due (e.g. refunds settling), so their notifications exist before a read or a delivery. */
-  const bringUpToDate = async () => {
-    if (catchUp(store.data, clock.now(), store.ids, deps) > 0) await store.commit();
-  };
 
   // ?merchant_id=&event=&state=: every notification, oldest first, with every attempt
   router.get("/notifications", async (req, res) => {
-    const state = q(req, "state");
+    const state = queryText(req, "state");
     if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
       return problem(res, 400, "invalid_state", `state must be one of ${STATES.join(", ")}`);
     }
-    await bringUpToDate();
-    const merchant = q(req, "merchant_id");
-    const event = q(req, "event");
-    const notifications = store.data.notifications.filter(
-      (n) => (!merchant || n.merchant_id === merchant) && (!event || n.event === event) && (!state || n.state === state),
-    );
-    res.json({ notifications });
+    await bringUpToDate(deps);
+    res.json({ notifications: whereQuery(req, store.data.notifications, ["merchant_id", "event", "state"]) });
   });
 
   // Sends everything due now and waits (a hanging receiver holds it up to the attempt timeout).
   router.post("/notifications/deliver", async (_req, res) => {
-    await bringUpToDate();
+    await bringUpToDate(deps);
     const attempts = await notifier.drain();
     const count = (s: Notification["state"]) => store.data.notifications.filter((n) => n.state === s).length;
     res.json({ attempts, pending: count("pending"), delivered: count("delivered"), failed: count("failed"), dropped: count("dropped") });

@@ -4,9 +4,9 @@ import { timingSafeEqual } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
 import { settleRefund } from "../domain/lifecycle.js";
-import { catchUp } from "../scheduler.js";
 import { parseDuration } from "./duration.js";
 import { scenariosApi } from "./scenarios.js";
+import { bringUpToDate, problem, queryText, whereQuery } from "./shared.js";
 import { notificationsApi } from "./notifications.js";
 import { payoutsApi } from "./payouts.js";
 import { subscriptionsApi } from "./subscriptions.js";
@@ -25,27 +25,20 @@ function guard(token: string | undefined) {
 /** One call moves the clock at most ten years: every deduction, refund and payout due in between is made, in order. */
 const MAX_ADVANCE_MS = 3660 * 86_400_000;
 
-const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
 export function operatorApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
   router.use(guard(deps.config.adminToken));
   router.use(express.json({ limit: "100kb" }));
-  const q = (req: Request, name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
-  const bringUpToDate = async () => {
-    const changed = catchUp(store.data, clock.now(), store.ids, deps);
-    if (changed) await store.commit();
-    return changed;
-  };
 
   router.get("/health", (_req, res) => {
     res.json({ status: "ok", scenario: deps.scenarios.global(), signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
   });
 
   router.get("/requests", (req, res) => {
-    const limit = Math.min(Number(q(req, "limit") ?? 100) || 100, 1000);
-    res.json({ requests: deps.requests.list({ merchant_id: q(req, "merchant_id"), order_no: q(req, "order_no"), limit }) });
+    const limit = Math.min(Number(queryText(req, "limit") ?? 100) || 100, 1000);
+    res.json({ requests: deps.requests.list({ merchant_id: queryText(req, "merchant_id"), order_no: queryText(req, "order_no"), limit }) });
   });
 
   router.get("/clock", (_req, res) => {
@@ -61,24 +54,18 @@ export function operatorApi(deps: Deps): Router {
       return problem(res, 400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
     }
     clock.advance(ms);
-    const applied = await bringUpToDate();
+    const applied = await bringUpToDate(deps);
     res.json({ now: clock.now().toISOString(), offset_ms: clock.offsetMs(), applied });
   });
 
   router.get("/transactions", async (req, res) => {
-    await bringUpToDate();
-    const merchant = q(req, "merchant_id");
-    const order = q(req, "order_no");
-    const transactions = store.data.transactions.filter((t) => (!merchant || t.merchant_id === merchant) && (!order || t.order_no === order));
-    res.json({ transactions });
+    await bringUpToDate(deps);
+    res.json({ transactions: whereQuery(req, store.data.transactions, ["merchant_id", "order_no"]) });
   });
 
   router.get("/refunds", async (req, res) => {
-    await bringUpToDate();
-    const merchant = q(req, "merchant_id");
-    const tx = q(req, "transaction_id");
-    const refunds = store.data.refunds.filter((r) => (!merchant || r.merchant_id === merchant) && (!tx || r.transaction_id === tx));
-    res.json({ refunds });
+    await bringUpToDate(deps);
+    res.json({ refunds: whereQuery(req, store.data.refunds, ["merchant_id", "transaction_id"]) });
   });
 
   // { "result": "processed" | "failed" }: settles an accepted refund now.

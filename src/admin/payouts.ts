@@ -3,12 +3,11 @@
 import { Router, type Response } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
+import { bringUpToDate, problem, whereQuery } from "./shared.js";
 import { failureReason, settlePayout } from "../domain/payout.js";
 import { notifyPayout, payoutResponse } from "../gateway/payout-response.js";
-import { catchUp } from "../scheduler.js";
 import type { Payout } from "../store/types.js";
 
-const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
 /** The merchant's view plus what only the sandbox knows: the deciding rule and what happens next. */
 function operatorView(p: Payout) {
@@ -19,26 +18,16 @@ function operatorView(p: Payout) {
 export function payoutsApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
-  const upToDate = async () => {
-    if (catchUp(store.data, clock.now(), store.ids, deps) > 0) await store.commit();
-  };
-  const param = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
   // ?merchant_id=&status=&request_id=
   router.get("/payouts", async (req, res) => {
-    await upToDate();
-    const merchant = param(req.query.merchant_id);
-    const status = param(req.query.status);
-    const requestId = param(req.query.request_id);
-    const payouts = store.data.payouts.filter(
-      (p) => (!merchant || p.merchant_id === merchant) && (!status || p.status === status) && (!requestId || p.request_id === requestId),
-    );
-    res.json({ payouts: payouts.map(operatorView) });
+    await bringUpToDate(deps);
+    res.json({ payouts: whereQuery(req, store.data.payouts, ["merchant_id", "status", "request_id"]).map(operatorView) });
   });
 
   /** Settles a PENDING payout now, or answers why not. */
   const settle = async (res: Response, id: string, to: "COMPLETED" | "FAILED", failure?: { type: string; reason: string }) => {
-    await upToDate();
+    await bringUpToDate(deps);
     const p = store.data.payouts.find((x) => x.transaction_id === id);
     if (!p) return problem(res, 404, "payout_not_found", `no payout ${id}`);
     const refused = settlePayout(p, to, failure, clock.now());

@@ -2,8 +2,8 @@
 import { Router, type Response } from "express";
 import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
+import { problem } from "./shared.js";
 
-const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
 
 export function scenariosApi(deps: Deps): Router {
   const router = Router();

@@ -1,22 +1,18 @@
 // GET /__sandbox/subscriptions?merchant_id=&recurring_id=: every subscription as it is now (due
 // deductions applied first), with its recurring_status code and the transactions it charged,
 // first payment included, oldest first. Mounted by operatorApi (guard included).
-import { Router, type Request } from "express";
+import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { catchUp } from "../scheduler.js";
+import { bringUpToDate, whereQuery } from "./shared.js";
 
 export function subscriptionsApi(deps: Deps): Router {
   const router = Router();
-  const { store, clock } = deps;
-  const q = (req: Request, name: string) => (typeof req.query[name] === "string" ? (req.query[name] as string) : undefined);
+  const { store } = deps;
 
   router.get("/subscriptions", async (req, res) => {
-    if (catchUp(store.data, clock.now(), store.ids, deps) > 0) await store.commit();
-    const merchant = q(req, "merchant_id");
-    const recurring = q(req, "recurring_id");
-    const subscriptions = store.data.subscriptions
-      .filter((s) => (!merchant || s.merchant_id === merchant) && (!recurring || s.recurring_id === recurring))
+    await bringUpToDate(deps);
+    const subscriptions = whereQuery(req, store.data.subscriptions, ["merchant_id", "recurring_id"])
       .map((s) => ({
         ...s,
         recurring_status: codes.recurring_status[s.state],

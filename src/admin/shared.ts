@@ -1,0 +1,26 @@
+// What every /__sandbox router needs: the error shape, query filters, and bringing state up to date.
+import type { Request, Response } from "express";
+import type { Deps } from "../deps.js";
+import { catchUp } from "../scheduler.js";
+
+/** Operator errors are `{ error, message }` JSON. */
+export const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+
+/** A query parameter as text; absent, empty or repeated counts as not given. */
+export const queryText = (req: Request, name: string): string | undefined => {
+  const value = req.query[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+};
+
+/** The records whose fields equal every one of these query parameters that was given. */
+export function whereQuery<T extends object>(req: Request, records: readonly T[], fields: readonly (keyof T & string)[]): T[] {
+  const wanted = fields.map((f) => [f, queryText(req, f)] as const).filter(([, v]) => v !== undefined);
+  return records.filter((r) => wanted.every(([f, v]) => r[f] === v));
+}
+
+/** Applies what fell due on the sandbox clock (and saves it) before an operator reads or acts; returns how many records changed. */
+export async function bringUpToDate(deps: Deps): Promise<number> {
+  const changed = catchUp(deps.store.data, deps.clock.now(), deps.store.ids, deps);
+  if (changed) await deps.store.commit();
+  return changed;
+}
