@@ -212,6 +212,7 @@ describe("scenario files", () => {
   test.each([
     ["a rule without then", { name: "bad", description: "x", rules: [{ id: "r", when: {} }] }, /bad\.json: at rules\.0\.then: /],
     ["an unknown outcome", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "capture" }, then: { outcome: "approved" } }] }, /bad\.json: at rules\.0\.then\.outcome: "approved" is not an outcome of capture/],
+    ["a misspelt operation", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: ["capture", "captur"] }, then: {} }] }, /bad\.json: at rules\.0\.when\.operation: "captur" is not an operation/],
     ["a bad regex", { name: "bad", description: "x", rules: [{ id: "r", when: { note: { regex: "(" } }, then: {} }] }, /bad\.json: at rules\.0\.when\.note.*regular expression/],
     ["an unknown key", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { outcomes: "approved" } }] }, /bad\.json: at rules\.0\.then: .*outcomes/],
     ["a name unlike the file", { name: "other", description: "x", rules: [] }, /bad\.json: at name: "other" must equal the file name "bad"/],

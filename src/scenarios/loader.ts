@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { catalogueHas } from "../domain/outcomes.js";
-import { scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
+import { OPERATIONS, scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
 
 const EXTENSIONS = new Set([".json", ".yaml", ".yml"]);
 
@@ -39,18 +39,20 @@ export function loadFile(file: string): LoadedFile {
   }
   const scenario = parsed.data;
   if (scenario.name !== name) return { file, name, error: `${file}: at name: "${scenario.name}" must equal the file name "${name}"` };
-  const unknown = unknownOutcome(scenario);
+  const unknown = unknownName(scenario);
   if (unknown) return { file, name, error: `${file}: at ${unknown}` };
   return { file, name, scenario };
 }
 
-/** A rule naming an outcome that its operation's catalogue lacks. */
-function unknownOutcome(scenario: ScenarioFile): string | undefined {
+/** A rule naming an operation that does not exist (it could never match), or an outcome its operation's catalogue lacks. */
+function unknownName(scenario: ScenarioFile): string | undefined {
   for (const [i, rule] of scenario.rules.entries()) {
-    const outcome = rule.then.outcome;
-    if (!outcome) continue;
     const op = rule.when.operation;
     const ops = typeof op === "string" ? [op] : Array.isArray(op) ? op.map(String) : [];
+    const stray = ops.find((o) => !(OPERATIONS as readonly string[]).includes(o));
+    if (stray !== undefined) return `rules.${i}.when.operation: "${stray}" is not an operation (${OPERATIONS.join(", ")})`;
+    const outcome = rule.then.outcome;
+    if (!outcome) continue;
     const missing = ops.length ? ops.filter((o) => !catalogueHas(o, outcome)) : catalogueHas(undefined, outcome) ? [] : ["any operation"];
     if (missing.length) return `rules.${i}.then.outcome: "${outcome}" is not an outcome of ${missing.join(", ")} (see data/outcomes.json)`;
   }
