@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { GatewayError } from "../codes.js";
+import { text } from "../http/fields.js";
 import type { SignatureMode } from "../config.js";
 import { dataDir } from "../paths.js";
 
@@ -26,10 +27,7 @@ export const signatureFields: FieldLists = JSON.parse(readFileSync(resolve(dataD
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
-function valueOf(body: Record<string, unknown>, field: string): string {
-  const v = body[field];
-  return v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
-}
+const valueOf = (body: Record<string, unknown>, field: string): string => text(body[field]);
 
 export function maskKey(key: string): string {
   if (key.length <= 4) return "****";
