@@ -16,6 +16,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY data ./data
+COPY assets ./assets
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
 # --data / DATA_FILE may point into /data (mount a volume there to keep state across containers)

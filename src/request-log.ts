@@ -18,13 +18,17 @@ export interface RequestLogEntry {
 }
 
 export interface RequestLog {
+  /** A fresh request id (X-Request-Id): req-1, req-2, ... per sandbox */
+  nextId(): string;
   add(entry: RequestLogEntry): void;
   list(filter: { merchant_id?: string; order_no?: string; limit?: number }): RequestLogEntry[];
 }
 
 export function createRequestLog(capacity = 5000): RequestLog {
   const entries: RequestLogEntry[] = [];
+  let counter = 0;
   return {
+    nextId: () => `req-${++counter}`,
     add(entry) {
       entries.push(entry);
       if (entries.length > capacity) entries.splice(0, entries.length - capacity);

@@ -319,29 +319,29 @@ describe("POST /v1/checkout: body formats", () => {
 describe("/pay/checkout/:pageId: the hosted checkout", () => {
   const path = (action: string | undefined) => new URL(action ?? "").pathname;
 
-  test("theForm's submission shows the payment and how many parameters arrived", async () => {
+  test("theForm's submission shows the payment and the card form", async () => {
     const { app, page, body } = await openCheckout();
     const res = await request(app).post(path(page.form.action)).type("form").send(new URLSearchParams(page.pairs).toString());
     expect(res.status).toBe(200);
     expect(res.type).toBe("text/html");
     const field = (name: string) => new RegExp(`<dd data-field="${name}">([^<]*)</dd>`).exec(res.text)?.[1];
-    expect(field("Merchant")).toBe(ACME.merchant_id);
-    expect(field("Order")).toBe(body.order_no);
-    expect(field("Amount")).toBe("25.00 USD");
-    expect(field("Payment status")).toBe("1000");
-    expect(field("Parameters received")).toBe(String(page.pairs.length));
+    expect(field("merchant")).toBe(`Acme Outdoor Ltd (${ACME.merchant_id})`);
+    expect(field("order_no")).toBe(body.order_no);
+    expect(field("amount")).toBe("25.00 USD");
+    expect(res.text).toContain('<form method="post" action="');
+    expect(res.text).toContain('id="card-form"');
   });
 
   test("GET shows the same payment", async () => {
     const { app, page, body } = await openCheckout();
     const res = await request(app).get(path(page.form.action));
     expect(res.status).toBe(200);
-    expect(res.text).toContain(`<dd data-field="Order">${body.order_no}</dd>`);
+    expect(res.text).toContain(`<dd data-field="order_no">${body.order_no}</dd>`);
   });
 
   test("escapes what it shows", async () => {
     const { app, page } = await openCheckout(checkoutRequest({ order_no: '"><img src=x onerror=alert(1)>' }));
-    const res = await request(app).post(path(page.form.action)).type("form").send("a=1");
+    const res = await request(app).post(path(page.form.action)).type("form").send("allParams=");
     expect(res.status).toBe(200);
     expect(res.text).not.toContain("<img");
     expect(res.text).toContain("&quot;&gt;&lt;img");
@@ -359,13 +359,16 @@ describe("/pay/checkout/:pageId: the hosted checkout", () => {
     expect(res.text).not.toContain("<img");
   });
 
-  test("an APM payment's page is not a hosted checkout", async () => {
+  test("an APM payment's page is not a hosted checkout: its checkout address leads to the APM page", async () => {
     const { app, deps } = await makeApp();
     const apm = apmPayment();
     expect((await request(app).post("/v1/authorise").send(apm)).status).toBe(200);
     const tx = deps.store.data.transactions.find((t) => t.order_no === apm.order_no);
     expect(tx?.page_id).toMatch(/^[0-9a-f]{24}$/);
-    expect((await request(app).post(`/pay/checkout/${tx?.page_id}`).type("form").send("a=1")).status).toBe(404);
+    const moved = await request(app).get(`/pay/checkout/${tx?.page_id}`);
+    expect(moved.status).toBe(303);
+    expect(moved.headers.location).toMatch(new RegExp(`/pay/apm/${tx?.page_id}$`));
+    expect((await request(app).post(`/pay/checkout/${tx?.page_id}`).type("form").send("card=4242424242424242")).status).toBe(400);
     expect((await request(app).get(`/pay/apm/${tx?.page_id}`)).status).toBe(200);
   });
 

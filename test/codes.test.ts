@@ -16,7 +16,7 @@ test("every refusal has a code of its own (only success texts may share 0000)", 
 
 test("codes have the documented form and request refusals an HTTP status", () => {
   for (const [key, entry] of Object.entries(file.results)) {
-    expect(entry.code, key).toMatch(/^(0000|[PRDIEF]\d{4})$/);
+    expect(entry.code, key).toMatch(/^(0000|[PRDCIEF]\d{4})$/);
     expect(entry.text.length, key).toBeGreaterThan(3);
     if (entry.code.startsWith("I")) expect(entry.http, key).toBeGreaterThanOrEqual(400);
   }

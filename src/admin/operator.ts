@@ -9,6 +9,7 @@ import { scenariosApi } from "./scenarios.js";
 import { bringUpToDate, problem, queryText, whereQuery } from "./shared.js";
 import { notificationsApi } from "./notifications.js";
 import { payoutsApi } from "./payouts.js";
+import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
 import { notifyRefund } from "../notify/events.js";
 
@@ -76,7 +77,7 @@ export function operatorApi(deps: Deps): Router {
     if (!refund) return problem(res, 404, "refund_not_found", `no refund ${req.params.ref}`);
     if (refund.state !== "accepted") return problem(res, 409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
     const tx = store.data.transactions.find((t) => t.transaction_id === refund.transaction_id);
-    settleRefund(refund, tx, result, clock.now(), store.ids);
+    settleRefund(refund, tx, result, clock.now(), store.ids, "operator");
     notifyRefund(deps, refund, tx, refund.notify);
     await store.commit();
     res.json({ refund });
@@ -91,6 +92,7 @@ export function operatorApi(deps: Deps): Router {
     res.json({ reset: merchant ?? "all" });
   });
 
+  router.use(paymentsApi(deps));
   router.use(notificationsApi(deps));
   router.use(payoutsApi(deps));
   router.use(subscriptionsApi(deps));

@@ -7,6 +7,7 @@ import type { Ids } from "../ids.js";
 import type { Account, Refund, Transaction } from "../store/types.js";
 import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";
+import { recordHistory } from "./history.js";
 
 export const MAX_REFUNDS = 99;
 
@@ -42,7 +43,7 @@ export function findOrderTransaction(transactions: Transaction[], merchantId: st
 const describe = (tx: Transaction) => `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]})`;
 
 /** The cell of the transitions table, as a next state or a refusal naming the current state. */
-function step(tx: Transaction, action: Action, account: Account): PaymentState | Refusal {
+export function step(tx: Transaction, action: Action, account: Account): PaymentState | Refusal {
   const cell = transition(tx.state, action);
   if ("refuse" in cell) return new Refusal(cell.refuse, `${action} refused: ${describe(tx)}`);
   if (cell.to === "approved") return account.capture_mode === "auto" ? "paid" : "authorised";
@@ -54,7 +55,7 @@ function sameAmount(tx: Transaction, amount: string): Refusal | undefined {
   return new Refusal("amount_mismatch", `amount ${fromCents(toCents(amount))} differs from the transaction's ${tx.amount}`);
 }
 
-function move(tx: Transaction, next: PaymentState, now: Date): void {
+export function move(tx: Transaction, next: PaymentState, now: Date): void {
   tx.state = next;
   tx.updated_at = now.toISOString();
 }
@@ -147,7 +148,7 @@ function refundedState(tx: Transaction): PaymentState {
 }
 
 /** Settles an accepted refund: processed keeps the money refunded; failed gives it back to the payment. */
-export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "processed" | "failed", now: Date, ids: Ids): void {
+export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "processed" | "failed", now: Date, ids: Ids, source: "clock" | "operator" = "clock"): void {
   if (r.state !== "accepted") return;
   r.state = fate;
   r.refund_processing_date = now.toISOString();
@@ -155,6 +156,10 @@ export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "proc
   if (fate === "failed" && tx) {
     tx.refunded_amount = fromCents(toCents(tx.refunded_amount) - toCents(r.refund_amount));
     move(tx, refundedState(tx), now);
+  }
+  if (tx) {
+    const result = fate === "processed" ? resultInfo("refund_processed") : resultInfo("refund_failed_later");
+    recordHistory(tx, now, { event: `refund ${r.refund_reference_id} ${fate}`, result, rule: source === "operator" ? "operator/settle" : "clock/refund-due", source });
   }
 }
 

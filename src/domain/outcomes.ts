@@ -5,10 +5,10 @@ import { dataDir } from "../paths.js";
 import type { RiskReason } from "../store/types.js";
 
 export type RiskAction = "ACCEPT" | "REVIEW" | "REJECT";
-export type ThreeDs = "none" | "frictionless" | "challenge" | "failed" | "external";
+export type ThreeDs = "none" | "frictionless" | "challenge" | "failed" | "external" | "passed" | "abandoned";
 
 export interface PaymentOutcome {
-  state: "approved" | "declined" | "pending" | "review";
+  state: "approved" | "declined" | "pending" | "review" | "cancelled";
   result: string;
   risk: RiskAction;
   threeds: ThreeDs;
@@ -22,6 +22,8 @@ export interface OrderOutcome {
 
 interface Catalogue {
   authorise: Record<string, PaymentOutcome>;
+  /** payer pages: what can be done at each page, as authorise outcome names */
+  completion: { threeds_code: string; "3ds": Record<string, string>; apm: Record<string, string>; checkout: Record<string, string> };
   capture: Record<string, OrderOutcome>;
   cancel: Record<string, OrderOutcome>;
   review: Record<string, OrderOutcome>;
@@ -46,10 +48,13 @@ export function paymentOutcome(name: string): PaymentOutcome {
 /** Which catalogue section serves an operation's outcomes. */
 const SECTION: Record<string, string> = { apm: "authorise", checkout: "authorise", recurring: "authorise", payout: "payout_outcomes" };
 
+/** Sections that describe outcomes but are not what a scenario rule names. */
+const NOT_RULE_OUTCOMES = new Set(["completion", "threeds_results", "risk", "payout"]);
+
 /** Whether `outcome` is a named outcome of `operation` (of any operation when undefined). */
 export function catalogueHas(operation: string | undefined, outcome: string): boolean {
   const sections = catalogue as unknown as Record<string, unknown>;
-  const names = operation === undefined ? Object.keys(sections) : [SECTION[operation] ?? operation];
+  const names = operation === undefined ? Object.keys(sections).filter((n) => !NOT_RULE_OUTCOMES.has(n)) : [SECTION[operation] ?? operation];
   return names.some((n) => {
     const section = sections[n];
     return section !== null && typeof section === "object" && !Array.isArray(section) && outcome in section;

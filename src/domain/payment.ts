@@ -1,6 +1,7 @@
 // Pure payment logic: from a validated request, the chosen outcome and `now`, the transaction
 // (and subscription) to store. No Express, no store, no clock of its own.
-import { codes, type PaymentState } from "../codes.js";
+import { codes, resultInfo, type PaymentState } from "../codes.js";
+import { recordHistory } from "./history.js";
 import type { Ids } from "../ids.js";
 import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
 import type { Interval } from "./dates.js";
@@ -18,6 +19,9 @@ export interface NewPayment {
   tokenId: string;
   pageId: string;
   now: Date;
+  /** the rule that decided it and the request that made it, for the transaction's history */
+  rule?: string;
+  requestId?: string;
 }
 
 export function paymentState(outcome: PaymentOutcome, account: Account): PaymentState {
@@ -30,11 +34,13 @@ export function paymentState(outcome: PaymentOutcome, account: Account): Payment
       return "pending";
     case "review":
       return "review";
+    case "cancelled":
+      return "cancelled";
   }
 }
 
 export function orderStatus(outcome: PaymentOutcome): string {
-  const map = { approved: "success", declined: "failure", pending: "pending", review: "review" } as const;
+  const map = { approved: "success", declined: "failure", pending: "pending", review: "review", cancelled: "failure" } as const;
   return codes.order_status[map[outcome.state]];
 }
 
@@ -56,7 +62,7 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
   const risk = catalogue.risk[p.outcome.risk];
   const amount = formatAmount(p.fields.amount!);
   const at = p.now.toISOString();
-  return {
+  const tx: Transaction = {
     transaction_id: transactionId,
     merchant_id: p.merchantId,
     account_id: p.account.account_id,
@@ -91,6 +97,21 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
     created_at: at,
     updated_at: at,
   };
+  recordHistory(tx, p.now, {
+    event: p.kind === "recurring" ? "created (subscription deduction)" : `created (${p.kind} payment)`,
+    result: resultInfo(tx.result),
+    rule: p.rule ?? "",
+    source: p.kind === "recurring" ? "clock" : "api",
+    ...(p.requestId ? { request_id: p.requestId } : {}),
+  });
+  return tx;
+}
+
+/** order_status of a payment as it is now (the payer's return and the operator's completion say it). */
+export function orderStatusOf(state: PaymentState): string {
+  if (state === "pending") return codes.order_status.pending;
+  if (state === "review") return codes.order_status.review;
+  return state === "declined" || state === "cancelled" ? codes.order_status.failure : codes.order_status.success;
 }
 
 export interface SubscriptionTerms {

@@ -151,7 +151,7 @@ function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: 
   const decision = token && !isExpired(token.expiration_month, token.expiration_year, at) ? decide(effects, sub, n, fields, token) : undefined;
   const outcome = decision?.outcome ?? (token ? "expired_card" : "do_not_honor");
   const tx = createTransaction(
-    { kind: "recurring", merchantId: sub.merchant_id, account, fields, outcome: paymentOutcome(outcome), cardMasked: token?.card_masked ?? "", tokenId: sub.token_id, pageId: "", now: at },
+    { kind: "recurring", merchantId: sub.merchant_id, account, fields, outcome: paymentOutcome(outcome), cardMasked: token?.card_masked ?? "", tokenId: sub.token_id, pageId: "", now: at, rule: decision?.rule ?? "builtin/no-usable-card-on-file" },
     recurringIds(ids),
   );
   tx.recurring_id = sub.recurring_id;

@@ -6,7 +6,7 @@ import { paymentOutcome, type PaymentOutcome } from "../domain/outcomes.js";
 import { createSubscription, createTransaction, deductionPeriod, orderStatus } from "../domain/payment.js";
 import type { Deps } from "../deps.js";
 import type { Body } from "../http/body.js";
-import { text, validate } from "../http/fields.js";
+import { scalarFields, text, validate } from "../http/fields.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../render/xml.js";
@@ -37,14 +37,8 @@ function cardNumberFor(body: Body, merchantId: string, deps: Deps): string {
 /** The seed leaves it open; PRODUCT.md: APM when payment_method is sent without card or token_id. */
 const isApm = (body: Body) => text(body.payment_method) !== "" && text(body.card) === "" && text(body.token_id) === "";
 
-/** Top-level string fields, the view scenario rules and the domain read. */
-function flat(body: Body): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out[k] = String(v);
-  return out;
-}
 
-function payDirect({ body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
+function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
   const request = validate(paymentRequest, body, cardProblems(body));
   const { merchant, account } = caller;
   const state = deps.store.data;
@@ -55,8 +49,11 @@ function payDirect({ body, caller, baseUrl, now, decision: scenarioDecision }: O
   const pageId = outcome.threeds === "challenge" ? deps.store.ids.hex("page", 24) : "";
   const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps.store.ids, now);
   const tokenId = card.token?.token_id ?? newToken?.token_id ?? "";
-  const fields = { ...flat(body), card: "" };
-  const tx = createTransaction({ kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now }, deps.store.ids);
+  const fields = { ...scalarFields(body), card: "" };
+  const tx = createTransaction(
+    { kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now, rule: decision.rule, requestId },
+    deps.store.ids,
+  );
   // a subscription starts with a successful first payment (pending and held payments start it when they succeed)
   const subscription = request.subscription && outcome.state === "approved" ? createSubscription(tx, request.subscription, now, deps.store.ids) : undefined;
 
@@ -70,6 +67,16 @@ function payDirect({ body, caller, baseUrl, now, decision: scenarioDecision }: O
       subscription.token_id = onFile.token_id;
     }
     state.subscriptions.push(subscription);
+  }
+  // a challenged payment starts its subscription when the payer passes: the terms and a card on file wait on it
+  if (pageId && request.subscription) {
+    let cardToken = tokenId;
+    if (!cardToken) {
+      const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
+      state.tokens.push(onFile);
+      cardToken = onFile.token_id;
+    }
+    tx.payer_request = { fields: {}, items: "", subscription: request.subscription, card_token: cardToken };
   }
   state.transactions.push(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
@@ -132,18 +139,19 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
   return xml;
 }
 
-function payByApm({ body, caller, baseUrl, now, decision }: OperationRequest, deps: Deps): Reply {
+function payByApm({ requestId, body, caller, baseUrl, now, decision }: OperationRequest, deps: Deps): Reply {
   validate(apmRequest, body);
   // pending until the payer acts, unless a rule decides now (the default's e-mail markers, say)
   const outcome = paymentOutcome(decision.outcome);
   const pageId = deps.store.ids.hex("page", 24);
+  const rule = decision.rule.endsWith("(no rule)") ? "builtin/apm-pending" : decision.rule;
   const tx = createTransaction(
-    { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: flat(body), outcome, cardMasked: "", tokenId: "", pageId, now },
+    { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: scalarFields(body), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId },
     deps.store.ids,
   );
   deps.store.data.transactions.push(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
   const xml: XmlNode[] = [...echoed(tx), ["issuer_url", pageUrl(baseUrl, "apm", pageId)]];
-  // pending by default: name that, unless a rule decided
-  return { xml, changed: true, result: resultInfo(outcome.result), rule: decision.rule.endsWith("(no rule)") ? "builtin/apm-pending" : decision.rule };
+  // pending by default: named builtin/apm-pending, unless a rule decided
+  return { xml, changed: true, result: resultInfo(outcome.result), rule };
 }

@@ -11,6 +11,7 @@ import { formatAmount } from "../domain/money.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
 import { orderOutcome } from "../domain/outcomes.js";
+import { recordHistory } from "../domain/history.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Transaction } from "../store/types.js";
 
@@ -94,10 +95,24 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   rules.add(decision.rule);
   const forced = orderOutcome(spec.name, decision.outcome)?.refuse;
   const outcome = tx instanceof Refusal ? tx : forced ? new Refusal(forced, `by scenario rule ${decision.rule}`) : spec.apply(order, tx, request, deps, decision);
+  const message = spec.successMessage ? resultInfo(spec.successMessage) : "";
+  if (!(tx instanceof Refusal)) recordOrder(spec.name, tx, outcome, message, decision.rule, request);
   if (outcome instanceof Refusal) return element(spec, { ...echoed, ...stringify(decision.then.fields) }, codes.batch_status.failed, outcome.info);
   if (spec.event && !(tx instanceof Refusal)) notifyPayment(deps, tx, spec.event(order), decision.then.notify);
-  const message = spec.successMessage ? resultInfo(spec.successMessage) : "";
   return element(spec, { ...echoed, ...outcome.fields, ...stringify(decision.then.fields) }, outcome.status ?? codes.batch_status.ok, message);
+}
+
+/** The order in its transaction's history: what was asked, how it ended, which rule decided. */
+function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?: Record<string, string> }, message: string, rule: string, request: OperationRequest): void {
+  const refused = outcome instanceof Refusal;
+  const reference = refused ? "" : (outcome.fields?.refund_reference_id ?? "");
+  recordHistory(tx, request.now, {
+    event: [name, reference, refused ? "refused" : ""].filter(Boolean).join(" "),
+    result: refused ? outcome.info : message || resultInfo("success"),
+    rule,
+    source: "api",
+    request_id: request.requestId,
+  });
 }
 
 /** The result element: identity and echoed fields, status and message; keys in the seed's (alphabetical) order. */

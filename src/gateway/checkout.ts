@@ -5,44 +5,52 @@ import { resultInfo } from "../codes.js";
 import { paymentOutcome } from "../domain/outcomes.js";
 import { createTransaction } from "../domain/payment.js";
 import type { Body } from "../http/body.js";
-import { validate } from "../http/fields.js";
+import { scalarFields, validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { notifyPayment } from "../notify/events.js";
 import { checkoutPage } from "../render/checkout-page.js";
 import { checkoutInputs, requestFields } from "./checkout-inputs.js";
 import { pageUrl } from "./page-links.js";
-import { paymentRequest } from "./payment-schema.js";
+import { paymentRequest, type PaymentRequest } from "./payment-schema.js";
+import type { PayerRequest } from "../store/types.js";
 
 /** Card data belongs to the direct payment; here the payer enters it at the hosted checkout. */
 const DIRECT_ONLY = ["card", "secure_payment", "accept", "expiration_month", "expiration_year", "security_code"];
 
 /** The payment request's checks, plus a refusal of every card field sent; one error lists all. */
-function validateCheckout(body: Body): void {
+function validateCheckout(body: Body): PaymentRequest {
   const refused = DIRECT_ONLY.filter((field) => body[field] !== undefined).map((field) => ({
     field,
     message: "is for direct payments (/v1/authorise) only: the payer enters card data at the hosted checkout",
   }));
-  validate(paymentRequest, body, refused);
+  return validate(paymentRequest, body, refused);
+}
+
+/** What the hosted checkout needs later: the fields rules match when the payer pays, the items, the subscription. */
+function payerRequest(body: Body, request: PaymentRequest): PayerRequest {
+  const { encryption_data: _signature, ...fields } = scalarFields(body);
+  return { fields, items: request.items ?? "", ...(request.subscription ? { subscription: request.subscription } : {}) };
 }
 
 export const checkout: Operation = {
   name: "checkout",
   path: "/v1/checkout",
   format: "html",
-  handle({ body, caller, baseUrl, now, decision }, deps) {
-    validateCheckout(body);
+  handle({ requestId, body, caller, baseUrl, now, decision }, deps) {
+    const request = validateCheckout(body);
     const fields = requestFields(body);
     const outcome = paymentOutcome("checkout_pending");
     const pageId = deps.store.ids.hex("page", 24);
+    // the outcome is fixed (the payer decides at the hosted checkout); a matching rule may still shape latency or notifications
+    const rule = decision.rule.endsWith("(no rule)") ? "builtin/checkout-pending" : decision.rule;
     const tx = createTransaction(
-      { kind: "checkout", merchantId: caller.merchant.merchant_id, account: caller.account, fields: Object.fromEntries(fields), outcome, cardMasked: "", tokenId: "", pageId, now },
+      { kind: "checkout", merchantId: caller.merchant.merchant_id, account: caller.account, fields: Object.fromEntries(fields), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId },
       deps.store.ids,
     );
+    tx.payer_request = payerRequest(body, request);
     deps.store.data.transactions.push(tx);
     notifyPayment(deps, tx, undefined, decision.then.notify);
     const html = checkoutPage(pageUrl(baseUrl, "checkout", pageId), checkoutInputs(fields, caller.account));
-    // the outcome is fixed (the payer decides at the hosted checkout); a matching rule may still shape latency or notifications
-    const rule = decision.rule.endsWith("(no rule)") ? "builtin/checkout-pending" : decision.rule;
     return { html, changed: true, result: resultInfo(outcome.result), rule };
   },
 };

@@ -25,6 +25,13 @@ const asJson = (v: unknown) => {
   }
 };
 
+/** Top-level string and number fields as text: what scenario rules and the domain read of a payment request. */
+export function scalarFields(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out[k] = String(v);
+  return out;
+}
+
 /** An optional string field; numbers are accepted and turned into strings. */
 export const str = () => z.preprocess(asText, z.string({ error: "must be a string" })).optional();
 /** A required, non-empty string field. */

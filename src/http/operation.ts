@@ -19,6 +19,8 @@ import { text } from "./fields.js";
 export type Format = "xml" | "json" | "html";
 
 export interface OperationRequest {
+  /** the request log's id of this request (X-Request-Id) */
+  requestId: string;
   body: Body;
   caller: Caller;
   signature: SignatureCheck;
@@ -64,12 +66,10 @@ export interface Operation {
   handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
 }
 
-let requestCounter = 0;
-
 export function mountOperation(router: Router, op: Operation, deps: Deps): void {
   const readBody = createBodyReader(deps.config.bodyLimit);
   router.post(op.path, async (req: Request, res: Response) => {
-    const requestId = `req-${++requestCounter}`;
+    const requestId = deps.requests.nextId();
     res.set("X-Request-Id", requestId);
     let body: Body = {};
     let caller: Caller | undefined;
@@ -95,7 +95,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       then = decision.then;
       reply = skipsProcessing(then)
         ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body, op.emptyResult), status: then.status ?? 503 }
-        : await op.handle({ body, caller, signature, baseUrl, now, decision, decide }, deps);
+        : await op.handle({ requestId, body, caller, signature, baseUrl, now, decision, decide }, deps);
       reply.rule ??= decision.rule;
       if (then.status !== undefined) reply.status = then.status;
       if (caughtUp > 0) reply.changed = true;

@@ -1,67 +1,158 @@
-// /pay/:kind/:pageId: the pages a payer is sent to (APM issuer_url, 3-D Secure challenge,
-// hosted checkout). GET shows the payment the page belongs to; POST /pay/checkout/:pageId is
-// where the /v1/checkout page's theForm lands, and also says how many parameters arrived.
-// The buttons that finish a payment come with the pages issue.
+// /pay/:kind/:pageId: the pages a payer is sent to (hosted checkout, 3-D Secure challenge, APM
+// page). The page id names the payment; the payment's stage (stageOf) says which page it waits at.
+//   GET  shows that page, or the result once the payment is no longer pending.
+//   POST is what the page's forms send, and what CI sends without a browser:
+//        parse (outcome=<name> | card form | challenge_code | theForm's landing) → choose the
+//        outcome → finishPayment → answer: 303 to return_url (or the next page), a result page,
+//        or JSON {transaction_id, order_status, result_info, return_url} with Accept: application/json.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { codes } from "../codes.js";
-import { escapeHtml, page } from "../render/html.js";
-import type { PaymentKind, Transaction } from "../store/types.js";
+import { codes, resultInfo, type FieldProblem } from "../codes.js";
+import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from "../domain/completion.js";
+import { orderStatusOf } from "../domain/payment.js";
+import { pageUrl } from "../gateway/page-links.js";
+import { text } from "../http/fields.js";
+import { sendHtml } from "../render/layout.js";
+import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPage, type PageContext } from "../render/payer-pages.js";
+import { loadPaymentMethods } from "../store/payment-methods.js";
+import type { Transaction } from "../store/types.js";
+import { readCardForm } from "./card-form.js";
+import { finishPayment, returnUrlFor, type PayerAction } from "./finish.js";
 
-const PAGES: Record<string, { title: string; kind: PaymentKind }> = {
-  apm: { title: "Alternative payment", kind: "apm" },
-  "3ds": { title: "3-D Secure challenge", kind: "direct" },
-  checkout: { title: "Hosted checkout", kind: "checkout" },
-};
+const KINDS: readonly string[] = ["apm", "3ds", "checkout"];
 
-function sendError(res: Response, status: number, title: string, message: string): void {
-  res.status(status).type("html").send(page(title, `<h1>${escapeHtml(title)}</h1><p class="error">${escapeHtml(message)}</p>`));
-}
+const wantsJson = (req: Request) => (req.get("accept") ?? "").includes("application/json");
 
-/** The page's payment, or a 404 page sent and undefined. */
-function findPayment(deps: Deps, kind: string, pageId: string, res: Response): { title: string; tx: Transaction } | undefined {
-  const spec = PAGES[kind];
-  const tx = spec && deps.store.data.transactions.find((t) => t.page_id === pageId && t.kind === spec.kind);
-  if (spec && tx) return { title: spec.title, tx };
-  sendError(res, 404, "Payment page not found", `No payment page ${pageId}.`);
-  return undefined;
-}
-
-function sendPaymentPage(res: Response, title: string, tx: Transaction, extra: [string, string][] = []): void {
-  const rows: [string, string][] = [
-    ["Merchant", tx.merchant_id],
-    ["Order", tx.order_no],
-    ["Amount", `${tx.amount} ${tx.currency}`],
-    ["Payment method", tx.payment_method],
-    ["Transaction", tx.transaction_id],
-    ["Payment status", codes.payment_status[tx.state]],
-    ...extra,
-  ];
-  const list = rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd data-field="${escapeHtml(k)}">${escapeHtml(v)}</dd>`).join("");
-  res.type("html").send(page(`${title} — Sandgate`, `<h1>${escapeHtml(title)}</h1><dl>${list}</dl>`));
-}
-
-/** The form body of theForm; a body the parser refuses (too large, bad charset) gets an HTML page. */
+/** The form body (or JSON, for scripts); a body the parser refuses (too large, malformed) gets an HTML or JSON refusal. */
 function readForm() {
-  const urlencoded = express.urlencoded({ extended: true, limit: "1mb" });
+  const urlencoded = express.urlencoded({ extended: false, limit: "1mb", parameterLimit: 2000 });
+  const json = express.json({ limit: "100kb" });
   return (req: Request, res: Response, next: NextFunction) =>
-    urlencoded(req, res, (err?: unknown) => {
+    (req.is("application/json") ? json : urlencoded)(req, res, (err?: unknown) => {
       if (!err) return next();
       const status = (err as { status?: number }).status ?? 400;
-      sendError(res, status, "Checkout form refused", (err as Error).message);
+      refuse(req, res, status, "form_refused", `the form could not be read: ${(err as Error).message}`);
     });
+}
+
+function refuse(req: Request, res: Response, status: number, error: string, message: string, details: string[] = []): void {
+  if (wantsJson(req)) res.status(status).json({ error, message, ...(details.length ? { allowed: details } : {}) });
+  else sendHtml(res, status, problemPage(status === 404 ? "Payment page not found" : "Request refused", message, details));
 }
 
 export function payerPages(deps: Deps): Router {
   const router = Router();
+  const baseUrl = (req: Request) => deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+
+  /** The payment of a page address, or a 404 sent and undefined. */
+  const find = (req: Request<{ kind: string; pageId: string }>, res: Response): Transaction | undefined => {
+    const { kind, pageId } = req.params;
+    const tx = KINDS.includes(kind) && pageId ? deps.store.data.transactions.find((t) => t.page_id === pageId) : undefined;
+    if (!tx) refuse(req, res, 404, "page_not_found", `No payment page ${kind}/${pageId}.`);
+    return tx;
+  };
+
+  const context = (req: Request, tx: Transaction, stage: Stage): PageContext => ({
+    tx,
+    action: pageUrl(baseUrl(req), stage, tx.page_id),
+    merchantName: deps.store.data.merchants.find((m) => m.merchant_id === tx.merchant_id)?.name ?? tx.merchant_id,
+  });
+
+  /** The page the payment waits at, or its result. */
+  const show = (req: Request, res: Response, tx: Transaction, status = 200, problems: FieldProblem[] = [], note = "") => {
+    const stage = stageOf(tx);
+    if (!stage) return sendHtml(res, status, resultPage(context(req, tx, "checkout"), returnUrlFor(deps, tx), note));
+    const ctx = context(req, tx, stage);
+    if (stage === "3ds") return sendHtml(res, status, threeDsPage(ctx));
+    if (stage === "apm") return sendHtml(res, status, apmPage(ctx, methodLabel(deps, tx.payment_method)));
+    sendHtml(res, status, checkoutPage(ctx, decodeItems(tx.payer_request?.items ?? ""), problems));
+  };
+
   router.get("/pay/:kind/:pageId", (req, res) => {
-    const found = findPayment(deps, req.params.kind, req.params.pageId, res);
-    if (found) sendPaymentPage(res, found.title, found.tx);
+    const tx = find(req, res);
+    if (!tx) return;
+    const stage = stageOf(tx);
+    // an old address of a payment that moved on (checkout → 3-D Secure) leads to where it waits now
+    if (stage && stage !== req.params.kind) return res.redirect(303, pageUrl(baseUrl(req), stage, tx.page_id));
+    show(req, res, tx);
   });
-  router.post("/pay/checkout/:pageId", readForm(), (req: Request<{ pageId: string }>, res: Response) => {
-    const found = findPayment(deps, "checkout", req.params.pageId, res);
-    const received = req.body && typeof req.body === "object" ? Object.keys(req.body as object).length : 0;
-    if (found) sendPaymentPage(res, found.title, found.tx, [["Parameters received", String(received)]]);
+
+  router.post("/pay/:kind/:pageId", readForm(), async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
+    const tx = find(req, res);
+    if (!tx) return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    // theForm of /v1/checkout lands here with every request field: show the checkout
+    if (body.outcome === undefined && body.allParams !== undefined) return show(req, res, tx);
+    const stage = stageOf(tx);
+    if (!stage) return alreadyFinished(req, res, tx);
+
+    const action = choose(deps, tx, stage, body, req);
+    if ("problems" in action) {
+      if (wantsJson(req)) return res.status(400).json({ error: "invalid_card", message: "the card form has errors", problems: action.problems });
+      return show(req, res, tx, 400, action.problems);
+    }
+    if ("refused" in action) return refuse(req, res, 400, "invalid_outcome", action.refused, stageOutcomes(stage));
+    const refusal = await finishPayment(deps, tx, action);
+    if (refusal) return alreadyFinished(req, res, tx);
+    answer(req, res, tx);
   });
+
+  function alreadyFinished(req: Request, res: Response, tx: Transaction): void {
+    const message = `payment ${tx.transaction_id} is no longer pending (it is ${tx.state}, payment_status ${codes.payment_status[tx.state]}): nothing was charged again`;
+    if (wantsJson(req)) res.status(409).json({ error: "payment_not_pending", message, ...resultJson(tx) });
+    else show(req, res, tx, 409, [], message);
+  }
+
+  function resultJson(tx: Transaction) {
+    return { transaction_id: tx.transaction_id, order_status: orderStatusOf(tx.state), result_info: resultInfo(tx.result), return_url: returnUrlFor(deps, tx) };
+  }
+
+  /** After the payer acted: the next page, the merchant's return_url, or the result here. */
+  function answer(req: Request, res: Response, tx: Transaction): void {
+    const next = stageOf(tx);
+    const nextUrl = next === "3ds" ? pageUrl(baseUrl(req), next, tx.page_id) : "";
+    if (wantsJson(req)) return void res.json({ ...resultJson(tx), ...(nextUrl ? { next_url: nextUrl } : {}) });
+    if (nextUrl) return res.redirect(303, nextUrl);
+    const back = returnUrlFor(deps, tx);
+    if (back) return res.redirect(303, back);
+    sendHtml(res, 200, resultPage(context(req, tx, "checkout"), ""));
+  }
+
   return router;
+}
+
+type Choice = PayerAction | { problems: FieldProblem[] } | { refused: string };
+
+/** What the payer did: a named outcome, the 3-D Secure code, or a card at the hosted checkout. */
+function choose(deps: Deps, tx: Transaction, stage: Stage, body: Record<string, unknown>, req: Request): Choice {
+  const base = { source: "payer" as const, path: req.path, ip: req.ip ?? "" };
+  if (body.outcome !== undefined) {
+    const chosen = text(body.outcome);
+    const outcome = resolveOutcome(stage, chosen);
+    if (!outcome) return { refused: `outcome "${chosen}" is not one this ${stage} page offers` };
+    return { ...base, outcome, chosen, rule: `payer/${chosen}` };
+  }
+  if (stage === "3ds" && body.challenge_code !== undefined) {
+    const passed = text(body.challenge_code).trim() === THREEDS_CODE;
+    return { ...base, outcome: passed ? "threeds_passed" : "threeds_failed", chosen: "challenge code", rule: passed ? "payer/code-correct" : "payer/code-wrong" };
+  }
+  if (stage === "checkout" && body.card !== undefined) return payByCard(deps, tx, body, base);
+  const offered = stage === "checkout" ? "outcome=<name> or the card form" : stage === "3ds" ? "outcome=<name> or challenge_code" : "outcome=<name>";
+  return { refused: `nothing to do: send ${offered}` };
+}
+
+/** A card at the hosted checkout: checked like /v1/authorise, then decided by the scenario in force, as a direct payment. */
+function payByCard(deps: Deps, tx: Transaction, body: Record<string, unknown>, base: Pick<PayerAction, "source" | "path" | "ip">): Choice {
+  const form = readCardForm(body, deps.clock.now());
+  if ("problems" in form) return form;
+  if (form.expired) return { ...base, outcome: "expired_card", chosen: "card", rule: "builtin/card-expired", card: form.card };
+  const fields = { ...tx.payer_request?.fields, card: form.card.number, expiration_month: form.card.expiration_month, expiration_year: form.card.expiration_year };
+  const decision = deps.scenarios.decide({ operation: "authorise", fields, merchantId: tx.merchant_id, orderNo: tx.order_no, fallback: "approved" });
+  // an outcome that has no meaning here (an APM's pending, say) leaves the payment waiting
+  const outcome = resolveOutcome("checkout", decision.outcome) ?? "checkout_pending";
+  return { ...base, outcome, chosen: "card", rule: decision.rule, card: form.card, ...(decision.then.notify ? { notify: decision.then.notify } : {}) };
+}
+
+function methodLabel(deps: Deps, method: string): string {
+  return loadPaymentMethods(deps.config.fixtures).find((m) => m.payment_method === method)?.label ?? method;
 }

@@ -21,7 +21,10 @@ export type SignedOperation =
   | "subscriptionCancel"
   | "paymentMethodsOptimise";
 
-type FieldLists = Record<SignedOperation, { request: string[]; response: string[] }>;
+/** Signed things that are not requests: the payer's return to return_url (and notifications, in notify/outbox.ts). */
+export type SignedAnswer = SignedOperation | "payer_return";
+
+type FieldLists = Record<SignedAnswer, { request: string[]; response: string[] }>;
 
 export const signatureFields: FieldLists = JSON.parse(readFileSync(resolve(dataDir, "signature-fields.json"), "utf8")) as FieldLists;
 
@@ -96,6 +99,6 @@ export function checkRequestSignature(
   return check;
 }
 
-export function signResponse(operation: SignedOperation, body: Record<string, unknown>, key: string): string {
+export function signResponse(operation: SignedAnswer, body: Record<string, unknown>, key: string): string {
   return sign(signatureFields[operation].response, body, key).signature;
 }

@@ -2,6 +2,7 @@
 import type { PaymentState, RecurringState } from "../codes.js";
 import type { Counters } from "../ids.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
+import type { SubscriptionTerms } from "../domain/payment.js";
 
 export type CaptureMode = "manual" | "auto";
 
@@ -94,6 +95,39 @@ export interface Transaction {
   refunded_amount: string;
   created_at: string;
   updated_at: string;
+  /** what a payer page still needs from the request, while the payment waits for the payer */
+  payer_request?: PayerRequest;
+  /** every request and state change that touched it, oldest first (at most HISTORY_LIMIT) */
+  history?: HistoryEntry[];
+}
+
+/** The part of a payment request that the payer's page acts on later. */
+export interface PayerRequest {
+  /** the request's top-level text fields (scenario rules match them when the payer pays by card) */
+  fields: Record<string, string>;
+  /** the seed's encoded item list, shown at the hosted checkout */
+  items: string;
+  /** subscription terms: the subscription starts when the payment succeeds */
+  subscription?: SubscriptionTerms;
+  /** the card kept on file for the subscription's deductions (a direct payment's challenge) */
+  card_token?: string;
+}
+
+/** One line of a transaction's history. */
+export interface HistoryEntry {
+  at: string;
+  /** what happened: "created", "capture", "refund … accepted", "payer: paid", ... */
+  event: string;
+  /** payment_status after it */
+  payment_status: string;
+  /** `<code>:<text>` of the step */
+  result: string;
+  /** the scenario rule (or tester/operator choice) that decided it */
+  rule: string;
+  /** who made it happen */
+  source: "api" | "payer" | "operator" | "clock";
+  /** the request log id, when a gateway request did it */
+  request_id?: string;
 }
 
 export interface Subscription {

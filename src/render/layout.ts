@@ -1,0 +1,44 @@
+// The frame of every page Sandgate hosts itself (payer pages, QA dashboard): one stylesheet and
+// at most one script, both served from /__sandbox/assets, and a Content-Security-Policy that
+// allows nothing else (no inline script, no third party). Bodies must already be escaped HTML.
+import type { Response } from "express";
+import { escapeHtml } from "./html.js";
+
+export const ASSETS_PATH = "/__sandbox/assets";
+
+/** Scripts and styles only from this server; no plugins, frames or foreign connections; forms may go anywhere (return_url). */
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'";
+
+export interface LayoutOptions {
+  /** the banner's words after "Sandgate sandbox" */
+  banner: string;
+  /** main.payer (narrow) or main.wide (dashboard) */
+  width?: "payer" | "wide";
+  /** an asset script, e.g. "dashboard.js" */
+  script?: string;
+}
+
+export function layout(title: string, body: string, options: LayoutOptions): string {
+  const script = options.script ? `\n<script src="${ASSETS_PATH}/${escapeHtml(options.script)}" defer></script>` : "";
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${ASSETS_PATH}/sandgate.css">${script}
+</head>
+<body>
+<div class="banner"><strong>Sandgate sandbox</strong> · ${escapeHtml(options.banner)}</div>
+<main class="${options.width ?? "payer"}">
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** Sends a page with its CSP; pages show live state, so nothing is cached. */
+export function sendHtml(res: Response, status: number, html: string): void {
+  res.status(status).set({ "Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).type("html").send(html);
+}

@@ -1,0 +1,163 @@
+// The HTML of the payer pages: hosted checkout, 3-D Secure challenge, APM page, and the result.
+// Every value from a request is escaped here; forms post back to the page's own address.
+import { codes, resultInfo, type FieldProblem } from "../codes.js";
+import { catalogue } from "../domain/outcomes.js";
+import { orderStatusOf } from "../domain/payment.js";
+import type { Transaction } from "../store/types.js";
+import { escapeHtml as e } from "./html.js";
+import { layout } from "./layout.js";
+
+/** One line of the seed's `items`: name#,#code#,#unit price#,#quantity. */
+export interface ItemLine {
+  name: string;
+  code: string;
+  price: string;
+  quantity: string;
+}
+
+export function decodeItems(items: string): ItemLine[] {
+  if (!items) return [];
+  return items.split("#;#").map((item) => {
+    const [name = "", code = "", price = "", quantity = ""] = item.split("#,#");
+    return { name, code, price, quantity };
+  });
+}
+
+export interface PageContext {
+  tx: Transaction;
+  /** where the page's forms post */
+  action: string;
+  merchantName: string;
+}
+
+const summary = ({ tx, merchantName }: PageContext) => `<dl class="summary">
+<dt>Merchant</dt><dd data-field="merchant">${e(merchantName)} (${e(tx.merchant_id)})</dd>
+<dt>Order</dt><dd data-field="order_no">${e(tx.order_no)}</dd>
+<dt>Amount</dt><dd data-field="amount">${e(tx.amount)} ${e(tx.currency)}</dd>
+</dl>`;
+
+const button = (outcome: string, label: string, kind = "secondary") =>
+  `<button type="submit" name="outcome" value="${e(outcome)}" data-outcome="${e(outcome)}" class="${kind}">${e(label)}</button>`;
+
+const testerPanel = (action: string, intro: string, buttons: string) => `<section class="card tester" aria-label="Tester panel">
+<h2>Tester panel</h2>
+<p class="hint">${e(intro)} CI can do the same without a browser: <code>POST</code> this page's address with <code>outcome=&lt;name&gt;</code>.</p>
+<form method="post" action="${e(action)}" class="buttons">${buttons}</form>
+</section>`;
+
+const problemList = (problems: FieldProblem[]) =>
+  problems.length ? `<ul class="errors" id="card-errors">${problems.map((p) => `<li><code>${e(p.field)}</code> ${e(p.message)}</li>`).join("")}</ul>` : "";
+
+/** The declines of the catalogue, as buttons labelled with their result text. */
+const declineButtons = () =>
+  Object.entries(catalogue.authorise)
+    .filter(([, o]) => o.state === "declined")
+    .map(([name, o]) => button(name, `Decline: ${resultInfo(o.result)}`, "secondary"))
+    .join("");
+
+export function checkoutPage(ctx: PageContext, items: ItemLine[], problems: FieldProblem[] = [], holder = ""): string {
+  const { tx, action } = ctx;
+  const lines = items.length
+    ? `<table class="items"><thead><tr><th>Item</th><th>Code</th><th class="num">Unit price</th><th class="num">Qty</th></tr></thead><tbody>${items
+        .map((i) => `<tr><td>${e(i.name)}</td><td>${e(i.code)}</td><td class="num">${e(i.price)}</td><td class="num">${e(i.quantity)}</td></tr>`)
+        .join("")}</tbody></table>`
+    : `<p class="hint">No item lines were sent with this order.</p>`;
+  return layout(
+    "Hosted checkout — Sandgate",
+    `<h1>Hosted checkout</h1>
+<section class="card">${summary(ctx)}${lines}</section>
+<section class="card">
+<h2>Pay by card</h2>
+<p class="hint">The card number decides the outcome through the active scenario, as a direct payment would (4242424242424242 approves, 4000000000000002 declines, 4000002760003184 asks for 3-D Secure).</p>
+${problemList(problems)}
+<form method="post" action="${e(action)}" id="card-form">
+<label for="card">Card number</label><input id="card" name="card" inputmode="numeric" autocomplete="cc-number" required>
+<div class="row">
+<div><label for="expiration_month">Expiry month</label><input id="expiration_month" name="expiration_month" placeholder="MM" inputmode="numeric" autocomplete="cc-exp-month" required></div>
+<div><label for="expiration_year">Expiry year</label><input id="expiration_year" name="expiration_year" placeholder="YYYY" inputmode="numeric" autocomplete="cc-exp-year" required></div>
+<div><label for="security_code">CVC</label><input id="security_code" name="security_code" inputmode="numeric" autocomplete="cc-csc" required></div>
+</div>
+<label for="holder_name">Cardholder</label><input id="holder_name" name="holder_name" autocomplete="cc-name" value="${e(holder)}">
+<p><button type="submit" id="pay">Pay ${e(tx.amount)} ${e(tx.currency)}</button></p>
+</form>
+</section>
+${testerPanel(
+  action,
+  "Force an outcome instead of paying by card.",
+  button("paid", "Approve", "") + declineButtons() + button("threeds", "3-D Secure challenge") + button("review", "Hold for review") + button("pending", "Leave pending") + button("cancelled", "Cancel (payer gives up)", "danger"),
+)}`,
+    { banner: "hosted checkout" },
+  );
+}
+
+export function threeDsPage(ctx: PageContext): string {
+  return layout(
+    "3-D Secure challenge — Sandgate",
+    `<h1>3-D Secure verification</h1>
+<section class="card">
+<p>The card's issuer asks the payer to confirm this payment. In this sandbox the verification code is <code id="documented-code">${e(catalogue.completion.threeds_code)}</code>; any other code fails the challenge.</p>
+${summary(ctx)}
+<dl class="summary"><dt>Card</dt><dd data-field="card">${e(ctx.tx.card_masked || "—")}</dd></dl>
+<form method="post" action="${e(ctx.action)}" id="challenge-form">
+<label for="challenge_code">Verification code</label>
+<div class="row"><input id="challenge_code" name="challenge_code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit" id="submit-code" class="shrink">Submit code</button></div>
+</form>
+</section>
+${testerPanel(ctx.action, "Pass, fail or abandon the challenge.", button("threeds_passed", "Pass", "") + button("threeds_failed", "Fail") + button("abandoned", "Abandon", "danger"))}`,
+    { banner: "3-D Secure challenge" },
+  );
+}
+
+export function apmPage(ctx: PageContext, methodLabel: string): string {
+  return layout(
+    `${methodLabel} — Sandgate`,
+    `<h1>${e(methodLabel)}</h1>
+<section class="card">
+<p class="hint">The payer's ${e(methodLabel)} page: say what the payer did.</p>
+${summary(ctx)}
+<dl class="summary"><dt>Payment method</dt><dd data-field="payment_method">${e(ctx.tx.payment_method)}</dd></dl>
+</section>
+${testerPanel(
+  ctx.action,
+  "Each button ends the payment the way the payment method would.",
+  button("paid", "Paid", "") + button("failed", "Failed") + button("cancelled", "Cancelled") + button("expired", "Expired") + button("pending", "Leave pending"),
+)}`,
+    { banner: "payment method page" },
+  );
+}
+
+const STATUS_WORDS: Record<string, [string, string]> = {
+  [codes.order_status.success]: ["Payment approved", "ok"],
+  [codes.order_status.failure]: ["Payment not completed", "bad"],
+  [codes.order_status.pending]: ["Payment pending", "wait"],
+  [codes.order_status.review]: ["Payment held for review", "wait"],
+};
+
+/** The payment as it stands: after the payer acted (no return_url) or when a finished page is opened again. */
+export function resultPage(ctx: Omit<PageContext, "action">, returnUrl: string, note = ""): string {
+  const { tx } = ctx;
+  const status = orderStatusOf(tx.state);
+  const [title, kind] = STATUS_WORDS[status] ?? ["Payment", ""];
+  const back = returnUrl ? `<p><a id="return-link" href="${e(returnUrl)}">Return to the merchant</a></p>` : `<p class="hint">The payment request had no return_url, so the payer stays here.</p>`;
+  return layout(
+    `${title} — Sandgate`,
+    `<h1>${e(title)}</h1>
+${note ? `<p class="flash">${e(note)}</p>` : ""}
+<section class="card">
+${summary({ ...ctx, action: "" })}
+<dl class="summary">
+<dt>Transaction</dt><dd data-field="transaction_id" class="mono">${e(tx.transaction_id)}</dd>
+<dt>order_status</dt><dd data-field="order_status"><span class="status ${kind}">${e(status)}</span></dd>
+<dt>result_info</dt><dd data-field="result_info">${e(resultInfo(tx.result))}</dd>
+<dt>payment_status</dt><dd data-field="payment_status">${e(codes.payment_status[tx.state])}</dd>
+</dl>
+${back}
+</section>`,
+    { banner: "payment result" },
+  );
+}
+
+export function problemPage(title: string, message: string, details: string[] = []): string {
+  const list = details.length ? `<ul>${details.map((d) => `<li><code>${e(d)}</code></li>`).join("")}</ul>` : "";
+  return layout(`${title} — Sandgate`, `<h1>${e(title)}</h1><section class="card"><p class="error" id="problem">${e(message)}</p>${list}</section>`, { banner: "payer page" });
+}
