@@ -2,9 +2,16 @@
 import type { Request, Response } from "express";
 import type { Deps } from "../deps.js";
 import { catchUp } from "../scheduler.js";
+import type { Done } from "./actions.js";
 
 /** Operator errors are `{ error, message }` JSON. */
 export const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+
+/** An action's outcome as JSON: `view` of what it changed, or its problem. */
+export function answerJson<T>(res: Response, done: Done<T>, view: (value: T) => unknown): void {
+  if ("problem" in done) problem(res, done.problem.status, done.problem.error, done.problem.message);
+  else res.json(view(done.value));
+}
 
 /** A query parameter as text; absent, empty or repeated counts as not given. */
 export const queryText = (req: Request, name: string): string | undefined => {

@@ -4,7 +4,8 @@
 import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { bringUpToDate, whereQuery } from "./shared.js";
+import { answerJson, bringUpToDate, whereQuery } from "./shared.js";
+import { chargeSubscriptionNow } from "./actions.js";
 
 export function subscriptionsApi(deps: Deps): Router {
   const router = Router();
@@ -23,5 +24,10 @@ export function subscriptionsApi(deps: Deps): Router {
       }));
     res.json({ subscriptions });
   });
+
+  // charges the next deduction now (as if its date had come); 409 when nothing is left to charge
+  router.post("/subscriptions/:recurring_id/charge", async (req, res) =>
+    answerJson(res, await chargeSubscriptionNow(deps, req.params.recurring_id), (subscription) => ({ subscription: { ...subscription, recurring_status: codes.recurring_status[subscription.state] } })),
+  );
   return router;
 }

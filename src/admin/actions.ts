@@ -1,0 +1,109 @@
+// What an operator can make happen, once: the JSON API (/__sandbox/...) and the dashboard's forms
+// both call these and only differ in how they answer. Each returns the changed record, or a
+// problem (HTTP status, error name, message) that changed nothing.
+import { codes } from "../codes.js";
+import type { Deps } from "../deps.js";
+import { resolveOutcome, stageOf, stageOutcomes } from "../domain/completion.js";
+import { settleRefund } from "../domain/lifecycle.js";
+import { failureReason, settlePayout } from "../domain/payout.js";
+import { hasDeduction } from "../domain/subscription-schedule.js";
+import { notifyPayout } from "../gateway/payout-response.js";
+import { notifyRefund } from "../notify/events.js";
+import { finishPayment } from "../pages/finish.js";
+import type { Payout, Refund, Subscription, Transaction } from "../store/types.js";
+import { parseDuration } from "./duration.js";
+import { bringUpToDate } from "./shared.js";
+
+export interface Problem {
+  status: number;
+  error: string;
+  message: string;
+}
+export type Done<T> = { value: T } | { problem: Problem };
+
+const problem = (status: number, error: string, message: string): { problem: Problem } => ({ problem: { status, error, message } });
+
+/** One call moves the clock at most ten years: every deduction, refund and payout due in between is made, in order. */
+const MAX_ADVANCE_MS = 3660 * 86_400_000;
+
+/** `{advance: "90s"}` or `{advance_seconds: 90}`: moves the sandbox clock forward and applies what fell due. */
+export async function advanceClock(deps: Deps, body: { advance?: unknown; advance_seconds?: unknown }): Promise<Done<{ now: string; offset_ms: number; applied: number }>> {
+  const ms = body.advance_seconds !== undefined && body.advance_seconds !== "" ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
+    return problem(400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
+  }
+  deps.clock.advance(ms);
+  const applied = await bringUpToDate(deps);
+  return { value: { now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs(), applied } };
+}
+
+/** Back to fixtures: everything, or one merchant's records (and its nth-call counters). */
+export async function resetState(deps: Deps, merchant: unknown): Promise<Done<{ reset: string }>> {
+  if (merchant !== undefined && typeof merchant !== "string") return problem(400, "invalid_merchant_id", "merchant_id must be a string");
+  const one = merchant === "" ? undefined : merchant;
+  await deps.store.reset(one);
+  deps.scenarios.resetCounters(one);
+  return { value: { reset: one ?? "all" } };
+}
+
+/** Finishes a pending payment as its payer would at its page. */
+export async function completePaymentNow(deps: Deps, transactionId: string, chosen: unknown, path: string, ip: string): Promise<Done<Transaction>> {
+  await bringUpToDate(deps);
+  const tx = deps.store.data.transactions.find((t) => t.transaction_id === transactionId);
+  if (!tx) return problem(404, "transaction_not_found", `no transaction ${transactionId}`);
+  const stage = stageOf(tx);
+  if (!stage) return problem(409, "payment_not_pending", `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]}): only a pending payment can be completed`);
+  const outcome = typeof chosen === "string" ? resolveOutcome(stage, chosen) : undefined;
+  if (typeof chosen !== "string" || !outcome) {
+    return problem(400, "invalid_outcome", `send {"outcome": one of ${stageOutcomes(stage).join(", ")}} (the payment waits at its ${stage} page)`);
+  }
+  const refusal = await finishPayment(deps, tx, { outcome, chosen, rule: `operator/${chosen}`, source: "operator", path, ip });
+  if (refusal) return problem(409, "payment_not_pending", refusal.info);
+  return { value: tx };
+}
+
+/** Settles an accepted refund now, processed or failed. */
+export async function settleRefundNow(deps: Deps, reference: string, result: unknown = "processed"): Promise<Done<Refund>> {
+  if (result !== "processed" && result !== "failed") return problem(400, "invalid_result", 'result must be "processed" or "failed"');
+  const { store } = deps;
+  const refund = store.data.refunds.find((r) => r.refund_reference_id === reference);
+  if (!refund) return problem(404, "refund_not_found", `no refund ${reference}`);
+  if (refund.state !== "accepted") return problem(409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
+  const tx = store.data.transactions.find((t) => t.transaction_id === refund.transaction_id);
+  settleRefund(refund, tx, result, deps.clock.now(), store.ids, "operator");
+  notifyRefund(deps, refund, tx, refund.notify);
+  await store.commit();
+  return { value: refund };
+}
+
+/** Completes or fails a PENDING payout now; `failure` as sent ({failure_type, failure_reason}, both optional). */
+export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | "FAILED", failure: { failure_type?: unknown; failure_reason?: unknown } = {}): Promise<Done<Payout>> {
+  const type = failure.failure_type || "UNKNOWN";
+  if (to === "FAILED" && (typeof type !== "string" || !codes.payout_failure_types.includes(type))) {
+    return problem(400, "invalid_failure_type", `failure_type must be one of ${codes.payout_failure_types.join(", ")}`);
+  }
+  if (failure.failure_reason !== undefined && typeof failure.failure_reason !== "string") return problem(400, "invalid_failure_reason", "failure_reason must be a string");
+  await bringUpToDate(deps);
+  const p = deps.store.data.payouts.find((x) => x.transaction_id === id);
+  if (!p) return problem(404, "payout_not_found", `no payout ${id}`);
+  const reason = (failure.failure_reason as string | undefined) || failureReason(type as string);
+  const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.clock.now());
+  if (refused) return problem(409, "payout_final", `${refused}: only PENDING payouts move`);
+  notifyPayout(p, deps.notifier, p.notify);
+  await deps.store.commit();
+  return { value: p };
+}
+
+/** Makes an active subscription's next deduction now (the schedule after it is unchanged). */
+export async function chargeSubscriptionNow(deps: Deps, recurringId: string): Promise<Done<Subscription>> {
+  await bringUpToDate(deps);
+  const sub = deps.store.data.subscriptions.find((s) => s.recurring_id === recurringId);
+  if (!sub) return problem(404, "subscription_not_found", `no subscription ${recurringId}`);
+  if (sub.state !== "active" || !hasDeduction(sub, sub.deductions + 1)) {
+    return problem(409, "subscription_not_active", `subscription ${recurringId} is ${sub.state}: nothing to charge`);
+  }
+  const now = deps.clock.now().toISOString();
+  if (sub.next_deduction_at > now) sub.next_deduction_at = now;
+  await bringUpToDate(deps);
+  return { value: sub };
+}
