@@ -1,7 +1,8 @@
-// /__sandbox: the operator API for testers and CI. JSON in, JSON out; errors are
-// { error, message }. ADMIN_TOKEN, when set, guards everything but /health.
-import { timingSafeEqual } from "node:crypto";
+// /__sandbox: the operator API for testers and CI (JSON in, JSON out; errors are { error, message })
+// and the QA dashboard (/__sandbox/, HTML). ADMIN_TOKEN, when set, guards everything but /health.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
+import { adminSession } from "./session.js";
+import { dashboard } from "./dashboard.js";
 import type { Deps } from "../deps.js";
 import { advanceClock, resetState, settleRefundNow } from "./actions.js";
 import { scenariosApi } from "./scenarios.js";
@@ -11,20 +12,10 @@ import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
 
-function guard(token: string | undefined) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!token || req.path === "/health") return next();
-    const given = Buffer.from(req.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "");
-    const expected = Buffer.from(token);
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
-    res.status(401).json({ error: "unauthorised", message: "send Authorization: Bearer <ADMIN_TOKEN>" });
-  };
-}
-
 export function operatorApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
-  router.use(guard(deps.config.adminToken));
+  router.use(adminSession(deps.config.adminToken));
   router.use(express.json({ limit: "100kb" }));
 
   router.get("/health", (_req, res) => {
@@ -63,6 +54,7 @@ export function operatorApi(deps: Deps): Router {
   // { "merchant_id": "M1" } resets one merchant's records to fixtures; {} resets everything.
   router.post("/reset", async (req, res) => answerJson(res, await resetState(deps, (req.body as { merchant_id?: unknown } | undefined)?.merchant_id), (v) => v));
 
+  router.use(dashboard(deps));
   router.use(paymentsApi(deps));
   router.use(notificationsApi(deps));
   router.use(payoutsApi(deps));

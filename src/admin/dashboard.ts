@@ -1,0 +1,172 @@
+// The QA dashboard at /__sandbox/: server-rendered pages over the same state and the same operator
+// actions as the JSON API (admin/actions.ts). Every form posts to /__sandbox/ui/..., which acts and
+// answers 303 back to the page with a message, so a reload never repeats an action.
+// Mounted by operatorApi after the ADMIN_TOKEN guard (admin/session.ts lets the browser sign in).
+import express, { Router, type Request, type Response } from "express";
+import { codes, GatewayError } from "../codes.js";
+import type { Deps } from "../deps.js";
+import { stageOf, stageOutcomes } from "../domain/completion.js";
+import { pageUrl } from "../gateway/page-links.js";
+import { BASE, type Flash } from "../render/dashboard/frame.js";
+import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "../render/dashboard/lists.js";
+import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboard/overview.js";
+import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
+import { sendHtml } from "../render/layout.js";
+import { problemPage } from "../render/payer-pages.js";
+import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
+import { bringUpToDate, queryText } from "./shared.js";
+
+const LIST_LIMIT = 200;
+
+/** The message a redirect carried back (?ok= or ?error=). */
+function flashOf(req: Request): Flash | undefined {
+  const ok = queryText(req, "ok");
+  const error = queryText(req, "error");
+  return error ? { text: error, ok: false } : ok ? { text: ok, ok: true } : undefined;
+}
+
+/** Back to a dashboard page (never elsewhere) with a message. */
+function backTo(req: Request, res: Response, fallback: string, flash: Flash): void {
+  const asked = typeof req.body?.back === "string" ? (req.body.back as string) : "";
+  const target = new URL(asked.startsWith(`${BASE}/`) && !asked.startsWith("//") ? asked : fallback, "http://sandgate.invalid");
+  target.searchParams.delete("ok");
+  target.searchParams.delete("error");
+  target.searchParams.set(flash.ok ? "ok" : "error", flash.text);
+  res.redirect(303, `${target.pathname}${target.search}`);
+}
+
+/** Runs an action and goes back with its message. */
+async function act<T>(req: Request, res: Response, fallback: string, run: () => Promise<Done<T>> | Done<T>, said: (value: T) => string): Promise<void> {
+  const done = await run();
+  backTo(req, res, fallback, "problem" in done ? { text: done.problem.message, ok: false } : { text: said(done.value), ok: true });
+}
+
+const text = (req: Request, name: string): string => (typeof req.body?.[name] === "string" ? (req.body[name] as string) : "");
+
+export function dashboard(deps: Deps): Router {
+  const router = Router();
+  const { store } = deps;
+  const registry = deps.scenarios;
+  const merchants = () => store.data.merchants.map((m) => m.merchant_id);
+  router.use("/ui", express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 }));
+
+  router.get("/", async (req, res) => {
+    await bringUpToDate(deps);
+    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
+    sendHtml(res, 200, overviewPage(data, flashOf(req)));
+  });
+
+  router.get("/ui/scenarios/:name", (req, res) => {
+    const scenario = registry.get(req.params.name);
+    if (!scenario) return sendHtml(res, 404, problemPage("Unknown scenario", `No scenario "${req.params.name}".`));
+    sendHtml(res, 200, scenarioPage(scenario));
+  });
+
+  router.get("/ui/transactions", async (req, res) => {
+    await bringUpToDate(deps);
+    const filter = { merchant_id: queryText(req, "merchant_id") ?? "", order_no: queryText(req, "order_no") ?? "", status: queryText(req, "status") ?? "" };
+    const found = store.data.transactions.filter(
+      (t) => (!filter.merchant_id || t.merchant_id === filter.merchant_id) && (!filter.order_no || t.order_no === filter.order_no) && (!filter.status || t.state === filter.status || codes.payment_status[t.state] === filter.status),
+    );
+    const newest = found.slice().sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, LIST_LIMIT);
+    sendHtml(res, 200, transactionsPage(newest, filter, found.length, merchants(), flashOf(req)));
+  });
+
+  router.get("/ui/transactions/:id", async (req, res) => {
+    await bringUpToDate(deps);
+    const tx = store.data.transactions.find((t) => t.transaction_id === req.params.id);
+    if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${req.params.id}.`));
+    const stage = stageOf(tx);
+    const detail = {
+      tx,
+      stage,
+      outcomes: stage ? stageOutcomes(stage) : [],
+      refunds: store.data.refunds.filter((r) => r.transaction_id === tx.transaction_id),
+      subscription: tx.recurring_id ? store.data.subscriptions.find((s) => s.recurring_id === tx.recurring_id) : undefined,
+      notifications: store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),
+      requests: deps.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).reverse(),
+      pageUrl: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "",
+    };
+    sendHtml(res, 200, transactionPage(detail, flashOf(req)));
+  });
+
+  router.get("/ui/requests", (req, res) => {
+    const merchant = queryText(req, "merchant_id") ?? "";
+    sendHtml(res, 200, requestsPage(deps.requests.list({ ...(merchant ? { merchant_id: merchant } : {}), limit: 100 }).reverse(), merchant));
+  });
+
+  router.get("/ui/notifications", async (req, res) => {
+    await bringUpToDate(deps);
+    sendHtml(res, 200, notificationsPage(store.data.notifications.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+  });
+
+  router.get("/ui/payouts", async (req, res) => {
+    await bringUpToDate(deps);
+    sendHtml(res, 200, payoutsPage(store.data.payouts.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+  });
+
+  router.get("/ui/subscriptions", async (req, res) => {
+    await bringUpToDate(deps);
+    sendHtml(res, 200, subscriptionsPage(store.data.subscriptions.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+  });
+
+  // ---- actions: act, then 303 back with a message ----
+  const scenarioChange = (run: () => string) => (): Done<string> => {
+    try {
+      return { value: run() };
+    } catch (err) {
+      if (err instanceof GatewayError) return { problem: { status: 404, error: "unknown_scenario", message: err.info } };
+      throw err;
+    }
+  };
+
+  router.post("/ui/scenarios/global", (req, res) =>
+    act(req, res, `${BASE}/`, scenarioChange(() => (registry.setGlobal(text(req, "name")), registry.global())), (name) => `Global scenario is now ${name}.`),
+  );
+
+  router.post("/ui/scenarios/bind", (req, res) => {
+    const merchant = text(req, "merchant_id").trim();
+    if (!merchant) return backTo(req, res, `${BASE}/`, { text: "Give a merchant id to bind.", ok: false });
+    return act(req, res, `${BASE}/`, scenarioChange(() => (registry.bind(merchant, text(req, "name")), text(req, "name"))), (name) => `Merchant ${merchant} now uses ${name}.`);
+  });
+
+  router.post("/ui/scenarios/unbind", (req, res) => {
+    const merchant = text(req, "merchant_id");
+    const removed = registry.unbind(merchant);
+    backTo(req, res, `${BASE}/`, removed ? { text: `Merchant ${merchant} follows the global scenario again.`, ok: true } : { text: `Merchant ${merchant} had no binding.`, ok: false });
+  });
+
+  router.post("/ui/clock", (req, res) => act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance") }), (v) => `Clock advanced to ${v.now}; ${v.applied} change(s) fell due.`));
+
+  router.post("/ui/reset", (req, res) => {
+    const merchant = text(req, "merchant_id");
+    if (text(req, "confirm") !== "yes") return sendHtml(res, 200, confirmResetPage(merchant));
+    return act(req, res, `${BASE}/`, () => resetState(deps, merchant), (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`));
+  });
+
+  router.post("/ui/payments/:id/complete", (req, res) =>
+    act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(req.params.id)}`, () => completePaymentNow(deps, req.params.id, text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`),
+  );
+
+  router.post("/ui/refunds/:ref/settle", (req, res) =>
+    act(req, res, `${BASE}/ui/transactions`, () => settleRefundNow(deps, req.params.ref, text(req, "result")), (r) => `Refund ${r.refund_reference_id} is ${r.state}.`),
+  );
+
+  router.post("/ui/payouts/:id/complete", (req, res) => act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, req.params.id, "COMPLETED"), (p) => `Payout ${p.transaction_id} is ${p.status}.`));
+
+  router.post("/ui/payouts/:id/fail", (req, res) =>
+    act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, req.params.id, "FAILED", { failure_type: text(req, "failure_type") }), (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`),
+  );
+
+  router.post("/ui/subscriptions/:id/charge", (req, res) =>
+    act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, req.params.id), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`),
+  );
+
+  router.post("/ui/notifications/:id/resend", async (req, res) => {
+    const sent = await deps.notifier.resend(req.params.id);
+    const last = sent?.attempts.at(-1);
+    backTo(req, res, `${BASE}/ui/notifications`, sent ? { text: `Notification ${sent.notification_id} resent: ${last?.http_status === null ? last.error : `HTTP ${last?.http_status}`}.`, ok: true } : { text: `No notification ${req.params.id}.`, ok: false });
+  });
+
+  return router;
+}

@@ -1,0 +1,58 @@
+// The dashboard's other lists: the live request log, notifications, payouts, subscriptions.
+import { codes } from "../../codes.js";
+import type { RequestLogEntry } from "../../request-log.js";
+import type { Notification, Payout, Subscription } from "../../store/types.js";
+import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
+import { notificationsTable, requestsTable } from "./transactions.js";
+
+export function requestsPage(list: RequestLogEntry[], merchant: string): string {
+  return frame(
+    "Request log",
+    "requests",
+    `<h1>Request log</h1>
+<form method="get" action="${BASE}/ui/requests" class="card row">
+<div><label for="r-merchant">Merchant</label><input id="r-merchant" name="merchant_id" value="${e(merchant)}"></div>
+<div class="shrink"><button type="submit">Filter</button></div>
+</form>
+<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed.</p>
+<section class="card" id="request-log" data-merchant="${e(merchant)}">${requestsTable(list)}</section>`,
+    undefined,
+    "dashboard.js",
+  );
+}
+
+export function notificationsPage(list: Notification[], flash?: Flash): string {
+  return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.</p><section class="card">${notificationsTable(list, `${BASE}/ui/notifications`)}</section>`, flash);
+}
+
+export function payoutsPage(list: Payout[], flash?: Flash): string {
+  const back = `${BASE}/ui/payouts`;
+  const rows = list.map((p) => [
+    e(p.created_at.replace("T", " ").slice(0, 19)),
+    `<code>${e(p.merchant_id)}</code>`,
+    `<span class="mono">${e(p.transaction_id)}</span>`,
+    `${e(p.amount_beneficiary_receives)} ${e(p.request.payment_currency ?? "")}`,
+    e(p.status) + (p.failure_type ? ` <span class="hint">${e(p.failure_type)}</span>` : ""),
+    `<code>${e(p.rule)}</code>`,
+    p.status === "PENDING"
+      ? postButton(`${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/complete`, "Complete", {}, { back, kind: "", test: `payout-complete-${p.transaction_id}` }) +
+        `<form method="post" action="${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/fail" class="inline"><input type="hidden" name="back" value="${back}"><select name="failure_type" aria-label="failure type">${options(codes.payout_failure_types, "UNKNOWN")}</select> <button type="submit" class="small danger" data-action="payout-fail-${e(p.transaction_id)}">Fail</button></form>`
+      : "",
+  ]);
+  return frame("Payouts", "payouts", `<h1>Payouts</h1><section class="card">${table(["Created", "Merchant", "Transaction", "Beneficiary receives", "Status", "Rule", ""], rows, "payouts")}</section>`, flash);
+}
+
+export function subscriptionsPage(list: Subscription[], flash?: Flash): string {
+  const back = `${BASE}/ui/subscriptions`;
+  const rows = list.map((s) => [
+    `<code>${e(s.recurring_id)}</code>`,
+    `<code>${e(s.merchant_id)}</code>`,
+    `<a href="${BASE}/ui/transactions/${encodeURIComponent(s.transaction_id)}">${e(s.order_no)}</a>`,
+    `${e(s.contract_amount)} ${e(s.currency)} every ${e(s.interval_count)} ${e(s.interval)}`,
+    `${e(codes.recurring_status[s.state])} ${e(s.state)}`,
+    e(s.deductions),
+    e(s.next_deduction_at.replace("T", " ").slice(0, 19)),
+    s.state === "active" ? postButton(`${BASE}/ui/subscriptions/${encodeURIComponent(s.recurring_id)}/charge`, "Charge now", {}, { back, kind: "", test: `charge-${s.recurring_id}` }) : "",
+  ]);
+  return frame("Subscriptions", "subscriptions", `<h1>Subscriptions</h1><section class="card">${table(["Recurring id", "Merchant", "First order", "Terms", "Status", "Charges", "Next", ""], rows, "subscriptions")}</section>`, flash);
+}

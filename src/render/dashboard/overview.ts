@@ -1,0 +1,120 @@
+// The dashboard's first page: scenarios (global, bindings, the list), the clock, reset.
+import type { Scenario } from "../../scenarios/schema.js";
+import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
+
+export interface OverviewData {
+  global: string;
+  bindings: Record<string, string>;
+  scenarios: Scenario[];
+  errors: string[];
+  merchants: string[];
+  now: string;
+  offsetMs: number;
+}
+
+export function overviewPage(d: OverviewData, flash?: Flash): string {
+  const names = d.scenarios.map((s) => s.name);
+  const bindings = Object.entries(d.bindings).map(([merchant, name]) => [
+    `<code>${e(merchant)}</code>`,
+    `<form method="post" action="${BASE}/ui/scenarios/bind" class="inline"><input type="hidden" name="merchant_id" value="${e(merchant)}"><select name="name" aria-label="scenario for ${e(merchant)}">${options(names, name)}</select> <button type="submit" class="small secondary">Change</button></form>`,
+    postButton(`${BASE}/ui/scenarios/unbind`, "Remove", { merchant_id: merchant }, { kind: "danger", test: `unbind-${merchant}` }),
+  ]);
+  const list = d.scenarios.map((s) => [
+    `<a href="${BASE}/ui/scenarios/${encodeURIComponent(s.name)}">${e(s.name)}</a>`,
+    e(s.description),
+    e(s.extends.join(", ") || "—"),
+    String(s.rules.length),
+  ]);
+  const errors = d.errors.length ? `<div class="flash bad"><strong>Scenario files with errors</strong> (their previous version stays in force):<ul>${d.errors.map((x) => `<li><code>${e(x)}</code></li>`).join("")}</ul></div>` : "";
+  return frame(
+    "Overview",
+    "overview",
+    `<h1>Sandgate sandbox</h1>
+${errors}
+<div class="grid2">
+<section class="card" id="global-scenario">
+<h2>Global scenario</h2>
+<p class="hint">Used for every merchant without a binding (a request's <code>X-Sandbox-Scenario</code> header still wins).</p>
+<form method="post" action="${BASE}/ui/scenarios/global" class="row">
+<div><label for="global-name">Scenario</label><select id="global-name" name="name">${options(names, d.global)}</select></div>
+<div class="shrink"><button type="submit" id="set-global">Set global scenario</button></div>
+</form>
+<p>In force now: <strong id="current-global">${e(d.global)}</strong></p>
+</section>
+<section class="card" id="clock">
+<h2>Clock</h2>
+<p>Sandbox time: <strong id="clock-now">${e(d.now)}</strong> <span class="hint">(${e(Math.round(d.offsetMs / 1000))} s ahead of real time)</span></p>
+<form method="post" action="${BASE}/ui/clock" class="row">
+<div><label for="advance">Advance by</label><input id="advance" name="advance" placeholder="90s, 2h, 3d, 1w" required></div>
+<div class="shrink"><button type="submit" id="advance-clock">Advance</button></div>
+</form>
+<p class="hint">Refunds settle, payouts move on and subscriptions charge as their time comes.</p>
+</section>
+</div>
+<section class="card" id="bindings">
+<h2>Merchant bindings</h2>
+${table(["Merchant", "Scenario", ""], bindings, "bindings-table")}
+<form method="post" action="${BASE}/ui/scenarios/bind" class="row">
+<div><label for="bind-merchant">Merchant id</label><input id="bind-merchant" name="merchant_id" list="known-merchants" required></div>
+<div><label for="bind-name">Scenario</label><select id="bind-name" name="name">${options(names, "")}</select></div>
+<div class="shrink"><button type="submit" id="bind">Bind</button></div>
+</form>
+<datalist id="known-merchants">${d.merchants.map((m) => `<option value="${e(m)}">`).join("")}</datalist>
+</section>
+<section class="card" id="scenarios">
+<h2>Scenarios</h2>
+${table(["Name", "Description", "Extends", "Rules"], list)}
+</section>
+<section class="card" id="reset">
+<h2>Reset</h2>
+<p class="hint">Back to the bundled fixtures: every merchant, or one. You will be asked to confirm.</p>
+<form method="post" action="${BASE}/ui/reset" class="row">
+<div><label for="reset-merchant">What</label><select id="reset-merchant" name="merchant_id"><option value="">Everything (all merchants)</option>${options(d.merchants, "")}</select></div>
+<div class="shrink"><button type="submit" class="danger" id="reset-start">Reset…</button></div>
+</form>
+</section>`,
+    flash,
+  );
+}
+
+/** A scenario's rules as a table: when → then, in the order they are tried. */
+export function scenarioPage(s: Scenario): string {
+  const show = (v: unknown) => e(typeof v === "string" ? v : JSON.stringify(v));
+  const rows = s.rules.map((r, i) => [
+    String(i + 1),
+    `<code>${e(r.from === s.name ? r.id : `${r.from}/${r.id}`)}</code>${r.description ? `<div class="hint">${e(r.description)}</div>` : ""}`,
+    Object.entries(r.when).map(([k, v]) => `<div><code>${e(k)}</code> = ${show(v)}</div>`).join(""),
+    Object.entries(r.then).map(([k, v]) => `<div><code>${e(k)}</code>: ${show(v)}</div>`).join(""),
+  ]);
+  return frame(
+    `Scenario ${s.name}`,
+    "overview",
+    `<h1>Scenario <code>${e(s.name)}</code></h1>
+<section class="card"><p>${e(s.description)}</p><p class="hint">File <code>${e(s.file)}</code>${s.extends.length ? `; extends ${e(s.extends.join(", "))}` : ""}. The first matching rule decides (a rule with <code>continue</code> adds its effects and lets the next one decide).</p></section>
+<section class="card">${table(["#", "Rule", "When", "Then"], rows, "rules")}</section>`,
+  );
+}
+
+export function confirmResetPage(merchant: string): string {
+  const what = merchant ? `merchant ${merchant}` : "everything (all merchants, bindings stay)";
+  return frame(
+    "Confirm reset",
+    "overview",
+    `<h1>Reset ${e(what)}?</h1>
+<section class="card"><p>Transactions, refunds, payouts, subscriptions, tokens and notifications go back to the bundled fixtures. This cannot be undone.</p>
+<form method="post" action="${BASE}/ui/reset"><input type="hidden" name="merchant_id" value="${e(merchant)}"><input type="hidden" name="confirm" value="yes">
+<button type="submit" class="danger" id="reset-confirm">Yes, reset ${e(what)}</button> <a href="${BASE}/">Cancel</a></form></section>`,
+  );
+}
+
+export function loginPage(error: string): string {
+  return frame(
+    "Sign in",
+    "",
+    `<h1>Sign in</h1>
+<section class="card"><p>This Sandgate is guarded by an admin token (<code>ADMIN_TOKEN</code>). Ask whoever started it.</p>
+${error ? `<p class="error" id="login-error">${e(error)}</p>` : ""}
+<form method="post" action="${BASE}/login"><label for="token">Admin token</label><input id="token" name="token" type="password" autocomplete="current-password" required>
+<p><button type="submit" id="login">Sign in</button></p></form></section>`,
+  );
+}

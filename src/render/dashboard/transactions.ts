@@ -1,0 +1,160 @@
+// The dashboard's transactions: the filtered list, newest first, and one transaction with its
+// history, refunds, subscription, notifications, requests and the forced steps it allows.
+import { codes, resultInfo, type PaymentState } from "../../codes.js";
+import type { Stage } from "../../domain/completion.js";
+import type { RequestLogEntry } from "../../request-log.js";
+import type { Notification, Refund, Subscription, Transaction } from "../../store/types.js";
+import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
+
+export interface TransactionFilter {
+  merchant_id: string;
+  order_no: string;
+  status: string;
+}
+
+const STATES = Object.keys(codes.payment_status) as PaymentState[];
+
+export const statusBadge = (state: PaymentState) => {
+  const kind = state === "declined" || state === "cancelled" ? "bad" : state === "pending" || state === "review" ? "wait" : "ok";
+  return `<span class="status ${kind}">${e(codes.payment_status[state])} ${e(state)}</span>`;
+};
+
+const txLink = (id: string) => `<a href="${BASE}/ui/transactions/${encodeURIComponent(id)}" class="mono">${e(id)}</a>`;
+
+export function transactionsPage(list: Transaction[], filter: TransactionFilter, total: number, merchants: string[], flash?: Flash): string {
+  const rows = list.map((t) => [
+    e(t.created_at.replace("T", " ").slice(0, 19)),
+    `<code>${e(t.merchant_id)}</code>`,
+    e(t.order_no),
+    txLink(t.transaction_id),
+    e(t.kind),
+    `${e(t.amount)} ${e(t.currency)}`,
+    statusBadge(t.state),
+    e(resultInfo(t.result)),
+  ]);
+  return frame(
+    "Transactions",
+    "transactions",
+    `<h1>Transactions</h1>
+<form method="get" action="${BASE}/ui/transactions" class="card row" id="filter">
+<div><label for="f-merchant">Merchant</label><input id="f-merchant" name="merchant_id" list="known-merchants" value="${e(filter.merchant_id)}"></div>
+<div><label for="f-order">order_no</label><input id="f-order" name="order_no" value="${e(filter.order_no)}"></div>
+<div><label for="f-status">Status</label><select id="f-status" name="status"><option value="">any</option>${options(STATES, filter.status)}</select></div>
+<div class="shrink"><button type="submit" id="apply-filter">Filter</button> <a href="${BASE}/ui/transactions">Clear</a></div>
+<datalist id="known-merchants">${merchants.map((m) => `<option value="${e(m)}">`).join("")}</datalist>
+</form>
+<p class="hint">${e(list.length)} of ${e(total)} shown, newest first.</p>
+<section class="card">${table(["Created", "Merchant", "order_no", "Transaction", "Kind", "Amount", "payment_status", "Result"], rows, "transactions")}</section>`,
+    flash,
+  );
+}
+
+export interface TransactionDetail {
+  tx: Transaction;
+  stage: Stage | undefined;
+  outcomes: string[];
+  refunds: Refund[];
+  subscription: Subscription | undefined;
+  notifications: Notification[];
+  requests: RequestLogEntry[];
+  pageUrl: string;
+}
+
+export function transactionPage(d: TransactionDetail, flash?: Flash): string {
+  const { tx } = d;
+  const back = `${BASE}/ui/transactions/${encodeURIComponent(tx.transaction_id)}`;
+  const complete = d.stage
+    ? `<section class="card tester" id="complete"><h2>Complete this pending payment</h2>
+<p class="hint">It waits at its ${e(d.stage)} page (<a href="${e(d.pageUrl)}">open it as the payer</a>). Each button does what the payer's choice would: return result, notification, subscription.</p>
+<div class="buttons">${d.outcomes.map((o) => postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, o, { outcome: o }, { back, test: `complete-${o}` })).join("")}</div></section>`
+    : "";
+  const history = (tx.history ?? []).map((h) => [
+    e(h.at.replace("T", " ").slice(0, 19)),
+    e(h.event),
+    e(h.payment_status),
+    e(h.result),
+    `<code>${e(h.rule)}</code>`,
+    e(h.source),
+    e(h.request_id ?? ""),
+  ]);
+  const refunds = d.refunds.map((r) => [
+    `<code>${e(r.refund_reference_id)}</code>`,
+    `${e(r.refund_amount)} ${e(r.currency)}`,
+    e(r.state),
+    e(r.refund_date.replace("T", " ").slice(0, 19)),
+    e(r.refund_processing_date.replace("T", " ").slice(0, 19)),
+    r.state === "accepted"
+      ? postButton(`${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`, "Settle: processed", { result: "processed" }, { back, test: `settle-processed-${r.refund_reference_id}` }) +
+        postButton(`${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`, "Settle: failed", { result: "failed" }, { back, kind: "danger", test: `settle-failed-${r.refund_reference_id}` })
+      : "",
+  ]);
+  const sub = d.subscription;
+  const subscription = sub
+    ? `<section class="card" id="subscription"><h2>Subscription <code>${e(sub.recurring_id)}</code></h2>
+<p>recurring_status ${e(codes.recurring_status[sub.state])} (${e(sub.state)}), ${e(sub.deductions)} charge(s) made, next due ${e(sub.next_deduction_at)}.</p>
+${sub.state === "active" ? postButton(`${BASE}/ui/subscriptions/${encodeURIComponent(sub.recurring_id)}/charge`, "Charge the next deduction now", {}, { back, kind: "", test: "charge-now" }) : ""}</section>`
+    : "";
+  return frame(
+    `Transaction ${tx.transaction_id}`,
+    "transactions",
+    `<h1>Transaction <code>${e(tx.transaction_id)}</code></h1>
+<section class="card"><dl class="summary">
+<dt>Merchant / account</dt><dd>${e(tx.merchant_id)} / ${e(tx.account_id)}</dd>
+<dt>order_no</dt><dd>${e(tx.order_no)}</dd>
+<dt>Kind</dt><dd>${e(tx.kind)} (${e(tx.payment_method)})</dd>
+<dt>Amount</dt><dd>${e(tx.amount)} ${e(tx.currency)} · captured ${e(tx.captured_amount)} · refunded ${e(tx.refunded_amount)}</dd>
+<dt>payment_status</dt><dd id="tx-status">${statusBadge(tx.state)}</dd>
+<dt>result_info</dt><dd>${e(resultInfo(tx.result))}</dd>
+<dt>Card</dt><dd>${e(tx.card_masked || "—")}</dd>
+<dt>3-D Secure</dt><dd>${e(tx.threeds_result || "—")}</dd>
+<dt>Risk</dt><dd>${e(tx.risk_action)} (${e(tx.risk_score)})</dd>
+<dt>notify_url</dt><dd>${e(tx.notify_url || "—")}</dd>
+<dt>return_url</dt><dd>${e(tx.return_url || "—")}</dd>
+</dl></section>
+${complete}
+<section class="card"><h2>History</h2>${table(["At", "What", "payment_status", "Result", "Rule", "By", "Request"], history, "history")}</section>
+<section class="card"><h2>Refunds</h2>${table(["Reference", "Amount", "State", "Requested", "Settled", ""], refunds, "refunds")}</section>
+${subscription}
+<section class="card"><h2>Notifications</h2>${notificationsTable(d.notifications, back)}</section>
+<section class="card"><h2>Requests for this order</h2>${requestsTable(d.requests)}</section>`,
+    flash,
+  );
+}
+
+/** Notifications with every attempt, and a resend button each. */
+export function notificationsTable(list: Notification[], back: string): string {
+  const rows = list.map((n) => {
+    const attempts = n.attempts.length
+      ? `<details><summary>${e(n.attempts.length)} attempt(s)</summary>${n.attempts
+          .map((a) => `<div>#${e(a.attempt)} ${e(a.at)} ${e(a.reason)}: ${a.http_status === null ? e(a.error) : `HTTP ${e(a.http_status)}`} (${e(a.duration_ms)} ms)${a.response_body ? `<pre>${e(a.response_body)}</pre>` : ""}</div>`)
+          .join("")}</details>`
+      : `<span class="hint">none yet</span>`;
+    return [
+      e(n.created_at.replace("T", " ").slice(0, 19)),
+      `<code>${e(n.merchant_id)}</code>`,
+      e(n.event),
+      `<span class="mono">${e(n.url)}</span>`,
+      e(n.state) + (n.error ? `<div class="hint">${e(n.error)}</div>` : ""),
+      attempts,
+      postButton(`${BASE}/ui/notifications/${encodeURIComponent(n.notification_id)}/resend`, "Resend", {}, { back, test: `resend-${n.notification_id}` }),
+    ];
+  });
+  return table(["Created", "Merchant", "Event", "URL", "State", "Attempts", ""], rows, "notifications");
+}
+
+/** Request log rows (the requests page's script renders the same columns live). */
+export function requestsTable(list: RequestLogEntry[]): string {
+  const rows = list.map((r) => [
+    e(r.at.replace("T", " ").slice(0, 19)),
+    e(r.operation),
+    `<code>${e(r.merchant_id)}</code>`,
+    e(r.order_no),
+    e(r.http_status),
+    e(r.result),
+    `<code>${e(r.rule)}</code>`,
+    r.signature
+      ? `<details><summary>${r.signature.matched ? "matched" : "mismatched"}</summary><div>expected <code>${e(r.signature.expected)}</code></div><div>received <code>${e(r.signature.received)}</code></div><div>signing string (key masked)</div><pre>${e(r.signature.signingString)}</pre></details>`
+      : `<span class="hint">—</span>`,
+  ]);
+  return table(["At", "Operation", "Merchant", "order_no", "HTTP", "Result", "Rule", "Signature"], rows, "requests");
+}
