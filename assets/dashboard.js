@@ -28,6 +28,7 @@
     var details = document.createElement("details");
     var summary = document.createElement("summary");
     summary.textContent = s.matched ? "matched" : "mismatched";
+    summary.className = s.matched ? "sig-ok" : "sig-bad";
     details.appendChild(summary);
     [["expected ", s.expected], ["received ", s.received]].forEach(function (pair) {
       var div = document.createElement("div");

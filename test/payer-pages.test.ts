@@ -80,6 +80,14 @@ describe("3-D Secure challenge page", () => {
     expect(tx.history?.map((h) => h.source)).toEqual(["api", "payer"]);
   });
 
+  test("a frictionless 3-D Secure payment answers at once: no challenge page", async () => {
+    const res = await postAuthorise(app, directPayment({ open3d: "do3DS", return_url: RETURN })).expect(200);
+    const xml = parseXml(res.text);
+    expect(textOf(xml.order_status)).toBe("1");
+    expect(textOf(xml.threeds_result)).toBe("Y:Authenticated (frictionless)");
+    expect(xml.issuer_url).toBeUndefined();
+  });
+
   test("the query operation shows the new truth", async () => {
     const { page, transaction_id } = await challenged();
     await request(app).post(page).type("form").send({ outcome: "threeds_passed" }).expect(303);

@@ -15,20 +15,29 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
-/** A minimal standalone page; `body` must already be escaped HTML. */
-export function page(title: string, body: string): string {
+/** An HTML document; `head` and `body` must already be escaped HTML. */
+export function htmlDocument(title: string, head: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1f2933}
-dt{font-weight:600}dd{margin:0 0 .5rem}.error{color:#b42318}</style>
+${head}
 </head>
 <body>
 ${body}
 </body>
 </html>
 `;
+}
+
+/** A minimal standalone page with its style inline (gateway answers a merchant may serve from its own site). */
+export function page(title: string, body: string): string {
+  return htmlDocument(
+    title,
+    `<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1f2933}
+dt{font-weight:600}dd{margin:0 0 .5rem}.error{color:#b42318}</style>`,
+    body,
+  );
 }

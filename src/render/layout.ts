@@ -2,7 +2,7 @@
 // at most one script, both served from /__sandbox/assets, and a Content-Security-Policy that
 // allows nothing else (no inline script, no third party). Bodies must already be escaped HTML.
 import type { Response } from "express";
-import { escapeHtml } from "./html.js";
+import { escapeHtml, htmlDocument } from "./html.js";
 
 export const ASSETS_PATH = "/__sandbox/assets";
 
@@ -20,22 +20,11 @@ export interface LayoutOptions {
 
 export function layout(title: string, body: string, options: LayoutOptions): string {
   const script = options.script ? `\n<script src="${ASSETS_PATH}/${escapeHtml(options.script)}" defer></script>` : "";
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${ASSETS_PATH}/sandgate.css">${script}
-</head>
-<body>
-<div class="banner"><strong>Sandgate sandbox</strong> · ${escapeHtml(options.banner)}</div>
-<main class="${options.width ?? "payer"}">
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlDocument(
+    title,
+    `<link rel="icon" href="data:,">\n<link rel="stylesheet" href="${ASSETS_PATH}/sandgate.css">${script}`,
+    `<div class="banner"><strong>Sandgate sandbox</strong> · ${escapeHtml(options.banner)}</div>\n<main class="${options.width ?? "payer"}">\n${body}\n</main>`,
+  );
 }
 
 /** Sends a page with its CSP; pages show live state, so nothing is cached. */

@@ -153,7 +153,7 @@ export function requestsTable(list: RequestLogEntry[]): string {
     e(r.result),
     `<code>${e(r.rule)}</code>`,
     r.signature
-      ? `<details><summary>${r.signature.matched ? "matched" : "mismatched"}</summary><div>expected <code>${e(r.signature.expected)}</code></div><div>received <code>${e(r.signature.received)}</code></div><div>signing string (key masked)</div><pre>${e(r.signature.signingString)}</pre></details>`
+      ? `<details><summary class="${r.signature.matched ? "sig-ok" : "sig-bad"}">${r.signature.matched ? "matched" : "mismatched"}</summary><div>expected <code>${e(r.signature.expected)}</code></div><div>received <code>${e(r.signature.received)}</code></div><div>signing string (key masked)</div><pre>${e(r.signature.signingString)}</pre></details>`
       : `<span class="hint">—</span>`,
   ]);
   return table(["At", "Operation", "Merchant", "order_no", "HTTP", "Result", "Rule", "Signature"], rows, "requests");

@@ -1,0 +1,163 @@
+// The QA dashboard over HTTP: every page answers with its CSP, every form acts through the same
+// operator actions as the JSON API and comes back (303) with a message, hostile values stay text,
+// a redirect never leaves the dashboard, and ADMIN_TOKEN asks a browser to sign in.
+import request from "supertest";
+import { beforeEach, describe, expect, test } from "vitest";
+import type { Express } from "express";
+import type { Deps } from "../src/deps.js";
+import { ACME, ANY_SIGNATURE, apmPayment, directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
+
+let app: Express;
+let deps: Deps;
+beforeEach(async () => {
+  ({ app, deps } = await makeApp());
+});
+
+const form = (path: string, fields: Record<string, string>) => request(app).post(`/__sandbox${path}`).type("form").send(fields);
+const flashOf = (location: string | undefined) => Object.fromEntries(new URL(location ?? "", "http://x").searchParams);
+
+async function pay(overrides: Record<string, unknown>) {
+  const res = await postAuthorise(app, directPayment(overrides)).expect(200);
+  return textOf(parseXml(res.text).transaction_id);
+}
+
+describe("pages", () => {
+  test.each(["/", "/ui/transactions", "/ui/requests", "/ui/notifications", "/ui/payouts", "/ui/subscriptions", "/ui/scenarios/default"])("%s is an HTML page with a CSP", async (path) => {
+    const res = await request(app).get(`/__sandbox${path}`).expect(200);
+    expect(res.type).toBe("text/html");
+    expect(res.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(res.text).toContain('<nav class="tabs">');
+  });
+
+  test("a scenario's rules read as when → then, inherited rules named by their scenario", async () => {
+    const res = await request(app).get("/__sandbox/ui/scenarios/3ds").expect(200);
+    expect(res.text).toContain("<code>mastercard-frictionless</code>");
+    expect(res.text).toContain("<code>default/decline-generic</code>");
+    expect(res.text).toContain("<code>outcome</code>: threeds_required");
+    await request(app).get("/__sandbox/ui/scenarios/%3Cb%3E").expect(404, /No scenario &quot;&lt;b&gt;&quot;/);
+  });
+
+  test("transactions: newest first, filtered by merchant, order_no and status", async () => {
+    const first = await pay({ order_no: "DASH-1" });
+    const second = await pay({ order_no: "DASH-2", card: "4000000000000002" });
+    const all = (await request(app).get("/__sandbox/ui/transactions").query({ merchant_id: ACME.merchant_id }).expect(200)).text;
+    expect(all.indexOf(second)).toBeLessThan(all.indexOf(first));
+    const declined = (await request(app).get("/__sandbox/ui/transactions").query({ status: "declined", order_no: "DASH-2" }).expect(200)).text;
+    expect(declined).toContain(second);
+    expect(declined).not.toContain(first);
+    expect((await request(app).get("/__sandbox/ui/transactions").query({ status: "6000", order_no: "DASH-1" }).expect(200)).text).not.toContain(first);
+  });
+
+  test("a transaction's page shows its history with rules, refunds and requests", async () => {
+    const id = await pay({ order_no: "DASH-H" });
+    await request(app).post("/v1/capture").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, capture_orders: [{ transaction_id: id, order_no: "DASH-H", currency: "USD", amount: "10.00" }] }).expect(200);
+    await request(app).post("/v1/refund").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, refund_orders: [{ transaction_id: id, order_no: "DASH-H", currency: "USD", amount: "10.00", refund_amount: "4.00" }] }).expect(200);
+    const page = (await request(app).get(`/__sandbox/ui/transactions/${id}`).expect(200)).text;
+    expect(page).toContain("<code>default/visa-approve</code>");
+    expect(page).toContain(`refund ${id}-01`);
+    expect(page).toContain(`data-action="settle-processed-${id}-01"`);
+    expect(page).toMatch(/<td>authorise<\/td>/);
+    await request(app).get("/__sandbox/ui/transactions/nope").expect(404);
+  });
+
+  test("a message carried back is shown as text", async () => {
+    const res = await request(app).get("/__sandbox/").query({ error: "<script>alert(1)</script>" }).expect(200);
+    expect(res.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(res.text).not.toContain("<script>alert");
+  });
+});
+
+describe("actions", () => {
+  test("global scenario and bindings: set, bind, change, remove; an unknown name changes nothing", async () => {
+    expect(flashOf((await form("/ui/scenarios/global", { name: "declines" }).expect(303)).headers.location)).toEqual({ ok: "Global scenario is now declines." });
+    expect(deps.scenarios.global()).toBe("declines");
+    expect(flashOf((await form("/ui/scenarios/global", { name: "nope" }).expect(303)).headers.location).error).toContain("Unknown scenario");
+    expect(deps.scenarios.global()).toBe("declines");
+    await form("/ui/scenarios/bind", { merchant_id: "M-QA", name: "3ds" }).expect(303);
+    expect(deps.scenarios.bindings()).toEqual({ "M-QA": "3ds" });
+    expect((await request(app).get("/__sandbox/").expect(200)).text).toContain('data-action="unbind-M-QA"');
+    await form("/ui/scenarios/bind", { merchant_id: "M-QA", name: "risk-review" }).expect(303);
+    expect(deps.scenarios.bindings()).toEqual({ "M-QA": "risk-review" });
+    await form("/ui/scenarios/unbind", { merchant_id: "M-QA" }).expect(303);
+    expect(deps.scenarios.bindings()).toEqual({});
+    expect(flashOf((await form("/ui/scenarios/bind", { merchant_id: " ", name: "3ds" }).expect(303)).headers.location).error).toBeDefined();
+  });
+
+  test("clock: advance by a duration; a bad one is refused", async () => {
+    const before = deps.clock.now().getTime();
+    await form("/ui/clock", { advance: "2d" }).expect(303);
+    expect(deps.clock.now().getTime() - before).toBeGreaterThanOrEqual(2 * 86_400_000);
+    expect(flashOf((await form("/ui/clock", { advance: "soon" }).expect(303)).headers.location).error).toContain("advance");
+  });
+
+  test("reset asks for confirmation first, then resets one merchant", async () => {
+    await pay({ merchant_id: "M-RESET", order_no: "R-1" });
+    const ask = await form("/ui/reset", { merchant_id: "M-RESET" }).expect(200);
+    expect(ask.text).toContain("Yes, reset merchant M-RESET");
+    expect(deps.store.data.transactions.some((t) => t.merchant_id === "M-RESET")).toBe(true);
+    await form("/ui/reset", { merchant_id: "M-RESET", confirm: "yes" }).expect(303);
+    expect(deps.store.data.transactions.some((t) => t.merchant_id === "M-RESET")).toBe(false);
+  });
+
+  test("complete a pending payment, settle a refund, settle payouts, charge a subscription, resend a notification", async () => {
+    const apm = apmPayment({ notify_url: "http://127.0.0.1:9/hook" });
+    await postAuthorise(app, apm).expect(200);
+    const tx = deps.store.data.transactions.find((t) => t.order_no === apm.order_no)!;
+    const done = await form(`/ui/payments/${tx.transaction_id}/complete`, { outcome: "paid", back: `/__sandbox/ui/transactions/${tx.transaction_id}` }).expect(303);
+    expect(done.headers.location).toMatch(new RegExp(`^/__sandbox/ui/transactions/${tx.transaction_id}\\?ok=`));
+    expect(tx.state).toBe("paid");
+    expect(flashOf((await form(`/ui/payments/${tx.transaction_id}/complete`, { outcome: "paid" }).expect(303)).headers.location).error).toContain("only a pending payment");
+
+    await request(app).post("/v1/refund").send({ merchant_id: ACME.merchant_id, account_id: "A10002", encryption_data: ANY_SIGNATURE, refund_orders: [{ transaction_id: tx.transaction_id, order_no: tx.order_no, currency: "BRL", amount: "25.00", refund_amount: "5.00" }] }).expect(200);
+    await form(`/ui/refunds/${tx.transaction_id}-01/settle`, { result: "failed" }).expect(303);
+    expect(deps.store.data.refunds.find((r) => r.refund_reference_id === `${tx.transaction_id}-01`)?.state).toBe("failed");
+
+    const payout = async (suffix: string) =>
+      (await request(app).post("/v1/payout").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, request_id: `7a1c2a9e-8b7d-4c6e-9a5b-00000000000${suffix}`, payment_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "12340008", bank_country_code: "US" } }, encryption_data: ANY_SIGNATURE }).expect(200)).body.transaction_id as string;
+    const [p1, p2] = [await payout("1"), await payout("2")];
+    await form(`/ui/payouts/${p1}/complete`, {}).expect(303);
+    await form(`/ui/payouts/${p2}/fail`, { failure_type: "NAME_MISMATCH" }).expect(303);
+    expect(deps.store.data.payouts.map((p) => [p.status, p.failure_type])).toEqual([["COMPLETED", ""], ["FAILED", "NAME_MISMATCH"]]);
+    expect((await request(app).get("/__sandbox/ui/payouts").expect(200)).text).toContain("NAME_MISMATCH");
+
+    const sub = deps.store.data.subscriptions.find((s) => s.state === "active")!;
+    const before = sub.deductions;
+    await form(`/ui/subscriptions/${sub.recurring_id}/charge`, {}).expect(303);
+    expect(sub.deductions).toBe(before + 1);
+    const viaApi = await request(app).post(`/__sandbox/subscriptions/${sub.recurring_id}/charge`).expect(200);
+    expect(viaApi.body.subscription.deductions).toBe(before + 2);
+    await request(app).post("/__sandbox/subscriptions/R0/charge").expect(404);
+
+    const notification = deps.store.data.notifications.find((n) => n.url === "http://127.0.0.1:9/hook")!;
+    const resent = await form(`/ui/notifications/${notification.notification_id}/resend`, {}).expect(303);
+    expect(flashOf(resent.headers.location).ok).toContain("resent");
+    expect(notification.attempts.at(-1)?.reason).toBe("resend");
+  });
+
+  test("a form never sends the browser away from the dashboard", async () => {
+    for (const back of ["https://evil.example/", "//evil.example/x", "/elsewhere"]) {
+      const res = await form("/ui/clock", { advance: "1s", back }).expect(303);
+      expect(res.headers.location).toMatch(/^\/__sandbox\/\?ok=/);
+    }
+  });
+});
+
+describe("ADMIN_TOKEN", () => {
+  test("a browser signs in once; the cookie then opens pages and the JSON API; a wrong token does not", async () => {
+    const guarded = (await makeApp({ adminToken: "s3cret-token" })).app;
+    const login = await request(guarded).get("/__sandbox/").expect(401);
+    expect(login.text).toContain('name="token"');
+    await request(guarded).get("/__sandbox/transactions").expect(401, /Bearer/);
+    await request(guarded).get("/__sandbox/assets/sandgate.css").expect(200);
+    const wrong = await request(guarded).post("/__sandbox/login").type("form").send({ token: "nope" }).expect(401);
+    expect(wrong.text).toContain("not this sandbox");
+    const ok = await request(guarded).post("/__sandbox/login").type("form").send({ token: "s3cret-token" }).expect(303);
+    const cookie = ok.headers["set-cookie"]![0]!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const jar = cookie.split(";")[0]!;
+    await request(guarded).get("/__sandbox/").set("cookie", jar).expect(200);
+    await request(guarded).get("/__sandbox/transactions").set("cookie", jar).expect(200);
+    await request(guarded).get("/__sandbox/").set("authorization", "Bearer s3cret-token").expect(200);
+  });
+});
