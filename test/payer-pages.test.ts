@@ -231,6 +231,19 @@ describe("hosted checkout", () => {
     expect(deps.store.data.tokens.find((t) => t.token_id === sub!.token_id)?.card_masked).toBe("424242******4242");
   });
 
+  test("a subscription of a payment held for review starts when the review approves it", async () => {
+    const { page, order_no } = await checkout({ currency: "USD", amount: "10.00", subscription: JSON.stringify({ contract_name: "Held", interval: "month", billing_cycle: 2 }) });
+    await request(app).post(page).type("form").send({ outcome: "review" }).expect(303);
+    const tx = txOf(order_no);
+    expect(tx.state).toBe("review");
+    expect(deps.store.data.subscriptions.some((s) => s.transaction_id === tx.transaction_id)).toBe(false);
+    const order = { transaction_id: tx.transaction_id, order_no, currency: "USD", amount: "10.00", review_flag: "approve" };
+    await request(app).post("/v1/review").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, review_orders: [order] }).expect(200);
+    expect(tx.state).toBe("authorised");
+    expect(deps.store.data.subscriptions.find((s) => s.transaction_id === tx.transaction_id)).toMatchObject({ contract_name: "Held", state: "active" });
+    expect(tx.payer_request).toBeUndefined();
+  });
+
   test("without a return_url the payer sees a result page", async () => {
     const { page } = await checkout({ return_url: undefined });
     const res = await request(app).post(page).type("form").send({ outcome: "paid" }).expect(200);

@@ -68,8 +68,8 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
     }
     state.subscriptions.push(subscription);
   }
-  // a challenged payment starts its subscription when the payer passes: the terms and a card on file wait on it
-  if (pageId && request.subscription) {
+  // a challenged or held payment starts its subscription when it succeeds: the terms and a card on file wait on it
+  if ((outcome.state === "pending" || outcome.state === "review") && request.subscription) {
     let cardToken = tokenId;
     if (!cardToken) {
       const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);

@@ -9,7 +9,7 @@ import { completePayment } from "../domain/completion.js";
 import { recordHistory } from "../domain/history.js";
 import { Refusal } from "../domain/lifecycle.js";
 import { paymentOutcome } from "../domain/outcomes.js";
-import { createSubscription, orderStatusOf } from "../domain/payment.js";
+import { orderStatusOf, settleWaitingRequest } from "../domain/payment.js";
 import { issueToken, storeCard, type CardSource } from "../gateway/card-source.js";
 import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
@@ -56,10 +56,9 @@ export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAc
   const requestId = deps.requests.nextId();
   if (!refusal) {
     if (action.card) keepCard(deps, tx, action.card, now);
-    if (tx.state === "authorised" || tx.state === "paid") startSubscription(deps, tx, now);
+    settleWaitingRequest(deps.store.data, tx, now, deps.store.ids);
     recordHistory(tx, now, { event: `${action.source}: ${action.chosen}`, result: resultInfo(tx.result), rule: action.rule, source: action.source, request_id: requestId });
     if (tx.state !== before) notifyPayment(deps, tx, undefined, action.notify);
-    if (tx.state !== "pending") delete tx.payer_request;
     await deps.store.commit();
   }
   deps.requests.add({
@@ -93,16 +92,6 @@ function keepCard(deps: Deps, tx: Transaction, card: PaidCard, now: Date): void 
   deps.store.data.tokens.push(token);
   if (asked) tx.token_id = token.token_id;
   if (tx.payer_request?.subscription) tx.payer_request.card_token ??= token.token_id;
-}
-
-/** The subscription the payment request carried starts with the successful payment (deduction 1). */
-function startSubscription(deps: Deps, tx: Transaction, now: Date): void {
-  const terms = tx.payer_request?.subscription;
-  if (!terms || tx.recurring_id) return;
-  const sub = createSubscription(tx, terms, now, deps.store.ids);
-  sub.token_id ||= tx.payer_request?.card_token ?? "";
-  tx.recurring_id = sub.recurring_id;
-  deps.store.data.subscriptions.push(sub);
 }
 
 /** What the payer carries back: the result as query parameters, signed like a direct payment's response. */
