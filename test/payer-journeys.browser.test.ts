@@ -151,5 +151,13 @@ describe.skipIf(!HAS_CHROMIUM)(`payer journeys in Chromium (needs ${CHROMIUM}: a
     await page.click('button[data-outcome="pending"]');
     await page.waitForURL(`${merchant.url}/return?**`);
     expect(problems).toEqual([]);
+
+    // the APM page names the method as sent; the result page shows the order as sent
+    const apm = await start({ op: "authorise", account_id: "A10002", currency: "BRL", payment_method: hostile, order_no: `A${hostile}`.slice(0, 60), return_url: "" }, APM);
+    expect(await apm.page.textContent("h1")).toBe(hostile);
+    await apm.page.click('button[data-outcome="failed"]');
+    await apm.page.waitForSelector('dd[data-field="order_no"]');
+    expect(await apm.page.textContent('dd[data-field="order_no"]')).toBe(apm.orderNo);
+    expect(apm.problems).toEqual([]);
   });
 });

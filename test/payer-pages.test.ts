@@ -203,6 +203,15 @@ describe("hosted checkout", () => {
     expect(json.body.problems[0]).toMatchObject({ field: "card" });
   });
 
+  test("a scenario chosen by X-Sandbox-Scenario for the checkout also decides the payer's card", async () => {
+    const body = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: nextOrderNo("CO-H"), currency: "EUR", amount: "42.50", return_url: RETURN, encryption_data: ANY_SIGNATURE };
+    const res = await request(app).post("/v1/checkout").set("x-sandbox-scenario", "declines").send(body).expect(200);
+    const page = pathOf(/action="([^"]+)"/.exec(res.text)![1]!);
+    const done = await request(app).post(page).type("form").send(card("4242424242424242")).expect(303);
+    expect(returned(done.headers.location!)).toMatchObject({ order_status: "0" });
+    expect(txOf(body.order_no).history?.at(-1)?.rule).toMatch(/^declines\//);
+  });
+
   test("an expired card declines as expired", async () => {
     const { page, order_no } = await checkout();
     await request(app).post(page).type("form").send(card("4242424242424242", { expiration_year: "2020" })).expect(303);
@@ -275,5 +284,15 @@ describe("hostile values on the pages are escaped", () => {
     expect(shown.text).not.toMatch(/<img src=x|<script>alert/);
     const done = await request(app).post(page).type("form").send({ outcome: "pending" }).expect(303);
     expect(done.headers.location).not.toContain("<");
+  });
+
+  test("an APM page and a result page show hostile request values as text", async () => {
+    const hostile = "<script>alert(1)</script>";
+    const { page } = await apm({ payment_method: hostile, order_no: `A${hostile}`, return_url: undefined });
+    const shown = await request(app).get(page).expect(200);
+    expect(shown.text).toContain("<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>");
+    const result = await request(app).post(page).type("form").send({ outcome: "failed" }).expect(200);
+    expect(result.text).toContain("A&lt;script&gt;");
+    expect(result.text).not.toContain("<script>alert");
   });
 });

@@ -48,6 +48,7 @@ export const checkout: Operation = {
       deps.store.ids,
     );
     tx.payer_request = payerRequest(body, request);
+    if (decision.chosenBy === "header") tx.payer_request.scenario = decision.scenario;
     deps.store.data.transactions.push(tx);
     notifyPayment(deps, tx, undefined, decision.then.notify);
     const html = checkoutPage(pageUrl(baseUrl, "checkout", pageId), checkoutInputs(fields, caller.account));

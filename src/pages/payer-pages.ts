@@ -147,7 +147,10 @@ function payByCard(deps: Deps, tx: Transaction, body: Record<string, unknown>, b
   if ("problems" in form) return form;
   if (form.expired) return { ...base, outcome: "expired_card", chosen: "card", rule: "builtin/card-expired", card: form.card };
   const fields = { ...tx.payer_request?.fields, card: form.card.number, expiration_month: form.card.expiration_month, expiration_year: form.card.expiration_year };
-  const decision = deps.scenarios.decide({ operation: "authorise", fields, merchantId: tx.merchant_id, orderNo: tx.order_no, fallback: "approved" });
+  // the scenario the checkout request chose by header still applies (while it exists), else the merchant's or the global one
+  const chosen = tx.payer_request?.scenario;
+  const header = chosen && deps.scenarios.get(chosen) ? chosen : undefined;
+  const decision = deps.scenarios.decide({ operation: "authorise", fields, merchantId: tx.merchant_id, header, orderNo: tx.order_no, fallback: "approved" });
   // an outcome that has no meaning here (an APM's pending, say) leaves the payment waiting
   const outcome = resolveOutcome("checkout", decision.outcome) ?? "checkout_pending";
   return { ...base, outcome, chosen: "card", rule: decision.rule, card: form.card, ...(decision.then.notify ? { notify: decision.then.notify } : {}) };

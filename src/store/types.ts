@@ -111,6 +111,8 @@ export interface PayerRequest {
   subscription?: SubscriptionTerms;
   /** the card kept on file for the subscription's deductions (a direct payment's challenge) */
   card_token?: string;
+  /** the scenario the request chose with X-Sandbox-Scenario: it also decides the payer's card */
+  scenario?: string;
 }
 
 /** One line of a transaction's history. */
