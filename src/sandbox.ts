@@ -48,7 +48,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const payoutPricing = loadPayoutPricing(config.fixtures);
   const deps: Deps = { config, store, clock, log, requests: createRequestLog(), scenarios, notifier, payoutPricing };
   // what fell due while nothing ran (a fixture subscription's deductions, ...) happens at boot
-  if (catchUp(store.data, clock.now(), store.ids, deps) > 0) await store.commit();
+  if (catchUp(store.records, clock.now(), store.ids, deps) > 0) await store.commit();
   return deps;
 }
 
@@ -66,7 +66,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.keepAliveTimeout = 5_000;
   // Time-driven changes (refund settlement, ...) happen even when nobody calls.
   const ticker = setInterval(() => {
-    if (catchUp(deps.store.data, deps.clock.now(), deps.store.ids, deps) > 0) {
+    if (catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps) > 0) {
       deps.store.commit().catch((err: unknown) => deps.log.error({ err }, "state write failed"));
     }
     deps.notifier.tick();

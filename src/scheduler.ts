@@ -2,7 +2,7 @@
 // Called by every gateway request, by the operator API, and by a timer while the server runs.
 // The domain makes the changes; this is where they are turned into notifications.
 import type { Ids } from "./ids.js";
-import type { State } from "./store/types.js";
+import type { Repository } from "./store/records.js";
 import { refundEvent, subscriptionEvent } from "./notify/events.js";
 import { settleDueRefunds } from "./domain/lifecycle.js";
 import { notifyPayout } from "./gateway/payout-response.js";
@@ -10,11 +10,11 @@ import { settleDuePayouts } from "./domain/payout.js";
 import { deductDue, type TimeEffects } from "./domain/subscriptions.js";
 
 /** Applies everything due by `now`; returns how many records changed. `effects`: the scenario and notifier (Deps has both). */
-export function catchUp(state: State, now: Date, ids: Ids, effects: TimeEffects): number {
-  let changed = settleDueRefunds(state.refunds, state.transactions, now, ids, (r, tx) => effects.notifier.emit(refundEvent(r, tx, r.notify)));
-  changed += deductDue(state, now, ids, effects, (sub, event, deduction, notify) =>
-    effects.notifier.emit(subscriptionEvent(state, sub, event, deduction, notify)),
+export function catchUp(records: Repository, now: Date, ids: Ids, effects: TimeEffects): number {
+  let changed = settleDueRefunds(records, now, ids, (r, tx) => effects.notifier.emit(refundEvent(r, tx, r.notify)));
+  changed += deductDue(records, now, ids, effects, (sub, event, deduction, notify) =>
+    effects.notifier.emit(subscriptionEvent(records, sub, event, deduction, notify)),
   );
-  changed += settleDuePayouts(state.payouts, now, (p) => notifyPayout(p, effects.notifier, p.notify));
+  changed += settleDuePayouts(records, now, (p) => notifyPayout(p, effects.notifier, p.notify));
   return changed;
 }

@@ -49,7 +49,7 @@ export async function resetState(deps: Deps, merchant: unknown): Promise<Done<{ 
 /** Finishes a pending payment as its payer would at its page. */
 export async function completePaymentNow(deps: Deps, transactionId: string, chosen: unknown, path: string, ip: string): Promise<Done<Transaction>> {
   await bringUpToDate(deps);
-  const tx = deps.store.data.transactions.find((t) => t.transaction_id === transactionId);
+  const tx = deps.store.records.transaction(transactionId);
   if (!tx) return problem(404, "transaction_not_found", `no transaction ${transactionId}`);
   const stage = stageOf(tx);
   if (!stage) return problem(409, "payment_not_pending", `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]}): only a pending payment can be completed`);
@@ -66,10 +66,10 @@ export async function completePaymentNow(deps: Deps, transactionId: string, chos
 export async function settleRefundNow(deps: Deps, reference: string, result: unknown = "processed"): Promise<Done<Refund>> {
   if (result !== "processed" && result !== "failed") return problem(400, "invalid_result", 'result must be "processed" or "failed"');
   const { store } = deps;
-  const refund = store.data.refunds.find((r) => r.refund_reference_id === reference);
+  const refund = store.records.refund(reference);
   if (!refund) return problem(404, "refund_not_found", `no refund ${reference}`);
   if (refund.state !== "accepted") return problem(409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
-  const tx = store.data.transactions.find((t) => t.transaction_id === refund.transaction_id);
+  const tx = store.records.transaction(refund.transaction_id);
   settleRefund(refund, tx, result, deps.clock.now(), store.ids, "operator");
   notifyRefund(deps, refund, tx, refund.notify);
   await store.commit();
@@ -84,7 +84,7 @@ export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | 
   }
   if (failure.failure_reason !== undefined && typeof failure.failure_reason !== "string") return problem(400, "invalid_failure_reason", "failure_reason must be a string");
   await bringUpToDate(deps);
-  const p = deps.store.data.payouts.find((x) => x.transaction_id === id);
+  const p = deps.store.records.payout(id);
   if (!p) return problem(404, "payout_not_found", `no payout ${id}`);
   const reason = (failure.failure_reason as string | undefined) || failureReason(type as string);
   const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.clock.now());
@@ -97,13 +97,16 @@ export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | 
 /** Makes an active subscription's next deduction now (the schedule after it is unchanged). */
 export async function chargeSubscriptionNow(deps: Deps, recurringId: string): Promise<Done<Subscription>> {
   await bringUpToDate(deps);
-  const sub = deps.store.data.subscriptions.find((s) => s.recurring_id === recurringId);
+  const sub = deps.store.records.subscription(recurringId);
   if (!sub) return problem(404, "subscription_not_found", `no subscription ${recurringId}`);
   if (sub.state !== "active" || !hasDeduction(sub, sub.deductions + 1)) {
     return problem(409, "subscription_not_active", `subscription ${recurringId} is ${sub.state}: nothing to charge`);
   }
   const now = deps.clock.now().toISOString();
-  if (sub.next_deduction_at > now) sub.next_deduction_at = now;
+  if (sub.next_deduction_at > now) {
+    sub.next_deduction_at = now;
+    deps.store.records.scheduleSubscription(sub);
+  }
   await bringUpToDate(deps);
   return { value: sub };
 }

@@ -74,15 +74,15 @@ export function dashboard(deps: Deps): Router {
 
   router.get("/ui/transactions/:id", async (req, res) => {
     await bringUpToDate(deps);
-    const tx = store.data.transactions.find((t) => t.transaction_id === req.params.id);
+    const tx = store.records.transaction(req.params.id);
     if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${req.params.id}.`));
     const stage = stageOf(tx);
     const detail = {
       tx,
       stage,
       outcomes: stage ? stageOutcomes(stage) : [],
-      refunds: store.data.refunds.filter((r) => r.transaction_id === tx.transaction_id),
-      subscription: tx.recurring_id ? store.data.subscriptions.find((s) => s.recurring_id === tx.recurring_id) : undefined,
+      refunds: [...store.records.refundsOf(tx.transaction_id)],
+      subscription: tx.recurring_id ? store.records.subscription(tx.recurring_id) : undefined,
       notifications: store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),
       requests: deps.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).reverse(),
       pageUrl: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "",

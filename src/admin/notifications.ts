@@ -64,17 +64,17 @@ export function notificationsApi(deps: Deps): Router {
       return problem(res, 400, "invalid_trigger", detail);
     }
     const { merchant_id, url, event, data, notify } = parsed.data;
-    if (deps.config.strictMerchants && !store.data.merchants.some((m) => m.merchant_id === merchant_id)) {
+    if (deps.config.strictMerchants && !store.records.merchant(merchant_id)) {
       return problem(res, 404, "merchant_not_found", `no merchant ${merchant_id} (--strict-merchants is on)`);
     }
-    const created = enqueueNotification(store.data, store.ids, clock.now(), { merchantId: merchant_id, url, event, data, notify });
+    const created = enqueueNotification(store.records, store.ids, clock.now(), { merchantId: merchant_id, url, event, data, notify });
     await store.commit();
     const notification = created && (await notifier.deliver(created.notification_id));
     res.status(201).json({ notification });
   });
 
   router.get("/notifications/:id", (req, res) => {
-    const notification = store.data.notifications.find((n) => n.notification_id === req.params.id);
+    const notification = store.records.notification(req.params.id);
     if (!notification) return problem(res, 404, "notification_not_found", `no notification ${req.params.id}`);
     res.json({ notification });
   });

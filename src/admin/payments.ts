@@ -29,7 +29,7 @@ export function paymentsApi(deps: Deps): Router {
     const done = await completePaymentNow(deps, req.params.transaction_id, outcome, req.originalUrl, req.ip ?? "");
     // a finished payment's 409 still says where it stands
     if ("problem" in done && done.problem.status === 409) {
-      const tx = deps.store.data.transactions.find((t) => t.transaction_id === req.params.transaction_id)!;
+      const tx = deps.store.records.transaction(req.params.transaction_id)!;
       return res.status(409).json({ error: done.problem.error, message: done.problem.message, ...completionView(deps, tx) });
     }
     answerJson(res, done, (tx) => completionView(deps, tx));

@@ -27,7 +27,7 @@ export function whereQuery<T extends object>(req: Request, records: readonly T[]
 
 /** Applies what fell due on the sandbox clock (and saves it) before an operator reads or acts; returns how many records changed. */
 export async function bringUpToDate(deps: Deps): Promise<number> {
-  const changed = catchUp(deps.store.data, deps.clock.now(), deps.store.ids, deps);
+  const changed = catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps);
   if (changed) await deps.store.commit();
   return changed;
 }

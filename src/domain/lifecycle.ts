@@ -5,6 +5,7 @@ import { resultInfo, type PaymentState } from "../codes.js";
 import { codes } from "../codes.js";
 import type { Ids } from "../ids.js";
 import type { Account, Refund, Transaction } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";
 import { recordHistory } from "./history.js";
@@ -28,8 +29,9 @@ export interface OrderIdentity {
 }
 
 /** The transaction an order names, if it is the caller's and the order's identity fields agree. */
-export function findOrderTransaction(transactions: Transaction[], merchantId: string, accountId: string, order: OrderIdentity): Transaction | Refusal {
-  const tx = transactions.find((t) => t.transaction_id === order.transaction_id && t.merchant_id === merchantId && t.account_id === accountId);
+export function findOrderTransaction(records: Pick<Repository, "transaction">, merchantId: string, accountId: string, order: OrderIdentity): Transaction | Refusal {
+  const found = records.transaction(order.transaction_id);
+  const tx = found?.merchant_id === merchantId && found.account_id === accountId ? found : undefined;
   if (!tx) return new Refusal("transaction_not_found", `no transaction ${order.transaction_id} for merchant ${merchantId} account ${accountId}`);
   if (tx.order_no !== order.order_no) {
     return new Refusal("order_mismatch", `transaction ${tx.transaction_id} belongs to order_no ${tx.order_no}, not ${order.order_no}`);
@@ -106,7 +108,7 @@ export interface RefundPlan {
 }
 
 /** Accepts a refund: reserves the amount at once, so concurrent refunds can never exceed the capture. */
-export function refund(tx: Transaction, order: RefundRequest, account: Account, plan: RefundPlan, refunds: Refund[], now: Date): Refund | Refusal {
+export function refund(tx: Transaction, order: RefundRequest, account: Account, plan: RefundPlan, earlier: readonly Refund[], now: Date): Refund | Refusal {
   const next = step(tx, "refund", account);
   if (next instanceof Refusal) return next;
   const mismatch = sameAmount(tx, order.amount);
@@ -117,7 +119,7 @@ export function refund(tx: Transaction, order: RefundRequest, account: Account, 
   if (asked > refundable) {
     return new Refusal("refund_exceeds", `refund ${fromCents(asked)} exceeds refundable ${fromCents(refundable)}`);
   }
-  const sequence = refunds.filter((r) => r.transaction_id === tx.transaction_id).length + 1;
+  const sequence = earlier.length + 1;
   // refund_reference_id is <transaction_id>-<two digits>: 99 refunds per payment at most
   if (sequence > MAX_REFUNDS) return new Refusal("too_many_refunds", `payment ${tx.transaction_id} already has ${MAX_REFUNDS} refunds`);
   tx.refunded_amount = fromCents(toCents(tx.refunded_amount) + asked);
@@ -163,18 +165,11 @@ export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "proc
   }
 }
 
-/** Settles every accepted refund whose time has come; returns how many changed. `onSettled` hears of each (e.g. to notify). */
-export function settleDueRefunds(
-  refunds: Refund[],
-  transactions: Transaction[],
-  now: Date,
-  ids: Ids,
-  onSettled?: (refund: Refund, tx: Transaction | undefined) => void,
-): number {
+/** Settles every accepted refund whose time has come (the repository's due queue); returns how many changed. `onSettled` hears of each (e.g. to notify). */
+export function settleDueRefunds(records: Pick<Repository, "dueRefund" | "transaction">, now: Date, ids: Ids, onSettled?: (refund: Refund, tx: Transaction | undefined) => void): number {
   let changed = 0;
-  for (const r of refunds) {
-    if (r.state !== "accepted" || !r.due_at || Date.parse(r.due_at) > now.getTime()) continue;
-    const tx = transactions.find((t) => t.transaction_id === r.transaction_id);
+  for (let r = records.dueRefund(now); r; r = records.dueRefund(now)) {
+    const tx = records.transaction(r.transaction_id);
     settleRefund(r, tx, r.fate, now, ids);
     onSettled?.(r, tx);
     changed++;

@@ -3,7 +3,8 @@
 import { codes, resultInfo, type PaymentState } from "../codes.js";
 import { recordHistory } from "./history.js";
 import type { Ids } from "../ids.js";
-import type { Account, DeliveryInformation, PaymentKind, State, Subscription, Transaction } from "../store/types.js";
+import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 import type { Interval } from "./dates.js";
 import { formatAmount } from "./money.js";
 import { catalogue, type PaymentOutcome } from "./outcomes.js";
@@ -165,14 +166,14 @@ export function createSubscription(t: Transaction, terms: SubscriptionTerms, now
  * its request carried, charged later to the card kept on file. Whatever waited is dropped once the
  * payment no longer waits.
  */
-export function settleWaitingRequest(state: Pick<State, "subscriptions">, tx: Transaction, now: Date, ids: Ids): void {
+export function settleWaitingRequest(records: Pick<Repository, "addSubscription">, tx: Transaction, now: Date, ids: Ids): void {
   const waiting = tx.payer_request;
   if (!waiting) return;
   if ((tx.state === "authorised" || tx.state === "paid") && waiting.subscription && !tx.recurring_id) {
     const sub = createSubscription(tx, waiting.subscription, now, ids);
     sub.token_id ||= waiting.card_token ?? "";
     tx.recurring_id = sub.recurring_id;
-    state.subscriptions.push(sub);
+    records.addSubscription(sub);
   }
   if (tx.state !== "pending" && tx.state !== "review") delete tx.payer_request;
 }

@@ -1,5 +1,6 @@
 // Payouts, pure: the fee and FX quote (integer cents, half-up rounding), the status a scenario
 // rule gives, the PENDING → COMPLETED | FAILED transitions, and the idempotency comparison.
+import type { Repository } from "../store/records.js";
 import type { Ids } from "../ids.js";
 import type { Payout, PayoutStatus } from "../store/types.js";
 import { catalogue } from "./outcomes.js";
@@ -156,10 +157,9 @@ export function settlePayout(p: Payout, to: "COMPLETED" | "FAILED", fail: { type
 }
 
 /** Settles every PENDING payout whose due time has passed, the way its rule said, and notifies; returns how many. */
-export function settleDuePayouts(payouts: Payout[], now: Date, onSettled: (payout: Payout) => void): number {
+export function settleDuePayouts(records: Pick<Repository, "duePayout">, now: Date, onSettled: (payout: Payout) => void): number {
   let settled = 0;
-  for (const p of payouts) {
-    if (p.status !== "PENDING" || !p.due_at || Date.parse(p.due_at) > now.getTime()) continue;
+  for (let p = records.duePayout(now); p; p = records.duePayout(now)) {
     const to = p.next_status === "FAILED" ? "FAILED" : "COMPLETED";
     const type = p.next_failure_type || "UNKNOWN";
     settlePayout(p, to, { type, reason: p.next_failure_reason || failureReason(type) }, now);

@@ -7,7 +7,8 @@ import type { Ids } from "../ids.js";
 import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
-import type { Account, CardToken, State, Subscription, Transaction } from "../store/types.js";
+import type { Account, CardToken, Subscription, Transaction } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 import { isExpired } from "./card.js";
 import { Refusal } from "./lifecycle.js";
 import { paymentOutcome } from "./outcomes.js";
@@ -33,11 +34,13 @@ export type SubscriptionEvent =
 /** "ORD-7-R02": deduction n of the subscription started by order ORD-7. */
 const deductionOrderNo = (sub: Subscription, n: number) => `${sub.order_no}-R${String(n).padStart(2, "0")}`;
 
-const firstPayment = (state: State, sub: Subscription): Transaction | undefined =>
-  state.transactions.find((t) => t.transaction_id === sub.transaction_id && t.merchant_id === sub.merchant_id);
+const firstPayment = (records: Repository, sub: Subscription): Transaction | undefined => {
+  const tx = records.transaction(sub.transaction_id);
+  return tx?.merchant_id === sub.merchant_id ? tx : undefined;
+};
 
-const accountOf = (state: State, sub: Subscription): Account | undefined =>
-  state.merchants.find((m) => m.merchant_id === sub.merchant_id)?.accounts.find((a) => a.account_id === sub.account_id);
+const accountOf = (records: Repository, sub: Subscription): Account | undefined =>
+  records.merchant(sub.merchant_id)?.accounts.find((a) => a.account_id === sub.account_id);
 
 /** Cancels a subscription; refuses one that is already cancelled or finished. */
 export function cancelSubscription(sub: Subscription): Refusal | undefined {
@@ -57,45 +60,40 @@ const recurringIds = (ids: Ids): Ids => ({
   hex: (kind, length) => ids.hex(`recurring.${kind}`, length),
 });
 
-/** The active subscription whose next deduction is due first by `now` and can be charged. */
-function nextDue(state: State, now: Date, skip: Set<Subscription>): Subscription | undefined {
-  let found: Subscription | undefined;
-  for (const sub of state.subscriptions) {
-    if (sub.state !== "active" || skip.has(sub)) continue;
-    const at = Date.parse(sub.next_deduction_at);
-    if (!(at <= now.getTime())) continue;
-    if (!found || at < Date.parse(found.next_deduction_at)) found = sub;
-  }
-  return found;
-}
-
 interface Run {
-  state: State;
+  records: Repository;
   ids: Ids;
   effects: TimeEffects;
   onChange: SubscriptionChange;
 }
 
-/** Makes every deduction due by `now`, each at its own scheduled time; returns how many records changed. */
-export function deductDue(state: State, now: Date, ids: Ids, effects: TimeEffects, onChange: SubscriptionChange): number {
-  const run: Run = { state, ids, effects, onChange };
+/**
+ * Makes every deduction due by `now`, each at its own scheduled time, earliest first across all
+ * subscriptions (the repository's due queue); returns how many records changed.
+ */
+export function deductDue(records: Repository, now: Date, ids: Ids, effects: TimeEffects, onChange: SubscriptionChange): number {
+  const run: Run = { records, ids, effects, onChange };
   let changed = 0;
-  const waiting = new Set<Subscription>();
-  for (let sub = nextDue(state, now, waiting); sub; sub = nextDue(state, now, waiting)) {
-    if (deductNext(run, sub)) changed++;
-    else waiting.add(sub);
+  const waiting: Subscription[] = [];
+  for (let sub = records.dueSubscription(now); sub; sub = records.dueSubscription(now)) {
+    if (deductNext(run, sub)) {
+      changed++;
+      records.scheduleSubscription(sub);
+    } else waiting.push(sub);
   }
+  // still due, but waiting (for its first payment, say): looked at again next time
+  for (const sub of waiting) records.scheduleSubscription(sub);
   return changed;
 }
 
 /** Deduction number deductions + 1, at next_deduction_at; false when the subscription must wait. */
 function deductNext(run: Run, sub: Subscription): boolean {
-  const { state } = run;
+  const { records } = run;
   const notify = (event: SubscriptionEvent, deduction?: Transaction, behaviour?: NotifyBehaviour) => run.onChange(sub, event, deduction, behaviour);
   const at = new Date(sub.next_deduction_at);
   const n = sub.deductions + 1;
-  const first = firstPayment(state, sub);
-  const account = accountOf(state, sub);
+  const first = firstPayment(records, sub);
+  const account = accountOf(records, sub);
   // the first payment still waits for the payer or a reviewer: so does the schedule
   if (!account || first?.state === "pending" || first?.state === "review") return false;
   const firstFailed = first?.state === "declined" || first?.state === "cancelled";
@@ -135,8 +133,9 @@ function decide(effects: TimeEffects, sub: Subscription, n: number, fields: Reco
 }
 
 /** The recurring transaction of deduction n, decided by the scenario against the card on file. */
-function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: Date, account: Account, first: Transaction | undefined): { tx: Transaction; notify: NotifyBehaviour | undefined } {
-  const token = state.tokens.find((t) => t.token_id === sub.token_id && t.merchant_id === sub.merchant_id);
+function charge({ records, ids, effects }: Run, sub: Subscription, n: number, at: Date, account: Account, first: Transaction | undefined): { tx: Transaction; notify: NotifyBehaviour | undefined } {
+  const onFile = records.token(sub.token_id);
+  const token = onFile?.merchant_id === sub.merchant_id ? onFile : undefined;
   const fields: Record<string, string> = {
     ...(first?.delivery ?? {}),
     order_no: deductionOrderNo(sub, n),
@@ -155,6 +154,6 @@ function charge({ state, ids, effects }: Run, sub: Subscription, n: number, at: 
     recurringIds(ids),
   );
   tx.recurring_id = sub.recurring_id;
-  state.transactions.push(tx);
+  records.addTransaction(tx);
   return { tx, notify: decision?.then.notify };
 }

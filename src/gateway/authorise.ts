@@ -12,7 +12,7 @@ import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../render/xml.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Subscription, Transaction } from "../store/types.js";
-import { cardProblems, cardSource, issueToken, storeCard } from "./card-source.js";
+import { cardProblems, cardSource, issueToken, ownToken, storeCard } from "./card-source.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import { pageUrl } from "./page-links.js";
 
@@ -30,7 +30,7 @@ export const authorise: Operation = {
 /** The card number rules match: the `card` field, or the card behind the merchant's token_id. */
 function cardNumberFor(body: Body, merchantId: string, deps: Deps): string {
   const tokenId = text(body.token_id);
-  if (tokenId) return deps.store.data.tokens.find((t) => t.token_id === tokenId && t.merchant_id === merchantId)?.card_number ?? "";
+  if (tokenId) return ownToken(deps.store.records, tokenId, merchantId)?.card_number ?? "";
   return text(body.card).replace(/[\s-]/g, "");
 }
 
@@ -41,8 +41,8 @@ const isApm = (body: Body) => text(body.payment_method) !== "" && text(body.card
 function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
   const request = validate(paymentRequest, body, cardProblems(body));
   const { merchant, account } = caller;
-  const state = deps.store.data;
-  const card = cardSource(request, merchant.merchant_id, state, now);
+  const { records } = deps.store;
+  const card = cardSource(request, merchant.merchant_id, records, now);
 
   const decision: Pick<Decision, "outcome" | "then" | "rule"> = card.expired ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" } : scenarioDecision;
   const outcome = withExternalThreeDs(paymentOutcome(decision.outcome), request);
@@ -57,28 +57,28 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   // a subscription starts with a successful first payment (pending and held payments start it when they succeed)
   const subscription = request.subscription && outcome.state === "approved" ? createSubscription(tx, request.subscription, now, deps.store.ids) : undefined;
 
-  if (newToken) state.tokens.push(newToken);
+  if (newToken) records.addToken(newToken);
   if (subscription) {
     tx.recurring_id = subscription.recurring_id;
     // paid by card number without token_flag: the card is kept on file for the deductions only
     if (!subscription.token_id) {
       const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
-      state.tokens.push(onFile);
+      records.addToken(onFile);
       subscription.token_id = onFile.token_id;
     }
-    state.subscriptions.push(subscription);
+    records.addSubscription(subscription);
   }
   // a challenged or held payment starts its subscription when it succeeds: the terms and a card on file wait on it
   if ((outcome.state === "pending" || outcome.state === "review") && request.subscription) {
     let cardToken = tokenId;
     if (!cardToken) {
       const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
-      state.tokens.push(onFile);
+      records.addToken(onFile);
       cardToken = onFile.token_id;
     }
     tx.payer_request = { fields: {}, items: "", subscription: request.subscription, card_token: cardToken };
   }
-  state.transactions.push(tx);
+  records.addTransaction(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
 
   const info = resultInfo(outcome.result);
@@ -149,7 +149,7 @@ function payByApm({ requestId, body, caller, baseUrl, now, decision }: Operation
     { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: scalarFields(body), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId },
     deps.store.ids,
   );
-  deps.store.data.transactions.push(tx);
+  deps.store.records.addTransaction(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
   const xml: XmlNode[] = [...echoed(tx), ["issuer_url", pageUrl(baseUrl, "apm", pageId)]];
   // pending by default: named builtin/apm-pending, unless a rule decided

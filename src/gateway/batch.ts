@@ -89,7 +89,7 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   }
   const order = parsed.data;
   const { merchant, account } = request.caller;
-  const tx = findOrderTransaction(deps.store.data.transactions, merchant.merchant_id, account.account_id, order);
+  const tx = findOrderTransaction(deps.store.records, merchant.merchant_id, account.account_id, order);
   // each order is decided on its own fields: a rule can fail one order of a batch and not the others
   const decision = request.decide(spec.name, order as unknown as Record<string, unknown>, order.order_no, DEFAULT_OUTCOME[spec.name]);
   rules.add(decision.rule);

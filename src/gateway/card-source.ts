@@ -3,7 +3,8 @@ import { GatewayError, type FieldProblem } from "../codes.js";
 import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/card.js";
 import { fail, text } from "../http/fields.js";
 import type { Ids } from "../ids.js";
-import type { CardToken, State } from "../store/types.js";
+import type { CardToken } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 import type { PaymentRequest } from "./payment-schema.js";
 
 export interface CardSource {
@@ -14,9 +15,15 @@ export interface CardSource {
   token: CardToken | undefined;
 }
 
-export function cardSource(request: PaymentRequest, merchantId: string, state: State, now: Date): CardSource {
+/** A stored token of this merchant (another merchant's token is as good as unknown). */
+export function ownToken(records: Pick<Repository, "token">, tokenId: string, merchantId: string): CardToken | undefined {
+  const token = records.token(tokenId);
+  return token?.merchant_id === merchantId ? token : undefined;
+}
+
+export function cardSource(request: PaymentRequest, merchantId: string, records: Pick<Repository, "token">, now: Date): CardSource {
   if (request.token_id) {
-    const token = state.tokens.find((t) => t.token_id === request.token_id && t.merchant_id === merchantId);
+    const token = ownToken(records, request.token_id, merchantId);
     if (!token) throw new GatewayError("token_not_found", `no token "${request.token_id}" for merchant ${merchantId}`);
     return { number: token.card_number, masked: token.card_masked, expired: isExpired(token.expiration_month, token.expiration_year, now), token };
   }

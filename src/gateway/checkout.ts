@@ -49,7 +49,7 @@ export const checkout: Operation = {
     );
     tx.payer_request = payerRequest(body, request);
     if (decision.chosenBy === "header") tx.payer_request.scenario = decision.scenario;
-    deps.store.data.transactions.push(tx);
+    deps.store.records.addTransaction(tx);
     notifyPayment(deps, tx, undefined, decision.then.notify);
     const html = checkoutPage(pageUrl(baseUrl, "checkout", pageId), checkoutInputs(fields, caller.account));
     return { html, changed: true, result: resultInfo(outcome.result), rule };

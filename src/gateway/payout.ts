@@ -22,7 +22,7 @@ export const payout: Operation = {
     const pricing = deps.payoutPricing;
     const request = payoutFields(validate(payoutRequest, body, payoutProblems(body, pricing)));
     const merchantId = caller.merchant.merchant_id;
-    const earlier = deps.store.data.payouts.find((p) => p.merchant_id === merchantId && p.request_id === request.request_id);
+    const earlier = deps.store.records.payoutByRequest(merchantId, request.request_id);
     if (earlier) return replay(earlier, request);
 
     const paymentCurrency = request.payment_currency.toUpperCase();
@@ -55,7 +55,7 @@ export const payout: Operation = {
       deps.store.ids,
     );
     if (decision.then.notify) created.notify = decision.then.notify;
-    deps.store.data.payouts.push(created);
+    deps.store.records.addPayout(created);
     notifyPayout(created, deps.notifier, created.notify);
     // a rule's `then.fields` set response fields directly (this answer only; the payout keeps its values)
     const json = { ...payoutResponse(created), ...decision.then.fields };

@@ -6,6 +6,7 @@ import { compactDate, spacedDate } from "../domain/dates.js";
 import { deductionPeriod } from "../domain/payment.js";
 import type { DeliveryInformation, Subscription, Transaction } from "../store/types.js";
 import type { Selector } from "./selection.js";
+import type { Repository } from "../store/records.js";
 
 export interface FraudCheck {
   check_items: string;
@@ -50,8 +51,9 @@ const NO_SUBSCRIPTION: SubscriptionResult = {
 };
 
 /** The element for a transaction as it is now. */
-export function foundElement(tx: Transaction, subscriptions: readonly Subscription[]): QueryElement {
-  const sub = tx.recurring_id ? subscriptions.find((s) => s.recurring_id === tx.recurring_id && s.merchant_id === tx.merchant_id) : undefined;
+export function foundElement(tx: Transaction, records: Pick<Repository, "subscription">): QueryElement {
+  const found = tx.recurring_id ? records.subscription(tx.recurring_id) : undefined;
+  const sub = found?.merchant_id === tx.merchant_id ? found : undefined;
   return {
     amount: tx.amount,
     currency: tx.currency,

@@ -24,12 +24,12 @@ export const refund = batchOperation({
     // the rule's own `then.refund` wins over what its named outcome implies
     const shape = { ...orderOutcome("refund", decision.outcome)?.refund, ...decision.then.refund };
     const plan = { afterSeconds: shape.after_seconds ?? DEFAULT_REFUND_DELAY_SECONDS, fate: shape.result ?? "processed" };
-    const state = deps.store.data;
-    const accepted = refundTransaction(tx, { ...order, refund_reason: order.refund_reason ?? "" }, caller.account, plan, state.refunds, now);
+    const { records } = deps.store;
+    const accepted = refundTransaction(tx, { ...order, refund_reason: order.refund_reason ?? "" }, caller.account, plan, records.refundsOf(tx.transaction_id), now);
     if (accepted instanceof Refusal) return accepted;
     // the rule's notification behaviour also applies when the refund settles later
     if (decision.then.notify) accepted.notify = decision.then.notify;
-    state.refunds.push(accepted);
+    records.addRefund(accepted);
     notifyRefund(deps, accepted, tx, accepted.notify);
     return {
       status: codes.refund_status.accepted,

@@ -39,10 +39,19 @@ export const retrievalRefund: Operation = {
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, SEARCH_LIMIT);
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
-    const { refunds, transactions } = deps.store.data;
-    const refund_orders = selectRecords(refunds, selection, scope, (r) => r.refund_date)
+    const { records } = deps.store;
+    const lookup = {
+      recent: () => records.refundsOfAccount(scope.merchant_id, scope.account_id),
+      named: (field: (typeof SELECTORS)[number], value: string): readonly Refund[] => {
+        if (field === "order_no") return records.refundsByOrder(scope.merchant_id, value);
+        if (field === "transaction_id") return records.refundsOf(value);
+        const refund = records.refund(value);
+        return refund ? [refund] : [];
+      },
+    };
+    const refund_orders = selectRecords(lookup, selection, scope, (r) => r.refund_date)
       .filter((s) => "record" in s)
-      .map(({ record }) => refundElement(record, transactions.find((t) => t.transaction_id === record.transaction_id)));
+      .map(({ record }) => refundElement(record, records.transaction(record.transaction_id)));
     const json = {
       ...scope,
       encryption_data: "",

@@ -19,9 +19,17 @@ export const retrievalTrans: Operation = {
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, QUERY_LIMIT);
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
-    const { transactions, subscriptions } = deps.store.data;
-    const orders_list = selectRecords(transactions, selection, scope, (tx) => tx.created_at).map((s) =>
-      "record" in s ? foundElement(s.record, subscriptions) : missingElement(s.missing),
+    const { records } = deps.store;
+    const lookup = {
+      recent: () => records.transactionsOfAccount(scope.merchant_id, scope.account_id),
+      named: (field: (typeof SELECTORS)[number], value: string) => {
+        if (field === "order_no") return records.transactionsByOrder(scope.merchant_id, value);
+        const tx = records.transaction(value);
+        return tx ? [tx] : [];
+      },
+    };
+    const orders_list = selectRecords(lookup, selection, scope, (tx) => tx.created_at).map((s) =>
+      "record" in s ? foundElement(s.record, records) : missingElement(s.missing),
     );
     const json = {
       ...scope,

@@ -33,7 +33,7 @@ export const review = batchOperation({
     const refused = reviewTransaction(tx, order.amount, decision, caller.account, now);
     if (refused) return refused;
     // an approved payment starts the subscription its request carried
-    settleWaitingRequest(deps.store.data, tx, now, deps.store.ids);
+    settleWaitingRequest(deps.store.records, tx, now, deps.store.ids);
     return {};
   },
   event: (order) => (decisionOf(order.review_flag) === "approve" ? "payment.review_approved" : "payment.review_rejected"),

@@ -76,23 +76,27 @@ function readDate(body: Body, field: string, problems: FieldProblem[]): Date | u
 
 type Scoped<F extends SelectorField> = { merchant_id: string; account_id: string } & Record<F, string>;
 
+/** Where the records come from: by a selected value (an index lookup), or the account's, oldest first. */
+export interface RecordLookup<F extends SelectorField, T> {
+  named(field: F, value: string): readonly T[];
+  recent(): readonly T[];
+}
+
 /**
  * The records a selection names, newest first within each selected value, each record once;
  * with no selector, the `limit` most recent records of the account. `dateOf` gives the record's
- * date (ISO 8601) for the date bounds and the ordering.
+ * date (ISO 8601) for the date bounds and the ordering. Only the records the lookup names are
+ * looked at: the cost follows what was selected, not how many records exist.
  */
 export function selectRecords<F extends SelectorField, T extends Scoped<F>>(
-  records: readonly T[],
+  lookup: RecordLookup<F, T>,
   selection: Selection<F>,
   scope: { merchant_id: string; account_id: string },
   dateOf: (record: T) => string,
 ): Selected<T, F>[] {
-  // only records a selector names are dated and sorted (cheap scope and value tests first)
-  const wanted = new Set(selection.selectors.map((sel) => `${sel.field}\u0000${sel.value}`));
-  const fields = [...new Set(selection.selectors.map((sel) => sel.field))];
-  const named = (r: T) => wanted.size === 0 || fields.some((f) => wanted.has(`${f}\u0000${r[f]}`));
+  const named = selection.selectors.length ? [...new Set(selection.selectors.flatMap((sel) => lookup.named(sel.field, sel.value)))] : lookup.recent();
   const candidates = newestFirst(
-    records.filter((r) => r.merchant_id === scope.merchant_id && r.account_id === scope.account_id && named(r) && withinBounds(Date.parse(dateOf(r)), selection)),
+    named.filter((r) => r.merchant_id === scope.merchant_id && r.account_id === scope.account_id && withinBounds(Date.parse(dateOf(r)), selection)),
     dateOf,
   );
   if (selection.selectors.length === 0) return candidates.slice(0, selection.limit).map((record) => ({ record }));

@@ -8,7 +8,8 @@ import { cancelSubscription } from "../domain/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
 import { obj, str, text, validate } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
-import type { State, Subscription } from "../store/types.js";
+import type { Subscription } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 
 const cancelRequest = obj({ recurring_id: str(), order_no: str() });
 
@@ -18,10 +19,9 @@ interface Scope {
 }
 
 /** The subscription both identifiers name (when both are given); by order_no, the most recent one. */
-function findSubscription(state: State, scope: Scope, recurringId: string, orderNo: string): Subscription | undefined {
-  const mine = state.subscriptions.filter((s) => s.merchant_id === scope.merchant_id && s.account_id === scope.account_id);
-  const deductionOf = (s: Subscription) =>
-    state.transactions.some((t) => t.order_no === orderNo && t.recurring_id === s.recurring_id && t.merchant_id === s.merchant_id);
+function findSubscription(records: Repository, scope: Scope, recurringId: string, orderNo: string): Subscription | undefined {
+  const mine = records.subscriptionsOfAccount(scope.merchant_id, scope.account_id);
+  const deductionOf = (s: Subscription) => records.transactionsByOrder(scope.merchant_id, orderNo).some((t) => t.recurring_id === s.recurring_id);
   return mine.findLast((s) => (!recurringId || s.recurring_id === recurringId) && (!orderNo || s.order_no === orderNo || deductionOf(s)));
 }
 
@@ -34,7 +34,7 @@ export const subscriptionCancel: Operation = {
     const recurringId = request.recurring_id ?? "";
     const orderNo = request.order_no ?? "";
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
-    const state = deps.store.data;
+    const { records } = deps.store;
     const answer = (status: string, message: string, sub: Subscription | undefined) => ({
       ...scope,
       encryption_data: "",
@@ -44,7 +44,7 @@ export const subscriptionCancel: Operation = {
       recurring_status: sub ? codes.recurring_status[sub.state] : "",
     });
 
-    const sub = findSubscription(state, scope, recurringId, orderNo);
+    const sub = findSubscription(records, scope, recurringId, orderNo);
     if (!sub) {
       const named = [recurringId && `recurring_id ${recurringId}`, orderNo && `order_no ${orderNo}`].filter(Boolean).join(" and ");
       const key = "subscription_not_found";
@@ -53,7 +53,7 @@ export const subscriptionCancel: Operation = {
     }
     const refusal = cancelSubscription(sub);
     if (refusal) return { json: answer(codes.return_status.failed, refusal.info, sub), changed: false, result: refusal.info };
-    deps.notifier.emit(subscriptionEvent(state, sub, "subscription.cancelled"));
+    deps.notifier.emit(subscriptionEvent(records, sub, "subscription.cancelled"));
     const json = answer(codes.return_status.ok, codes.return_status.ok_message, sub);
     return { json, changed: true, result: `${codes.return_status.ok_message}: ${sub.recurring_id} cancelled` };
   },

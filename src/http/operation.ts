@@ -80,12 +80,12 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       body = await readBody(req, res);
       const merchantId = requireText(body, "merchant_id");
       const accountId = requireText(body, "account_id");
-      caller = findCaller(deps.store.data, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
+      caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
       if (op.registeredIpOnly) checkRegisteredIp(caller, req.ip ?? "");
       signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
       const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
       const now = deps.clock.now();
-      const caughtUp = catchUp(deps.store.data, now, deps.store.ids, deps);
+      const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
 
       const header = req.get("x-sandbox-scenario");
       const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
@@ -99,7 +99,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       reply.rule ??= decision.rule;
       if (then.status !== undefined) reply.status = then.status;
       if (caughtUp > 0) reply.changed = true;
-      if (caller.merchant.provisioned && !deps.store.data.merchants.includes(caller.merchant)) reply.changed = true;
+      if (caller.merchant.provisioned && deps.store.records.merchant(caller.merchant.merchant_id) !== caller.merchant) reply.changed = true;
       caller.commitProvisioning();
       if (reply.changed) await deps.store.commit();
     } catch (err) {
@@ -136,7 +136,7 @@ function checkRegisteredIp(caller: Caller, ip: string): void {
 }
 
 function keyFor(deps: Deps, merchantId: string): string {
-  return deps.store.data.merchants.find((m) => m.merchant_id === merchantId)?.secret_key ?? provisionedKey(merchantId);
+  return deps.store.records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
 }
 
 /** The reply as bytes on the wire: status, content type, body with its encryption_data. */

@@ -36,8 +36,8 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   const inFlight = new Map<Notification, Promise<void>>();
   let attemptsMade = 0;
 
-  const find = (id: string) => deps.store.data.notifications.find((n) => n.notification_id === id);
-  const stillStored = (n: Notification) => deps.store.data.notifications.includes(n);
+  const find = (id: string) => deps.store.records.notification(id);
+  const stillStored = (n: Notification) => deps.store.records.notification(n.notification_id) === n;
 
   async function attempt(n: Notification, resend: boolean): Promise<void> {
     await slots.acquire();
@@ -80,13 +80,13 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
 
   function tick(): void {
     const now = deps.clock.now();
-    for (const n of deps.store.data.notifications) if (!inFlight.has(n) && isDue(n, now)) void run(n, false);
+    for (const n of deps.store.records.pendingNotifications()) if (!inFlight.has(n) && isDue(n, now)) void run(n, false);
   }
 
   return {
     emit(event) {
       try {
-        enqueueNotification(deps.store.data, deps.store.ids, deps.clock.now(), event);
+        enqueueNotification(deps.store.records, deps.store.ids, deps.clock.now(), event);
       } catch (err) {
         deps.log.error({ err, event: event.event, merchant_id: event.merchantId }, "notification could not be queued");
       }

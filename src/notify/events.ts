@@ -6,12 +6,13 @@ import { codes } from "../codes.js";
 import type { SubscriptionEvent } from "../domain/subscriptions.js";
 import { foundElement, subscriptionResult } from "../gateway/query-result.js";
 import { refundElement } from "../gateway/retrieval-refund.js";
-import type { Refund, State, Subscription, Transaction } from "../store/types.js";
+import type { Refund, Subscription, Transaction } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
 
 /** payment.<state> by default: payment.authorised, .paid, .declined, .pending, .review, ... */
-export function paymentEvent(tx: Transaction, subscriptions: readonly Subscription[], event = `payment.${tx.state}`, notify?: NotifyBehaviour): NotificationEvent {
-  return { merchantId: tx.merchant_id, url: tx.notify_url, event, data: { account_id: tx.account_id, ...foundElement(tx, subscriptions) }, notify };
+export function paymentEvent(tx: Transaction, records: Pick<Repository, "subscription">, event = `payment.${tx.state}`, notify?: NotifyBehaviour): NotificationEvent {
+  return { merchantId: tx.merchant_id, url: tx.notify_url, event, data: { account_id: tx.account_id, ...foundElement(tx, records) }, notify };
 }
 
 /** refund.accepted, refund.processed or refund.failed, to the payment's notify_url. */
@@ -26,7 +27,7 @@ export function refundEvent(refund: Refund, tx: Transaction | undefined, notify?
 }
 
 export function notifyPayment(deps: Deps, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
-  deps.notifier.emit(paymentEvent(tx, deps.store.data.subscriptions, event, notify));
+  deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify));
 }
 
 export function notifyRefund(deps: Deps, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
@@ -38,9 +39,9 @@ export function notifyRefund(deps: Deps, refund: Refund, tx: Transaction | undef
  * payment (its transaction query element); any other change by the subscription itself: its ids,
  * recurring_status and subscription_result.
  */
-export function subscriptionEvent(state: State, sub: Subscription, event: SubscriptionEvent, deduction?: Transaction, notify?: NotifyBehaviour): NotificationEvent {
-  if (deduction) return paymentEvent(deduction, state.subscriptions, event, notify);
-  const first = state.transactions.find((t) => t.transaction_id === sub.transaction_id && t.merchant_id === sub.merchant_id);
+export function subscriptionEvent(records: Repository, sub: Subscription, event: SubscriptionEvent, deduction?: Transaction, notify?: NotifyBehaviour): NotificationEvent {
+  if (deduction) return paymentEvent(deduction, records, event, notify);
+  const first = records.transaction(sub.transaction_id);
   const data = {
     merchant_id: sub.merchant_id,
     account_id: sub.account_id,

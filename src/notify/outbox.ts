@@ -4,7 +4,8 @@
 import type { Ids } from "../ids.js";
 import { sign, signatureFields } from "../signature/signature.js";
 import { provisionedKey } from "../store/merchants.js";
-import type { Notification, NotificationAttempt, NotificationBody, State } from "../store/types.js";
+import type { Notification, NotificationAttempt, NotificationBody } from "../store/types.js";
+import type { Repository } from "../store/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
 import { redactCards } from "./redact.js";
 
@@ -30,12 +31,12 @@ function normalise(b: NotifyBehaviour | undefined): Notification["behaviour"] {
 }
 
 /** The merchant's secret key; a merchant provisioned by the request being handled is not in state yet. */
-function keyOf(state: State, merchantId: string): string {
-  return state.merchants.find((m) => m.merchant_id === merchantId)?.secret_key ?? provisionedKey(merchantId);
+function keyOf(records: Repository, merchantId: string): string {
+  return records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
 }
 
 /** Adds a notification for the event to the outbox; none when the event has no url. */
-export function enqueueNotification(state: State, ids: Ids, now: Date, event: NotificationEvent): Notification | undefined {
+export function enqueueNotification(records: Repository, ids: Ids, now: Date, event: NotificationEvent): Notification | undefined {
   if (!event.url) return undefined;
   const behaviour = normalise(event.notify);
   const unsigned = {
@@ -45,7 +46,7 @@ export function enqueueNotification(state: State, ids: Ids, now: Date, event: No
     created_at: now.toISOString(),
     data: redactCards(event.data),
   };
-  const payload: NotificationBody = { ...unsigned, encryption_data: sign(NOTIFICATION_SIGNED_FIELDS, unsigned, keyOf(state, event.merchantId)).signature };
+  const payload: NotificationBody = { ...unsigned, encryption_data: sign(NOTIFICATION_SIGNED_FIELDS, unsigned, keyOf(records, event.merchantId)).signature };
   const notification: Notification = {
     notification_id: unsigned.notification_id,
     merchant_id: event.merchantId,
@@ -61,7 +62,7 @@ export function enqueueNotification(state: State, ids: Ids, now: Date, event: No
     failures: 0,
     error: behaviour.drop ? "dropped by the scenario: never sent" : "",
   };
-  state.notifications.push(notification);
+  records.addNotification(notification);
   return notification;
 }
 

@@ -43,7 +43,7 @@ export interface PayerAction {
 }
 
 const accountOf = (deps: Deps, tx: Transaction) =>
-  deps.store.data.merchants.find((m) => m.merchant_id === tx.merchant_id)?.accounts.find((a) => a.account_id === tx.account_id);
+  deps.store.records.merchant(tx.merchant_id)?.accounts.find((a) => a.account_id === tx.account_id);
 
 /** Finishes (or moves on) a pending payment; a Refusal when it is not pending any more. */
 export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAction): Promise<Refusal | undefined> {
@@ -56,7 +56,7 @@ export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAc
   const requestId = deps.requests.nextId();
   if (!refusal) {
     if (action.card) keepCard(deps, tx, action.card, now);
-    settleWaitingRequest(deps.store.data, tx, now, deps.store.ids);
+    settleWaitingRequest(deps.store.records, tx, now, deps.store.ids);
     recordHistory(tx, now, { event: `${action.source}: ${action.chosen}`, result: resultInfo(tx.result), rule: action.rule, source: action.source, request_id: requestId });
     if (tx.state !== before) notifyPayment(deps, tx, undefined, action.notify);
     await deps.store.commit();
@@ -89,7 +89,7 @@ function keepCard(deps: Deps, tx: Transaction, card: PaidCard, now: Date): void 
   const needsFile = tx.payer_request?.subscription !== undefined && !tx.payer_request.card_token;
   const token = asked ?? (needsFile ? storeCard(request, source, tx.merchant_id, deps.store.ids, now) : undefined);
   if (!token) return;
-  deps.store.data.tokens.push(token);
+  deps.store.records.addToken(token);
   if (asked) tx.token_id = token.token_id;
   if (tx.payer_request?.subscription) tx.payer_request.card_token ??= token.token_id;
 }
@@ -107,7 +107,7 @@ export function payerResult(deps: Deps, tx: Transaction): Record<string, string>
     result_info: resultInfo(tx.result),
     card: tx.card_masked,
   };
-  const key = deps.store.data.merchants.find((m) => m.merchant_id === tx.merchant_id)?.secret_key ?? provisionedKey(tx.merchant_id);
+  const key = deps.store.records.merchant(tx.merchant_id)?.secret_key ?? provisionedKey(tx.merchant_id);
   params.encryption_data = signResponse("payer_return", params, key);
   return params;
 }

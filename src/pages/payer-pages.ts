@@ -47,7 +47,7 @@ export function payerPages(deps: Deps): Router {
   /** The payment of a page address, or a 404 sent and undefined. */
   const find = (req: Request<{ kind: string; pageId: string }>, res: Response): Transaction | undefined => {
     const { kind, pageId } = req.params;
-    const tx = KINDS.includes(kind) && pageId ? deps.store.data.transactions.find((t) => t.page_id === pageId) : undefined;
+    const tx = KINDS.includes(kind) && pageId ? deps.store.records.transactionByPage(pageId) : undefined;
     if (!tx) refuse(req, res, 404, "page_not_found", `No payment page ${kind}/${pageId}.`);
     return tx;
   };
@@ -55,7 +55,7 @@ export function payerPages(deps: Deps): Router {
   const context = (req: Request, tx: Transaction, stage: Stage): PageContext => ({
     tx,
     action: pageUrl(baseUrl(req), stage, tx.page_id),
-    merchantName: deps.store.data.merchants.find((m) => m.merchant_id === tx.merchant_id)?.name ?? tx.merchant_id,
+    merchantName: deps.store.records.merchant(tx.merchant_id)?.name ?? tx.merchant_id,
   });
 
   /** The page the payment waits at, or its result. */

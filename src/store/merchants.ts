@@ -1,7 +1,8 @@
 // Finding the caller's merchant and account, or provisioning them on first use.
 import { GatewayError } from "../codes.js";
 import type { Ids } from "../ids.js";
-import type { Account, Merchant, State } from "./types.js";
+import type { Account, Merchant } from "./types.js";
+import type { Repository } from "./records.js";
 
 const CONNECTORS = ["NorthStar Acquiring", "Meridian Payments", "Harbor Card Services"];
 
@@ -30,13 +31,13 @@ export interface Caller {
 }
 
 export function findCaller(
-  state: State,
+  records: Pick<Repository, "merchant" | "addMerchant">,
   ids: Ids,
   merchantId: string,
   accountId: string,
   strict: boolean,
 ): Caller {
-  const known = state.merchants.find((m) => m.merchant_id === merchantId);
+  const known = records.merchant(merchantId);
   if (!known && strict) throw new GatewayError("unknown_merchant", `no merchant "${merchantId}" (--strict-merchants is on)`);
   const merchant: Merchant = known ?? {
     merchant_id: merchantId,
@@ -55,7 +56,7 @@ export function findCaller(
     merchant,
     account,
     commitProvisioning() {
-      if (!known) state.merchants.push(merchant);
+      if (!known && !records.merchant(merchantId)) records.addMerchant(merchant);
       if (!knownAccount && !merchant.accounts.includes(account)) merchant.accounts.push(account);
     },
   };

@@ -9,9 +9,12 @@ import { DataFile } from "lowdb/node";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures, type Fixtures } from "./fixtures.js";
 import type { State } from "./types.js";
+import { createRepository, type Repository } from "./records.js";
 
 export interface Store {
   readonly data: State;
+  /** the records with their indexes: how requests find and add records */
+  readonly records: Repository;
   readonly ids: Ids;
   commit(): Promise<void>;
   /** Back to fixtures: all merchants, or only the records of one merchant. */
@@ -57,6 +60,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
   const state = () => db.data;
   let ids = createIds(state().seed, state().counters);
+  let records = createRepository(state());
 
   return {
     get data() {
@@ -64,6 +68,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     },
     get ids() {
       return ids;
+    },
+    get records() {
+      return records;
     },
     commit: groupCommit(() => db.write()),
     async reset(merchantId?: string) {
@@ -85,6 +92,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         d.payouts = keep(d.payouts, initial.payouts);
         d.notifications = keep(d.notifications, initial.notifications);
       }
+      records = createRepository(state());
       await db.write();
     },
   };

@@ -1,0 +1,195 @@
+// The repository every request reaches state through: records by key, the indexes a request
+// needs (transactions by merchant+order_no, by payer page, by account; refunds by payment; payouts
+// by request_id; ...) and the queues of work that falls due. Every lookup is O(1) (or O(log n) for
+// due work), whatever the number of records. The records themselves stay in `state` (the shape
+// the state file holds); the indexes are kept in step by the add* methods and rebuilt from the
+// state at start and after a reset. Keys never change once a record is added.
+import type { CardToken, Merchant, Notification, Payout, Refund, State, Subscription, Transaction } from "./types.js";
+import { DueQueue } from "./due-queue.js";
+
+export interface Repository {
+  readonly state: State;
+  merchant(merchantId: string): Merchant | undefined;
+  addMerchant(merchant: Merchant): void;
+
+  transaction(transactionId: string): Transaction | undefined;
+  /** a merchant's payments with this order_no, oldest first */
+  transactionsByOrder(merchantId: string, orderNo: string): readonly Transaction[];
+  /** the payment a payer page belongs to */
+  transactionByPage(pageId: string): Transaction | undefined;
+  /** an account's payments, oldest first */
+  transactionsOfAccount(merchantId: string, accountId: string): readonly Transaction[];
+  addTransaction(tx: Transaction): void;
+
+  refund(referenceId: string): Refund | undefined;
+  /** a payment's refunds, in order (-01, -02, ...) */
+  refundsOf(transactionId: string): readonly Refund[];
+  refundsByOrder(merchantId: string, orderNo: string): readonly Refund[];
+  refundsOfAccount(merchantId: string, accountId: string): readonly Refund[];
+  addRefund(refund: Refund): void;
+  /** the next accepted refund whose settlement time has come, earliest first */
+  dueRefund(now: Date): Refund | undefined;
+
+  token(tokenId: string): CardToken | undefined;
+  addToken(token: CardToken): void;
+
+  payout(transactionId: string): Payout | undefined;
+  payoutByRequest(merchantId: string, requestId: string): Payout | undefined;
+  addPayout(payout: Payout): void;
+  duePayout(now: Date): Payout | undefined;
+
+  subscription(recurringId: string): Subscription | undefined;
+  subscriptionsOfAccount(merchantId: string, accountId: string): readonly Subscription[];
+  addSubscription(sub: Subscription): void;
+  /** the active subscription whose next deduction is due first by `now` */
+  dueSubscription(now: Date): Subscription | undefined;
+  /** after its next_deduction_at changed (or it waits and must be looked at again) */
+  scheduleSubscription(sub: Subscription): void;
+
+  notification(notificationId: string): Notification | undefined;
+  addNotification(n: Notification): void;
+  /** notifications that may still need an attempt (the dispatcher checks each one's due time) */
+  pendingNotifications(): Iterable<Notification>;
+}
+
+const key = (a: string, b: string) => `${a}\u0000${b}`;
+
+function listIn<T>(map: Map<string, T[]>, k: string, item: T): void {
+  const list = map.get(k);
+  if (list) list.push(item);
+  else map.set(k, [item]);
+}
+
+const NONE: readonly never[] = [];
+
+export function createRepository(state: State): Repository {
+  const merchants = new Map<string, Merchant>();
+  const transactions = new Map<string, Transaction>();
+  const byOrder = new Map<string, Transaction[]>();
+  const byPage = new Map<string, Transaction>();
+  const byAccount = new Map<string, Transaction[]>();
+  const refunds = new Map<string, Refund>();
+  const refundsByTx = new Map<string, Refund[]>();
+  const refundsByOrder = new Map<string, Refund[]>();
+  const refundsByAccount = new Map<string, Refund[]>();
+  const tokens = new Map<string, CardToken>();
+  const payouts = new Map<string, Payout>();
+  const payoutsByRequest = new Map<string, Payout>();
+  const subscriptions = new Map<string, Subscription>();
+  const subscriptionsByAccount = new Map<string, Subscription[]>();
+  const notifications = new Map<string, Notification>();
+  const pending = new Set<Notification>();
+
+  const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && Date.parse(r.due_at) === at);
+  const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && Date.parse(p.due_at) === at);
+  const subscriptionQueue = new DueQueue<Subscription>((s, at) => s.state === "active" && Date.parse(s.next_deduction_at) === at);
+
+  const index = {
+    merchant(m: Merchant) {
+      merchants.set(m.merchant_id, m);
+    },
+    transaction(tx: Transaction) {
+      transactions.set(tx.transaction_id, tx);
+      listIn(byOrder, key(tx.merchant_id, tx.order_no), tx);
+      listIn(byAccount, key(tx.merchant_id, tx.account_id), tx);
+      if (tx.page_id) byPage.set(tx.page_id, tx);
+    },
+    refund(r: Refund) {
+      refunds.set(r.refund_reference_id, r);
+      listIn(refundsByTx, r.transaction_id, r);
+      listIn(refundsByOrder, key(r.merchant_id, r.order_no), r);
+      listIn(refundsByAccount, key(r.merchant_id, r.account_id), r);
+      if (r.state === "accepted") refundQueue.push(r, Date.parse(r.due_at));
+    },
+    token(t: CardToken) {
+      tokens.set(t.token_id, t);
+    },
+    payout(p: Payout) {
+      payouts.set(p.transaction_id, p);
+      payoutsByRequest.set(key(p.merchant_id, p.request_id), p);
+      if (p.status === "PENDING" && p.due_at) payoutQueue.push(p, Date.parse(p.due_at));
+    },
+    subscription(s: Subscription) {
+      subscriptions.set(s.recurring_id, s);
+      listIn(subscriptionsByAccount, key(s.merchant_id, s.account_id), s);
+      if (s.state === "active") subscriptionQueue.push(s, Date.parse(s.next_deduction_at));
+    },
+    notification(n: Notification) {
+      notifications.set(n.notification_id, n);
+      if (n.state === "pending") pending.add(n);
+    },
+  };
+
+  state.merchants.forEach(index.merchant);
+  state.transactions.forEach(index.transaction);
+  state.refunds.forEach(index.refund);
+  state.tokens.forEach(index.token);
+  state.payouts.forEach(index.payout);
+  state.subscriptions.forEach(index.subscription);
+  state.notifications.forEach(index.notification);
+
+  return {
+    state,
+    merchant: (id) => merchants.get(id),
+    addMerchant(m) {
+      state.merchants.push(m);
+      index.merchant(m);
+    },
+
+    transaction: (id) => transactions.get(id),
+    transactionsByOrder: (merchantId, orderNo) => byOrder.get(key(merchantId, orderNo)) ?? NONE,
+    transactionByPage: (pageId) => byPage.get(pageId),
+    transactionsOfAccount: (merchantId, accountId) => byAccount.get(key(merchantId, accountId)) ?? NONE,
+    addTransaction(tx) {
+      state.transactions.push(tx);
+      index.transaction(tx);
+    },
+
+    refund: (ref) => refunds.get(ref),
+    refundsOf: (transactionId) => refundsByTx.get(transactionId) ?? NONE,
+    refundsByOrder: (merchantId, orderNo) => refundsByOrder.get(key(merchantId, orderNo)) ?? NONE,
+    refundsOfAccount: (merchantId, accountId) => refundsByAccount.get(key(merchantId, accountId)) ?? NONE,
+    addRefund(r) {
+      state.refunds.push(r);
+      index.refund(r);
+    },
+    dueRefund: (now) => refundQueue.popDue(now.getTime()),
+
+    token: (id) => tokens.get(id),
+    addToken(t) {
+      state.tokens.push(t);
+      index.token(t);
+    },
+
+    payout: (id) => payouts.get(id),
+    payoutByRequest: (merchantId, requestId) => payoutsByRequest.get(key(merchantId, requestId)),
+    addPayout(p) {
+      state.payouts.push(p);
+      index.payout(p);
+    },
+    duePayout: (now) => payoutQueue.popDue(now.getTime()),
+
+    subscription: (id) => subscriptions.get(id),
+    subscriptionsOfAccount: (merchantId, accountId) => subscriptionsByAccount.get(key(merchantId, accountId)) ?? NONE,
+    addSubscription(s) {
+      state.subscriptions.push(s);
+      index.subscription(s);
+    },
+    dueSubscription: (now) => subscriptionQueue.popDue(now.getTime()),
+    scheduleSubscription(s) {
+      if (s.state === "active") subscriptionQueue.push(s, Date.parse(s.next_deduction_at));
+    },
+
+    notification: (id) => notifications.get(id),
+    addNotification(n) {
+      state.notifications.push(n);
+      index.notification(n);
+    },
+    *pendingNotifications() {
+      for (const n of pending) {
+        if (n.state === "pending") yield n;
+        else pending.delete(n);
+      }
+    },
+  };
+}
