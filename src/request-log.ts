@@ -24,19 +24,29 @@ export interface RequestLog {
   list(filter: { merchant_id?: string; order_no?: string; limit?: number }): RequestLogEntry[];
 }
 
-export function createRequestLog(capacity = 5000): RequestLog {
-  const entries: RequestLogEntry[] = [];
+/** The log keeps the most recent entries only: a day-long run stays the same size. */
+export const REQUEST_LOG_CAPACITY = 5000;
+
+export function createRequestLog(capacity = REQUEST_LOG_CAPACITY): RequestLog {
+  // a ring: adding overwrites the oldest entry, at constant cost
+  const ring: (RequestLogEntry | undefined)[] = new Array<RequestLogEntry | undefined>(capacity);
+  let next = 0;
   let counter = 0;
   return {
     nextId: () => `req-${++counter}`,
     add(entry) {
-      entries.push(entry);
-      if (entries.length > capacity) entries.splice(0, entries.length - capacity);
+      ring[next] = entry;
+      next = (next + 1) % capacity;
     },
+    /** matching entries, oldest first, at most `limit` (the most recent ones) */
     list({ merchant_id, order_no, limit = 100 }) {
-      return entries
-        .filter((e) => (merchant_id === undefined || e.merchant_id === merchant_id) && (order_no === undefined || e.order_no === order_no))
-        .slice(-limit);
+      const out: RequestLogEntry[] = [];
+      for (let i = 1; i <= capacity && out.length < limit; i++) {
+        const e = ring[(next - i + capacity) % capacity];
+        if (!e) break;
+        if ((merchant_id === undefined || e.merchant_id === merchant_id) && (order_no === undefined || e.order_no === order_no)) out.push(e);
+      }
+      return out.reverse();
     },
   };
 }

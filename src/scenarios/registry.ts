@@ -47,6 +47,9 @@ export interface ScenarioRegistry {
   close(): void;
 }
 
+/** "nth call" counts kept at most (one per merchant, operation and order_no): the oldest are forgotten first. */
+export const NTH_COUNTER_LIMIT = 100_000;
+
 export class ScenarioError extends Error {
   override name = "ScenarioError";
 }
@@ -118,7 +121,10 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       const scenario = scenarios.get(name)!;
       const key = `${input.merchantId}|${input.operation}|${input.orderNo ?? ""}`;
       const nth = (counters.get(key) ?? 0) + 1;
+      // re-inserted, so the Map's order is least recently used first
+      counters.delete(key);
       counters.set(key, nth);
+      if (counters.size > NTH_COUNTER_LIMIT) counters.delete(counters.keys().next().value!);
       const { then, matched } = evaluate(scenario.rules, { operation: input.operation, fields: input.fields, nth });
       return {
         scenario: name,

@@ -54,6 +54,12 @@ export interface Repository {
 
 const key = (a: string, b: string) => `${a}\u0000${b}`;
 
+/**
+ * Finished notifications (delivered, failed, dropped) kept with their attempts; beyond this the
+ * oldest finished ones are forgotten. Pending ones are always kept.
+ */
+export const NOTIFICATION_HISTORY_LIMIT = 10_000;
+
 function listIn<T>(map: Map<string, T[]>, k: string, item: T): void {
   const list = map.get(k);
   if (list) list.push(item);
@@ -120,6 +126,19 @@ export function createRepository(state: State): Repository {
     },
   };
 
+  let compactAt = NOTIFICATION_HISTORY_LIMIT * 1.25;
+  function forgetOldNotifications(): void {
+    const finished = state.notifications.filter((n) => n.state !== "pending").length;
+    let excess = finished - NOTIFICATION_HISTORY_LIMIT;
+    if (excess <= 0) return;
+    state.notifications = state.notifications.filter((n) => {
+      if (excess <= 0 || n.state === "pending") return true;
+      excess--;
+      notifications.delete(n.notification_id);
+      return false;
+    });
+  }
+
   state.merchants.forEach(index.merchant);
   state.transactions.forEach(index.transaction);
   state.refunds.forEach(index.refund);
@@ -184,6 +203,11 @@ export function createRepository(state: State): Repository {
     addNotification(n) {
       state.notifications.push(n);
       index.notification(n);
+      // forgetting costs a pass over the list, done once per quarter of the limit: constant per notification
+      if (state.notifications.length > compactAt) {
+        forgetOldNotifications();
+        compactAt = Math.max(state.notifications.length, NOTIFICATION_HISTORY_LIMIT) * 1.25;
+      }
     },
     *pendingNotifications() {
       for (const n of pending) {

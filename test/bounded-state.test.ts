@@ -1,0 +1,60 @@
+// What must not grow without bound in a long run: the request log, finished notifications, and the
+// repository's due queues skip what was settled early. Each cap keeps the most recent records.
+import request from "supertest";
+import { describe, expect, test } from "vitest";
+import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
+import { createRepository, NOTIFICATION_HISTORY_LIMIT } from "../src/store/records.js";
+import type { Notification, State } from "../src/store/types.js";
+import { ACME, directPayment, makeApp, postAuthorise } from "./helpers.js";
+
+const entry = (n: number, merchant = "M1"): RequestLogEntry => ({
+  id: `req-${n}`,
+  at: new Date(n * 1000).toISOString(),
+  operation: "authorise",
+  path: "/v1/authorise",
+  ip: "127.0.0.1",
+  merchant_id: merchant,
+  account_id: "A1",
+  order_no: `O-${n}`,
+  http_status: 200,
+  result: "0000:Success",
+  rule: "default/visa-approve",
+  signature: null,
+});
+
+describe("request log", () => {
+  test("keeps the most recent entries up to its capacity, oldest first in a listing", () => {
+    const log = createRequestLog(10);
+    for (let n = 1; n <= 25; n++) log.add(entry(n, n % 2 ? "odd" : "even"));
+    expect(log.list({ limit: 100 }).map((e) => e.id)).toEqual(Array.from({ length: 10 }, (_, i) => `req-${16 + i}`));
+    expect(log.list({ merchant_id: "odd", limit: 3 }).map((e) => e.id)).toEqual(["req-21", "req-23", "req-25"]);
+    expect(log.list({ order_no: "O-3" })).toEqual([]);
+  });
+
+  test("GET /__sandbox/requests lists the newest requests, oldest first", async () => {
+    const { app } = await makeApp();
+    for (let i = 0; i < 3; i++) await postAuthorise(app, directPayment({ order_no: `LOG-${i}` })).expect(200);
+    const res = await request(app).get("/__sandbox/requests").query({ merchant_id: ACME.merchant_id, limit: 2 }).expect(200);
+    expect(res.body.requests.map((r: { order_no: string }) => r.order_no)).toEqual(["LOG-1", "LOG-2"]);
+  });
+});
+
+describe("notifications", () => {
+  const state = (): State => ({ version: 1, seed: "s", counters: {}, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], notifications: [], payouts: [] });
+  const notification = (n: number, finished: boolean): Notification =>
+    ({ notification_id: `ntf_${n}`, merchant_id: "M1", state: finished ? "delivered" : "pending", attempts: [] }) as unknown as Notification;
+
+  test("finished ones beyond the limit are forgotten oldest first; pending ones are kept", () => {
+    const s = state();
+    const records = createRepository(s);
+    records.addNotification(notification(0, false));
+    const total = Math.ceil(NOTIFICATION_HISTORY_LIMIT * 1.25) + 10;
+    for (let n = 1; n <= total; n++) records.addNotification(notification(n, true));
+    expect(s.notifications.length).toBeLessThanOrEqual(NOTIFICATION_HISTORY_LIMIT * 1.25);
+    expect(s.notifications.filter((n) => n.state !== "pending").length).toBeGreaterThanOrEqual(NOTIFICATION_HISTORY_LIMIT);
+    expect(records.notification("ntf_0")).toBeDefined();
+    expect(records.notification("ntf_1")).toBeUndefined();
+    expect(records.notification(`ntf_${total}`)).toBeDefined();
+    expect([...records.pendingNotifications()].map((n) => n.notification_id)).toEqual(["ntf_0"]);
+  });
+});
