@@ -89,6 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       });
       // notifications already on their way finish (at most their 5 s timeout) and are recorded
       await deps.notifier.settle();
+      await deps.store.close();
     },
   };
 }

@@ -11,10 +11,18 @@ import { deductDue, type TimeEffects } from "./domain/subscriptions.js";
 
 /** Applies everything due by `now`; returns how many records changed. `effects`: the scenario and notifier (Deps has both). */
 export function catchUp(records: Repository, now: Date, ids: Ids, effects: TimeEffects): number {
-  let changed = settleDueRefunds(records, now, ids, (r, tx) => effects.notifier.emit(refundEvent(r, tx, r.notify)));
-  changed += deductDue(records, now, ids, effects, (sub, event, deduction, notify) =>
-    effects.notifier.emit(subscriptionEvent(records, sub, event, deduction, notify)),
-  );
-  changed += settleDuePayouts(records, now, (p) => notifyPayout(p, effects.notifier, p.notify));
+  let changed = settleDueRefunds(records, now, ids, (r, tx) => {
+    records.changed("refunds", r);
+    if (tx) records.changed("transactions", tx);
+    effects.notifier.emit(refundEvent(r, tx, r.notify));
+  });
+  changed += deductDue(records, now, ids, effects, (sub, event, deduction, notify) => {
+    records.changed("subscriptions", sub);
+    effects.notifier.emit(subscriptionEvent(records, sub, event, deduction, notify));
+  });
+  changed += settleDuePayouts(records, now, (p) => {
+    records.changed("payouts", p);
+    notifyPayout(p, effects.notifier, p.notify);
+  });
   return changed;
 }

@@ -593,10 +593,11 @@ describe("state", () => {
     const onDisk = JSON.parse(readFileSync(file, "utf8")) as State;
     expect(onDisk.notifications.map((n) => [n.event, n.state, n.attempts.length])).toEqual([["payment.authorised", "pending", 1]]);
 
-    const third = await start({ data: file });
+    const third = await startUnmanaged({ data: file });
     await request(third.url).post("/__sandbox/clock").send({ advance: "1m" }).expect(200);
     await request(third.url).post("/__sandbox/notifications/deliver").expect(200);
     expect(receiver.received.map((r) => (r.body.data as Record<string, string>).order_no)).toEqual([body.order_no, body.order_no]);
+    await third.close();
     const delivered = (JSON.parse(readFileSync(file, "utf8")) as State).notifications[0]!;
     expect(delivered.state).toBe("delivered");
     expect(delivered.attempts.map((a) => a.http_status)).toEqual([503, 200]);

@@ -10,7 +10,6 @@ import { parseCommandLine } from "../src/cli.js";
 import { ConfigError, DEFAULTS, resolveConfig } from "../src/config.js";
 import { defaultFixturesDir } from "../src/paths.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
-import type { State } from "../src/store/types.js";
 import { directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 let dir: string;
@@ -34,9 +33,10 @@ describe("--data keeps state across restarts", () => {
     const file = join(dir, "state.json");
     const first = await start(file);
     const before = [await pay(first, { token_flag: "YES" }), await pay(first)];
-    // an acknowledged payment is already on disk
-    const onDisk = JSON.parse(readFileSync(file, "utf8")) as State;
-    expect(onDisk.transactions.map((t) => t.transaction_id)).toEqual(expect.arrayContaining(before.map((p) => p.transactionId)));
+    // an acknowledged payment is already on disk: in the journal beside the snapshot
+    const journal = readFileSync(`${file}.journal`, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { c?: string; v?: { transaction_id?: string } });
+    const journaled = journal.filter((l) => l.c === "transactions").map((l) => l.v?.transaction_id);
+    expect(journaled).toEqual(expect.arrayContaining(before.map((p) => p.transactionId)));
     await first.close();
 
     const second = await start(file);

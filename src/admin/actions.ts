@@ -71,6 +71,8 @@ export async function settleRefundNow(deps: Deps, reference: string, result: unk
   if (refund.state !== "accepted") return problem(409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
   const tx = store.records.transaction(refund.transaction_id);
   settleRefund(refund, tx, result, deps.clock.now(), store.ids, "operator");
+  store.records.changed("refunds", refund);
+  if (tx) store.records.changed("transactions", tx);
   notifyRefund(deps, refund, tx, refund.notify);
   await store.commit();
   return { value: refund };
@@ -89,6 +91,7 @@ export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | 
   const reason = (failure.failure_reason as string | undefined) || failureReason(type as string);
   const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.clock.now());
   if (refused) return problem(409, "payout_final", `${refused}: only PENDING payouts move`);
+  deps.store.records.changed("payouts", p);
   notifyPayout(p, deps.notifier, p.notify);
   await deps.store.commit();
   return { value: p };
@@ -106,6 +109,7 @@ export async function chargeSubscriptionNow(deps: Deps, recurringId: string): Pr
   if (sub.next_deduction_at > now) {
     sub.next_deduction_at = now;
     deps.store.records.scheduleSubscription(sub);
+    deps.store.records.changed("subscriptions", sub);
   }
   await bringUpToDate(deps);
   return { value: sub };

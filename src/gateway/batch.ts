@@ -96,7 +96,10 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   const forced = orderOutcome(spec.name, decision.outcome)?.refuse;
   const outcome = tx instanceof Refusal ? tx : forced ? new Refusal(forced, `by scenario rule ${decision.rule}`) : spec.apply(order, tx, request, deps, decision);
   const message = spec.successMessage ? resultInfo(spec.successMessage) : "";
-  if (!(tx instanceof Refusal)) recordOrder(spec.name, tx, outcome, message, decision.rule, request);
+  if (!(tx instanceof Refusal)) {
+    recordOrder(spec.name, tx, outcome, message, decision.rule, request);
+    deps.store.records.changed("transactions", tx);
+  }
   if (outcome instanceof Refusal) return element(spec, { ...echoed, ...stringify(decision.then.fields) }, codes.batch_status.failed, outcome.info);
   if (spec.event && !(tx instanceof Refusal)) notifyPayment(deps, tx, spec.event(order), decision.then.notify);
   return element(spec, { ...echoed, ...outcome.fields, ...stringify(decision.then.fields) }, outcome.status ?? codes.batch_status.ok, message);

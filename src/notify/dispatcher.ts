@@ -55,6 +55,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       if (!stillStored(n)) return;
       const { http_status, error, duration_ms, response_body } = outcome;
       recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, deps.clock.now());
+      deps.store.records.changed("notifications", n);
       deps.log.info(
         { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
         `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,

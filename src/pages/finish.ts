@@ -59,6 +59,7 @@ export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAc
     settleWaitingRequest(deps.store.records, tx, now, deps.store.ids);
     recordHistory(tx, now, { event: `${action.source}: ${action.chosen}`, result: resultInfo(tx.result), rule: action.rule, source: action.source, request_id: requestId });
     if (tx.state !== before) notifyPayment(deps, tx, undefined, action.notify);
+    deps.store.records.changed("transactions", tx);
     await deps.store.commit();
   }
   deps.requests.add({

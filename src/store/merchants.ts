@@ -31,7 +31,7 @@ export interface Caller {
 }
 
 export function findCaller(
-  records: Pick<Repository, "merchant" | "addMerchant">,
+  records: Pick<Repository, "merchant" | "addMerchant" | "changed">,
   ids: Ids,
   merchantId: string,
   accountId: string,
@@ -57,7 +57,10 @@ export function findCaller(
     account,
     commitProvisioning() {
       if (!known && !records.merchant(merchantId)) records.addMerchant(merchant);
-      if (!knownAccount && !merchant.accounts.includes(account)) merchant.accounts.push(account);
+      if (!knownAccount && !merchant.accounts.includes(account)) {
+        merchant.accounts.push(account);
+        records.changed("merchants", merchant);
+      }
     },
   };
 }

@@ -6,9 +6,14 @@
 // state at start and after a reset. Keys never change once a record is added.
 import type { CardToken, Merchant, Notification, Payout, Refund, State, Subscription, Transaction } from "./types.js";
 import { DueQueue } from "./due-queue.js";
+import type { Collection } from "./journal.js";
 
 export interface Repository {
   readonly state: State;
+  /** marks a record changed in place (add* marks what it adds), so the next commit writes it */
+  changed(collection: Collection, record: object): void;
+  /** the records changed since the last call, each once, in the order they first changed */
+  takeChanges(): { c: Collection; v: object }[];
   merchant(merchantId: string): Merchant | undefined;
   addMerchant(merchant: Merchant): void;
 
@@ -85,6 +90,7 @@ export function createRepository(state: State): Repository {
   const subscriptionsByAccount = new Map<string, Subscription[]>();
   const notifications = new Map<string, Notification>();
   const pending = new Set<Notification>();
+  const dirty = new Map<object, Collection>();
 
   const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && Date.parse(r.due_at) === at);
   const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && Date.parse(p.due_at) === at);
@@ -149,10 +155,19 @@ export function createRepository(state: State): Repository {
 
   return {
     state,
+    changed(collection, record) {
+      dirty.set(record, collection);
+    },
+    takeChanges() {
+      const out = [...dirty].map(([v, c]) => ({ c, v }));
+      dirty.clear();
+      return out;
+    },
     merchant: (id) => merchants.get(id),
     addMerchant(m) {
       state.merchants.push(m);
       index.merchant(m);
+      dirty.set(m, "merchants");
     },
 
     transaction: (id) => transactions.get(id),
@@ -162,6 +177,7 @@ export function createRepository(state: State): Repository {
     addTransaction(tx) {
       state.transactions.push(tx);
       index.transaction(tx);
+      dirty.set(tx, "transactions");
     },
 
     refund: (ref) => refunds.get(ref),
@@ -171,6 +187,7 @@ export function createRepository(state: State): Repository {
     addRefund(r) {
       state.refunds.push(r);
       index.refund(r);
+      dirty.set(r, "refunds");
     },
     dueRefund: (now) => refundQueue.popDue(now.getTime()),
 
@@ -178,6 +195,7 @@ export function createRepository(state: State): Repository {
     addToken(t) {
       state.tokens.push(t);
       index.token(t);
+      dirty.set(t, "tokens");
     },
 
     payout: (id) => payouts.get(id),
@@ -185,6 +203,7 @@ export function createRepository(state: State): Repository {
     addPayout(p) {
       state.payouts.push(p);
       index.payout(p);
+      dirty.set(p, "payouts");
     },
     duePayout: (now) => payoutQueue.popDue(now.getTime()),
 
@@ -193,6 +212,7 @@ export function createRepository(state: State): Repository {
     addSubscription(s) {
       state.subscriptions.push(s);
       index.subscription(s);
+      dirty.set(s, "subscriptions");
     },
     dueSubscription: (now) => subscriptionQueue.popDue(now.getTime()),
     scheduleSubscription(s) {
@@ -203,6 +223,7 @@ export function createRepository(state: State): Repository {
     addNotification(n) {
       state.notifications.push(n);
       index.notification(n);
+      dirty.set(n, "notifications");
       // forgetting costs a pass over the list, done once per quarter of the limit: constant per notification
       if (state.notifications.length > compactAt) {
         forgetOldNotifications();

@@ -1,24 +1,32 @@
-// Runtime state behind lowdb: in memory by default, in a JSON file with --data.
-// Handlers mutate `store.data` synchronously (Node runs one at a time, so a request's changes are
-// atomic) and then `await store.commit()` before answering: an acknowledged change is on disk.
-// lowdb's JSONFile writes through steno (temp file + rename), so the file is never half-written.
+// Runtime state: in memory by default; with --data, a lowdb snapshot file plus an append-only
+// journal beside it (<file>.journal, see journal.ts).
+// Handlers change records through `store.records` synchronously (Node runs one at a time, so a
+// request's changes are atomic) and then `await store.commit()` before answering: the records the
+// request changed are appended to the journal and synced, so an acknowledged change is on disk,
+// at a cost that follows the change, not the state. The snapshot is rewritten (lowdb's DataFile
+// writes through steno: temp file + rename, never half-written) when the journal has grown as
+// large as it, at start, on reset and on close.
 import { randomBytes } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, statSync, unlinkSync } from "node:fs";
 import { Low, Memory } from "lowdb";
 import { DataFile } from "lowdb/node";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures, type Fixtures } from "./fixtures.js";
-import type { State } from "./types.js";
+import { openJournal, replayJournal, type Journal } from "./journal.js";
 import { createRepository, type Repository } from "./records.js";
+import type { State } from "./types.js";
 
 export interface Store {
   readonly data: State;
-  /** the records with their indexes: how requests find and add records */
+  /** the records with their indexes: how requests find, add and mark records */
   readonly records: Repository;
   readonly ids: Ids;
+  /** writes what changed since the last commit (nothing to do in memory) */
   commit(): Promise<void>;
   /** Back to fixtures: all merchants, or only the records of one merchant. */
   reset(merchantId?: string): Promise<void>;
+  /** a last snapshot, and the journal file removed */
+  close(): Promise<void>;
 }
 
 export interface StoreOptions {
@@ -31,6 +39,9 @@ export class StoreError extends Error {
   override name = "StoreError";
 }
 
+/** The journal is folded into a new snapshot once it is this large and as large as the snapshot. */
+const MIN_SNAPSHOT_EVERY_BYTES = 4 * 1024 * 1024;
+
 function stateFromFixtures(fixtures: Fixtures, seed: string): State {
   return { version: 1, seed, counters: {}, notifications: [], ...structuredClone(fixtures) };
 }
@@ -38,29 +49,63 @@ function stateFromFixtures(fixtures: Fixtures, seed: string): State {
 export async function openStore(options: StoreOptions): Promise<Store> {
   const fixtures = loadFixtures(options.fixturesDir);
   const fresh = stateFromFixtures(fixtures, options.seed ?? randomBytes(8).toString("hex"));
-  const usesFile = options.dataFile !== undefined;
+  const dataFile = options.dataFile;
+  const journalFile = dataFile && `${dataFile}.journal`;
   // compact JSON: the file is for Sandgate to read back, and pretty-printing costs a third more per write
-  const file = () => new DataFile<State>(options.dataFile!, { parse: (text) => JSON.parse(text) as State, stringify: (data) => JSON.stringify(data) });
-  const db = usesFile ? new Low<State>(file(), fresh) : new Low<State>(new Memory<State>(), fresh);
+  const file = () => new DataFile<State>(dataFile!, { parse: (text) => JSON.parse(text) as State, stringify: (data) => JSON.stringify(data) });
+  const db = dataFile ? new Low<State>(file(), fresh) : new Low<State>(new Memory<State>(), fresh);
 
-  if (usesFile && existsSync(options.dataFile!) && statSync(options.dataFile!).size > 0) {
+  if (dataFile && existsSync(dataFile) && statSync(dataFile).size > 0) {
     try {
       await db.read();
     } catch (err) {
-      throw new StoreError(`${options.dataFile}: cannot read state (${(err as Error).message}); move it away or pick another --data file`);
+      throw new StoreError(`${dataFile}: cannot read state (${(err as Error).message}); move it away or pick another --data file`);
     }
     if (db.data?.version !== 1 || !Array.isArray(db.data.transactions)) {
-      throw new StoreError(`${options.dataFile}: not a Sandgate state file (version 1 expected)`);
+      throw new StoreError(`${dataFile}: not a Sandgate state file (version 1 expected)`);
     }
     if (options.seed !== undefined) db.data.seed = options.seed;
     db.data.notifications ??= [];
     db.data.payouts ??= [];
   }
-  await db.write();
+  if (journalFile) {
+    try {
+      replayJournal(journalFile, db.data);
+    } catch (err) {
+      throw new StoreError(`${journalFile}: cannot replay (${(err as Error).message}); move it away to start from ${dataFile} alone`);
+    }
+  }
 
   const state = () => db.data;
   let ids = createIds(state().seed, state().counters);
   let records = createRepository(state());
+  let journal: Journal | undefined;
+  let snapshotBytes = 0;
+  let closed = false;
+
+  /** The whole state as the new snapshot; the journal is then empty. */
+  async function snapshot(): Promise<void> {
+    if (!dataFile) return;
+    records.takeChanges();
+    await db.write();
+    snapshotBytes = statSync(dataFile).size;
+    await journal?.clear();
+  }
+
+  // what was replayed becomes the snapshot, so the journal starts empty
+  await snapshot();
+  if (journalFile) journal = await openJournal(journalFile);
+
+  const write = serialised(async () => {
+    const changes = records.takeChanges();
+    // after close (a notification attempt that finished late, say) each commit is a snapshot
+    if (closed && changes.length) return snapshot();
+    if (!journal) return;
+    const lines = changes.map(({ c, v }) => JSON.stringify({ c, v }));
+    lines.push(JSON.stringify({ counters: state().counters }));
+    await journal.append(lines);
+    if (journal.size >= Math.max(snapshotBytes, MIN_SNAPSHOT_EVERY_BYTES)) await snapshot();
+  });
 
   return {
     get data() {
@@ -72,7 +117,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     get records() {
       return records;
     },
-    commit: groupCommit(() => db.write()),
+    commit: groupCommit(write),
     async reset(merchantId?: string) {
       const initial = stateFromFixtures(fixtures, state().seed);
       if (merchantId === undefined) {
@@ -93,15 +138,33 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         d.notifications = keep(d.notifications, initial.notifications);
       }
       records = createRepository(state());
-      await db.write();
+      await write.exclusive(snapshot);
+    },
+    async close() {
+      await write.exclusive(snapshot);
+      await journal?.close();
+      if (journalFile && existsSync(journalFile)) unlinkSync(journalFile);
+      journal = undefined;
+      closed = true;
     },
   };
 }
 
+/** A write that never overlaps another one; `exclusive` runs something else in the same line. */
+function serialised(write: () => Promise<void>): (() => Promise<void>) & { exclusive(run: () => Promise<void>): Promise<void> } {
+  let tail: Promise<void> = Promise.resolve();
+  const queue = (run: () => Promise<void>) => {
+    const next = tail.then(run, run);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+  return Object.assign(() => queue(write), { exclusive: queue });
+}
+
 /**
  * Commits that arrive while a write is on its way share the next write: each caller's changes (made
- * before it called) are on disk when its promise resolves, and the state is serialised once per
- * write rather than once per request.
+ * before it called) are on disk when its promise resolves, and the disk is synced once per write
+ * rather than once per request.
  */
 function groupCommit(write: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;

@@ -1,0 +1,175 @@
+// --data as a real process would meet it: the state file is a snapshot plus a journal of what each
+// commit changed. kill -9 at any moment loses nothing that was acknowledged; every kind of change
+// comes back after a restart; a commit writes what it changed, not the whole state.
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { startSandbox } from "../src/sandbox.js";
+import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
+
+let dir: string;
+const children: ChildProcess[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "sandgate-journal-"));
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Sandgate as its own process on --data; resolves with its URL. */
+function startProcess(file: string): Promise<{ url: string; child: ChildProcess }> {
+  // vitest puts Vite's BASE_URL ("/") in the environment: the child must not take it for --base-url
+  const { BASE_URL: _vite, ...env } = process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "--port", "0", "--host", "127.0.0.1", "--data", file, "--seed", "journal"], { env: { ...env, LOG_LEVEL: "silent" } });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child });
+    });
+    child.on("exit", (code) => reject(new Error(`exited ${code} before listening`)));
+  });
+}
+
+const killed = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.on("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+
+const post = async (url: string, path: string, body: unknown) => {
+  const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, text: await res.text() };
+};
+const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
+
+/** The state a fresh Sandgate reads back from `file` (it replays the journal). */
+async function reopened(file: string) {
+  const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, watchScenarios: false });
+  const data = structuredClone(sandbox.deps.store.data);
+  await sandbox.close();
+  return data;
+}
+
+describe("kill -9 under load", () => {
+  test("loses no acknowledged payment, capture or refund, over several rounds", async () => {
+    const file = join(dir, "state.json");
+    const acknowledged = { payments: new Map<string, string>(), captured: new Set<string>(), refunded: new Map<string, number>() };
+    for (let round = 0; round < 3; round++) {
+      const { url, child } = await startProcess(file);
+      let running = true;
+      const worker = async () => {
+        while (running) {
+          const body = directPayment({ order_no: nextOrderNo(`K${round}`) });
+          const paid = await post(url, "/v1/authorise", body).catch(() => undefined);
+          if (!paid || paid.status !== 200) return;
+          const id = textOf(parseXml(paid.text).transaction_id);
+          acknowledged.payments.set(id, String(body.order_no));
+          const order = { transaction_id: id, order_no: body.order_no, currency: "USD", amount: "10.00" };
+          const captured = await post(url, "/v1/capture", { ...ENVELOPE, capture_orders: [order] }).catch(() => undefined);
+          if (!captured || captured.status !== 200) return;
+          if (JSON.parse(captured.text).capture_orders[0].capture_status === "1") acknowledged.captured.add(id);
+          const refunded = await post(url, "/v1/refund", { ...ENVELOPE, refund_orders: [{ ...order, refund_amount: "2.50" }] }).catch(() => undefined);
+          if (!refunded || refunded.status !== 200) return;
+          if (JSON.parse(refunded.text).refund_orders[0].refund_status === "1") acknowledged.refunded.set(id, 1);
+        }
+      };
+      const workers = Array.from({ length: 8 }, worker);
+      await new Promise((r) => setTimeout(r, 700));
+      await killed(child);
+      running = false;
+      await Promise.all(workers);
+    }
+    expect(acknowledged.payments.size).toBeGreaterThan(20);
+    const state = await reopened(file);
+    const byId = new Map(state.transactions.map((t) => [t.transaction_id, t]));
+    for (const [id, orderNo] of acknowledged.payments) expect(byId.get(id)?.order_no, id).toBe(orderNo);
+    for (const id of acknowledged.captured) expect(byId.get(id)?.captured_amount, id).toBe("10.00");
+    for (const id of acknowledged.refunded.keys()) {
+      expect(byId.get(id)?.refunded_amount, id).toBe("2.50");
+      expect(state.refunds.some((r) => r.refund_reference_id === `${id}-01`)).toBe(true);
+    }
+    expect(new Set(state.transactions.map((t) => t.transaction_id)).size).toBe(state.transactions.length);
+  }, 60_000);
+});
+
+describe("every kind of change comes back after a crash", () => {
+  test("payments, captures, refunds and their settlement, payer completion, payouts, subscriptions, notification attempts, provisioning", async () => {
+    const file = join(dir, "state.json");
+    const { url, child } = await startProcess(file);
+    const pay = async (overrides: Record<string, unknown>) => textOf(parseXml((await post(url, "/v1/authorise", directPayment(overrides))).text).transaction_id);
+
+    const captured = await pay({ order_no: "P-CAP", token_flag: "YES" });
+    await post(url, "/v1/capture", { ...ENVELOPE, capture_orders: [{ transaction_id: captured, order_no: "P-CAP", currency: "USD", amount: "10.00" }] });
+    await post(url, "/v1/refund", { ...ENVELOPE, refund_orders: [{ transaction_id: captured, order_no: "P-CAP", currency: "USD", amount: "10.00", refund_amount: "1.00" }] });
+    await post(url, `/__sandbox/refunds/${captured}-01/settle`, { result: "failed" });
+
+    const apm = apmPayment({ order_no: "P-APM", notify_url: "http://127.0.0.1:9/hook" });
+    const issuer = textOf(parseXml((await post(url, "/v1/authorise", apm)).text).issuer_url);
+    await fetch(issuer, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: "outcome=paid" });
+    await post(url, "/__sandbox/notifications/deliver", {});
+
+    const subscribed = await pay({ order_no: "P-SUB", subscription: { contract_name: "Box", interval: "month", billing_cycle: 6 } });
+    const payout = JSON.parse(
+      (await post(url, "/v1/payout", { ...ENVELOPE, request_id: "6a1c2a9e-8b7d-4c6e-9a5b-000000000001", payment_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "99990008", bank_country_code: "US" } } })).text,
+    ) as { transaction_id: string };
+    await post(url, `/__sandbox/payouts/${payout.transaction_id}/fail`, { failure_type: "NAME_MISMATCH" });
+    await pay({ merchant_id: "M-NEW", account_id: "A-NEW", order_no: "P-PROV" });
+    await pay({ merchant_id: ACME.merchant_id, account_id: "A-EXTRA", order_no: "P-ACCT" });
+    const state0 = JSON.parse((await (await fetch(`${url}/__sandbox/subscriptions?merchant_id=${ACME.merchant_id}`)).text())) as { subscriptions: { recurring_id: string; transaction_id: string }[] };
+    const sub = state0.subscriptions.find((s) => s.transaction_id === subscribed)!;
+    await post(url, "/v1/subscription/cancel", { ...ENVELOPE, recurring_id: sub.recurring_id });
+    await killed(child);
+
+    const state = await reopened(file);
+    const tx = (id: string) => state.transactions.find((t) => t.transaction_id === id);
+    expect(tx(captured)).toMatchObject({ state: "paid", captured_amount: "10.00", refunded_amount: "0.00" });
+    expect(state.refunds.find((r) => r.refund_reference_id === `${captured}-01`)?.state).toBe("failed");
+    expect(state.tokens.some((t) => t.token_id === tx(captured)?.token_id)).toBe(true);
+    expect(state.transactions.find((t) => t.order_no === "P-APM")?.state).toBe("paid");
+    expect(state.notifications.filter((n) => n.url === "http://127.0.0.1:9/hook").every((n) => n.attempts.length > 0)).toBe(true);
+    expect(state.payouts.find((p) => p.transaction_id === payout.transaction_id)).toMatchObject({ status: "FAILED", failure_type: "NAME_MISMATCH" });
+    expect(state.subscriptions.find((s) => s.recurring_id === sub.recurring_id)?.state).toBe("cancelled");
+    expect(state.merchants.find((m) => m.merchant_id === "M-NEW")?.accounts.map((a) => a.account_id)).toEqual(["A-NEW"]);
+    expect(state.merchants.find((m) => m.merchant_id === ACME.merchant_id)?.accounts.map((a) => a.account_id)).toContain("A-EXTRA");
+  }, 30_000);
+});
+
+describe("the journal", () => {
+  test("a commit appends what it changed: a capture among 300 payments writes about one record", async () => {
+    const file = join(dir, "state.json");
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "j" });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 300; i++) ids.push(textOf(parseXml((await post(sandbox.url, "/v1/authorise", directPayment({ order_no: `J-${i}` }))).text).transaction_id));
+      const before = statSync(`${file}.journal`).size;
+      await post(sandbox.url, "/v1/capture", { ...ENVELOPE, capture_orders: [{ transaction_id: ids[0], order_no: "J-0", currency: "USD", amount: "10.00" }] });
+      const written = statSync(`${file}.journal`).size - before;
+      const oneRecord = JSON.stringify(sandbox.deps.store.records.transaction(ids[0]!)).length;
+      expect(written).toBeGreaterThan(oneRecord);
+      expect(written).toBeLessThan(oneRecord + 500);
+      // rewriting the world would have cost the whole state
+      expect(JSON.stringify(sandbox.deps.store.data).length).toBeGreaterThan(written * 100);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test("a line torn by a crash is ignored; a damaged line before the end stops the start, naming the file", async () => {
+    const file = join(dir, "state.json");
+    const first = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "t" });
+    await first.close();
+    writeFileSync(`${file}.journal`, "");
+    appendFileSync(`${file}.journal`, `${JSON.stringify({ c: "tokens", v: { token_id: "tok_torn", merchant_id: "M10001" } })}\n{"c":"transac`);
+    const state = await reopened(file);
+    expect(state.tokens.some((t) => t.token_id === "tok_torn")).toBe(true);
+    writeFileSync(`${file}.journal`, `{"c":"transac\n${JSON.stringify({ counters: {} })}\n`);
+    await expect(startSandbox({ port: 0, logLevel: "silent", data: file })).rejects.toThrow(`${file}.journal`);
+    expect(readFileSync(`${file}.journal`, "utf8")).toContain('{"c":"transac');
+  });
+});
