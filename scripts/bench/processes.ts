@@ -1,0 +1,90 @@
+// The processes the bench measures, each started as its own process (never in the load
+// generator's): Sandgate as users run it (node dist/main.js) and the Express floor.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "..", "..");
+
+export interface Service {
+  url: string;
+  pid: number;
+  /** resident set size now, in MB (Linux /proc) */
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+function launch(args: string[]): { child: ChildProcess; listening: Promise<string> } {
+  // the load generator's environment must not configure the server (vitest's BASE_URL, say)
+  const { BASE_URL: _b, DATA_FILE: _d, PORT: _p, ...env } = process.env;
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  const listening = new Promise<string>((done, fail) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) done(m[1]!);
+    });
+    child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("exit", (code) => fail(new Error(`${args.join(" ")} exited ${code}: ${err.slice(0, 500)}`)));
+  });
+  return { child, listening };
+}
+
+const rssOf = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+};
+
+async function started(args: string[]): Promise<Service> {
+  const { child, listening } = launch(args);
+  const url = await listening;
+  return {
+    url,
+    pid: child.pid!,
+    rssMb: () => rssOf(child.pid!),
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.on("exit", () => done());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export const sandgateArgs = (extra: string[] = []) => ["dist/main.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
+export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
+
+export const startSandgate = (extra: string[] = []) => started(sandgateArgs(extra));
+export const startFloor = () => started(floorArgs());
+
+/** Spawn → first 200 answer to `probe` (a POST with that body), in ms; the process is then stopped. */
+export async function coldStart(args: string[], probe: { path: string; body: string }): Promise<{ ms: number; rssMb: number }> {
+  const t0 = performance.now();
+  const { child } = launch(args);
+  // the port is only known once it prints it; poll fast until the first answer
+  let url = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    const m = /listening on (http:\/\/\S+)/.exec(d.toString());
+    if (m) url = m[1]!;
+  });
+  for (;;) {
+    if (url) {
+      const res = await fetch(`${url}${probe.path}`, { method: "POST", headers: { "content-type": "application/json" }, body: probe.body }).catch(() => undefined);
+      if (res?.status === 200) {
+        await res.text();
+        break;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const ms = performance.now() - t0;
+  const rssMb = rssOf(child.pid!);
+  await new Promise<void>((done) => {
+    child.on("exit", () => done());
+    child.kill("SIGTERM");
+  });
+  return { ms, rssMb };
+}
