@@ -25,6 +25,8 @@ export function createApp(deps: Deps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  // answers are never cached by clients, and a weak ETag costs a hash of every body
+  app.set("etag", false);
   const gateway = express.Router();
   for (const op of OPERATIONS) mountOperation(gateway, op, deps);
   app.use(gateway);

@@ -177,5 +177,6 @@ function record(deps: Deps, op: Operation, req: Request, id: string, body: Body,
     },
   };
   deps.requests.add(entry);
-  deps.log.info({ request: entry }, `${op.path} ${entry.http_status} ${entry.result}`);
+  // no log line is built when the level is off
+  if (deps.log.isLevelEnabled("info")) deps.log.info({ request: entry }, `${op.path} ${entry.http_status} ${entry.result}`);
 }
