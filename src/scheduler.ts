@@ -14,7 +14,7 @@ export function catchUp(records: Repository, now: Date, ids: Ids, effects: TimeE
   let changed = settleDueRefunds(records, now, ids, (r, tx) => {
     records.changed("refunds", r);
     if (tx) records.changed("transactions", tx);
-    effects.notifier.emit(refundEvent(r, tx, r.notify));
+    if (tx?.notify_url) effects.notifier.emit(refundEvent(r, tx, r.notify));
   });
   changed += deductDue(records, now, ids, effects, (sub, event, deduction, notify) => {
     records.changed("subscriptions", sub);

@@ -66,7 +66,7 @@ export function completePayment(tx: Transaction, outcome: PaymentOutcome, accoun
     const risk = catalogue.risk[outcome.risk];
     tx.risk_action = outcome.risk;
     tx.risk_score = ids.intFor(`risk|${tx.transaction_id}|${outcome.risk}`, risk.score[0], risk.score[1]);
-    tx.risk_reasons = structuredClone(risk.reasons);
+    tx.risk_reasons = risk.reasons;
   }
   if (next === "paid") tx.captured_amount = tx.amount;
   move(tx, next, now);

@@ -38,6 +38,11 @@ interface Catalogue {
 }
 
 export const catalogue: Catalogue = JSON.parse(readFileSync(resolve(dataDir, "outcomes.json"), "utf8")) as Catalogue;
+// payments share the catalogue's risk reasons: nobody may change them in place
+for (const risk of Object.values(catalogue.risk)) {
+  for (const reason of risk.reasons) Object.freeze(reason);
+  Object.freeze(risk.reasons);
+}
 
 export function paymentOutcome(name: string): PaymentOutcome {
   const outcome = catalogue.authorise[name];

@@ -67,6 +67,7 @@ export function payoutResponse(p: Payout): Record<string, unknown> {
 
 /** payout.pending, payout.completed or payout.failed to the payout's notify_url (the notifier skips an empty one). */
 export function notifyPayout(p: Payout, notifier: Pick<Notifier, "emit">, notify?: NotifyBehaviour): void {
+  if (!p.request.notify_url) return;
   const { encryption_data: _signature, ...data } = payoutResponse(p);
   notifier.emit({ merchantId: p.merchant_id, url: p.request.notify_url, event: `payout.${p.status.toLowerCase()}`, data, notify });
 }

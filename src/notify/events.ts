@@ -26,12 +26,13 @@ export function refundEvent(refund: Refund, tx: Transaction | undefined, notify?
   };
 }
 
+// Without a notify_url nothing is sent: the payload is not even built.
 export function notifyPayment(deps: Deps, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
-  deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify));
+  if (tx.notify_url) deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify));
 }
 
 export function notifyRefund(deps: Deps, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
-  deps.notifier.emit(refundEvent(refund, tx, notify));
+  if (tx?.notify_url) deps.notifier.emit(refundEvent(refund, tx, notify));
 }
 
 /**
