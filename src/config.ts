@@ -29,6 +29,8 @@ interface OptionSpec {
   description: string;
   kind: "string" | "number" | "boolean";
   choices?: readonly string[];
+  /** a string value must match this; `describes` says what is expected */
+  pattern?: { re: RegExp; describes: string };
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -41,7 +43,15 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
   { key: "signatureMode", flag: "--signature-mode", env: "SIGNATURE_MODE", kind: "string", choices: ["lenient", "strict"], description: "lenient accepts any 64-hex encryption_data; strict checks it with the merchant's key" },
   { key: "strictMerchants", flag: "--strict-merchants", env: "STRICT_MERCHANTS", kind: "boolean", description: "refuse unknown merchant/account ids with 404 instead of provisioning them" },
-  { key: "baseUrl", flag: "--base-url", env: "BASE_URL", kind: "string", description: "public address used in issuer_url and page links (default: from the request's Host)" },
+  {
+    key: "baseUrl",
+    flag: "--base-url",
+    env: "BASE_URL",
+    kind: "string",
+    // payers' browsers follow issuer_url and page links: they must be absolute
+    pattern: { re: /^https?:\/\/[^\s/]+(\/\S*)?$/i, describes: "an absolute http(s) address such as https://sandbox.example.com" },
+    description: "public address used in issuer_url and page links (default: from the request's Host)",
+  },
   { key: "adminToken", flag: "--admin-token", env: "ADMIN_TOKEN", kind: "string", description: "when set, /__sandbox requires `Authorization: Bearer <token>`" },
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
   { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
@@ -101,5 +111,6 @@ function convert(spec: OptionSpec, raw: string | boolean): unknown {
   if (spec.choices && !spec.choices.includes(text)) {
     throw new ConfigError(`${where}: expected one of ${spec.choices.join(", ")}, got "${text}"`);
   }
+  if (spec.pattern && !spec.pattern.re.test(text)) throw new ConfigError(`${where}: expected ${spec.pattern.describes}, got "${text}"`);
   return text;
 }

@@ -9,8 +9,10 @@ afterEach(() => {
 
 /** Starts src/main.ts the way `npm start` starts dist/main.js, and waits for its URL line. */
 function start(args: string[], env: Record<string, string> = {}) {
+  // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
+  const { BASE_URL: _vite, ...inherited } = process.env;
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    env: { ...inherited, LOG_LEVEL: "warn", ...env },
   });
   running.push(child);
   let out = "";

@@ -174,6 +174,8 @@ describe("settings: flags override env, env overrides defaults", () => {
     ["a negative port", {}, { PORT: "-1" }, /--port \/ PORT/],
     ["an unknown signature mode", {}, { SIGNATURE_MODE: "loose" }, /--signature-mode \/ SIGNATURE_MODE: expected one of lenient, strict, got "loose"/],
     ["a boolean that is not one", {}, { STRICT_MERCHANTS: "maybe" }, /--strict-merchants \/ STRICT_MERCHANTS: expected true or false/],
+    ["a base URL that is not absolute", {}, { BASE_URL: "/" }, /--base-url \/ BASE_URL: expected an absolute http\(s\) address/],
+    ["a base URL without a scheme", { baseUrl: "sandbox.example.com" }, {}, /--base-url \/ BASE_URL: expected an absolute http\(s\) address.*"sandbox.example.com"/],
   ])("%s is a clear error", (_name, flags, env, message) => {
     expect(() => resolveConfig(flags, env)).toThrow(ConfigError);
     expect(() => resolveConfig(flags, env)).toThrow(message);
