@@ -30,11 +30,19 @@ export interface PageContext {
   merchantName: string;
 }
 
-const summary = ({ tx, merchantName }: PageContext) => `<dl class="summary">
-<dt>Merchant</dt><dd data-field="merchant">${e(merchantName)} (${e(tx.merchant_id)})</dd>
-<dt>Order</dt><dd data-field="order_no">${e(tx.order_no)}</dd>
-<dt>Amount</dt><dd data-field="amount">${e(tx.amount)} ${e(tx.currency)}</dd>
-</dl>`;
+/** One row of a summary: label, data-field name, and the value already as HTML. */
+type Row = [label: string, field: string, html: string];
+
+/** Merchant, order and amount, then the page's own rows: one list, so the columns line up. */
+const summary = ({ tx, merchantName }: Pick<PageContext, "tx" | "merchantName">, more: Row[] = []) => {
+  const rows: Row[] = [
+    ["Merchant", "merchant", `${e(merchantName)} (${e(tx.merchant_id)})`],
+    ["Order", "order_no", e(tx.order_no)],
+    ["Amount", "amount", `${e(tx.amount)} ${e(tx.currency)}`],
+    ...more,
+  ];
+  return `<dl class="summary">\n${rows.map(([label, field, html]) => `<dt>${e(label)}</dt><dd data-field="${e(field)}">${html}</dd>`).join("\n")}\n</dl>`;
+};
 
 const button = (outcome: string, label: string, kind = "secondary") =>
   `<button type="submit" name="outcome" value="${e(outcome)}" data-outcome="${e(outcome)}" class="${kind}">${e(label)}</button>`;
@@ -96,8 +104,7 @@ export function threeDsPage(ctx: PageContext): string {
     `<h1>3-D Secure verification</h1>
 <section class="card">
 <p>The card's issuer asks the payer to confirm this payment. In this sandbox the verification code is <code id="documented-code">${e(catalogue.completion.threeds_code)}</code>; any other code fails the challenge.</p>
-${summary(ctx)}
-<dl class="summary"><dt>Card</dt><dd data-field="card">${e(ctx.tx.card_masked || "—")}</dd></dl>
+${summary(ctx, [["Card", "card", e(ctx.tx.card_masked || "—")]])}
 <form method="post" action="${e(ctx.action)}" id="challenge-form">
 <label for="challenge_code">Verification code</label>
 <div class="row"><input id="challenge_code" name="challenge_code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit" id="submit-code" class="shrink">Submit code</button></div>
@@ -114,8 +121,7 @@ export function apmPage(ctx: PageContext, methodLabel: string): string {
     `<h1>${e(methodLabel)}</h1>
 <section class="card">
 <p class="hint">The payer's ${e(methodLabel)} page: say what the payer did.</p>
-${summary(ctx)}
-<dl class="summary"><dt>Payment method</dt><dd data-field="payment_method">${e(ctx.tx.payment_method)}</dd></dl>
+${summary(ctx, [["Payment method", "payment_method", e(ctx.tx.payment_method)]])}
 </section>
 ${testerPanel(
   ctx.action,
@@ -134,7 +140,7 @@ const STATUS_WORDS: Record<string, [string, string]> = {
 };
 
 /** The payment as it stands: after the payer acted (no return_url) or when a finished page is opened again. */
-export function resultPage(ctx: Omit<PageContext, "action">, returnUrl: string, note = ""): string {
+export function resultPage(ctx: Pick<PageContext, "tx" | "merchantName">, returnUrl: string, note = ""): string {
   const { tx } = ctx;
   const status = orderStatusOf(tx.state);
   const [title, kind] = STATUS_WORDS[status] ?? ["Payment", ""];
@@ -144,13 +150,12 @@ export function resultPage(ctx: Omit<PageContext, "action">, returnUrl: string, 
     `<h1>${e(title)}</h1>
 ${note ? `<p class="flash">${e(note)}</p>` : ""}
 <section class="card">
-${summary({ ...ctx, action: "" })}
-<dl class="summary">
-<dt>Transaction</dt><dd data-field="transaction_id" class="mono">${e(tx.transaction_id)}</dd>
-<dt>order_status</dt><dd data-field="order_status"><span class="status ${kind}">${e(status)}</span></dd>
-<dt>result_info</dt><dd data-field="result_info">${e(resultInfo(tx.result))}</dd>
-<dt>payment_status</dt><dd data-field="payment_status">${e(codes.payment_status[tx.state])}</dd>
-</dl>
+${summary(ctx, [
+  ["Transaction", "transaction_id", `<span class="mono">${e(tx.transaction_id)}</span>`],
+  ["order_status", "order_status", `<span class="status ${kind}">${e(status)}</span>`],
+  ["result_info", "result_info", e(resultInfo(tx.result))],
+  ["payment_status", "payment_status", e(codes.payment_status[tx.state])],
+])}
 ${back}
 </section>`,
     { banner: "payment result" },
