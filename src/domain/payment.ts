@@ -2,6 +2,7 @@
 // (and subscription) to store. No Express, no store, no clock of its own.
 import { codes, resultInfo, type PaymentState } from "../codes.js";
 import { recordHistory } from "./history.js";
+import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "../ids.js";
 import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
@@ -45,30 +46,8 @@ export function orderStatus(outcome: PaymentOutcome): string {
   return codes.order_status[map[outcome.state]];
 }
 
-/** The delivery of a payment sent without one: one shared, frozen object. */
-const NO_DELIVERY: DeliveryInformation = Object.freeze({
-  delivery_address: "",
-  delivery_city: "",
-  delivery_country: "",
-  delivery_firstname: "",
-  delivery_lastname: "",
-  delivery_postal_code: "",
-  delivery_state: "",
-});
-
-function delivery(f: Record<string, string>): DeliveryInformation {
-  const fields = Object.keys(NO_DELIVERY) as (keyof DeliveryInformation)[];
-  if (fields.every((k) => !f[k])) return NO_DELIVERY;
-  return {
-    delivery_address: f.delivery_address ?? "",
-    delivery_city: f.delivery_city ?? "",
-    delivery_country: f.delivery_country ?? "",
-    delivery_firstname: f.delivery_firstname ?? "",
-    delivery_lastname: f.delivery_lastname ?? "",
-    delivery_postal_code: f.delivery_postal_code ?? "",
-    delivery_state: f.delivery_state ?? "",
-  };
-}
+/** A payment's delivery from its request; the shared empty one when none was sent. */
+const delivery = (f: Record<string, string>): DeliveryInformation => (DELIVERY_FIELDS.every((k) => !f[k]) ? NO_DELIVERY : deliveryOf(f));
 
 export function createTransaction(p: NewPayment, ids: Ids): Transaction {
   const transactionId = ids.digits("transaction", 16);

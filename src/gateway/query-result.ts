@@ -4,6 +4,7 @@
 import { codes } from "../codes.js";
 import { compactDate, spacedDate } from "../domain/dates.js";
 import { deductionPeriod } from "../domain/payment.js";
+import { deliveryOf } from "../domain/delivery.js";
 import type { DeliveryInformation, Subscription, Transaction } from "../store/types.js";
 import type { Selector } from "./selection.js";
 import type { Repository } from "../store/records.js";
@@ -61,7 +62,7 @@ export function foundElement(tx: Transaction, records: Pick<Repository, "subscri
     transaction_id: tx.transaction_id,
     reference_no: tx.reference_no,
     website: tx.website,
-    delivery_information: delivery(tx.delivery),
+    delivery_information: deliveryOf(tx.delivery),
     antifraud_provider: tx.antifraud_provider,
     // REVIEW stays REVIEW: the seed lists ACCEPT and REJECT as values seen, not as the only ones,
     // and a check that held the payment for review neither accepted nor rejected it. Reporting it
@@ -86,7 +87,7 @@ export function missingElement(selector: Selector<"order_no" | "transaction_id">
     transaction_id: "",
     reference_no: "",
     website: "",
-    delivery_information: delivery(undefined),
+    delivery_information: deliveryOf(undefined),
     antifraud_provider: "",
     fraud_check_result: [],
     is3ds: "",
@@ -109,18 +110,5 @@ export function subscriptionResult(sub: Subscription): SubscriptionResult {
     recurring_deduction_time: due ? spacedDate(sub.next_deduction_at) : "",
     recurring_id: sub.recurring_id,
     recurring_status: codes.recurring_status[sub.state],
-  };
-}
-
-/** The seed's seven delivery fields, in its order. */
-function delivery(d: DeliveryInformation | undefined): DeliveryInformation {
-  return {
-    delivery_address: d?.delivery_address ?? "",
-    delivery_city: d?.delivery_city ?? "",
-    delivery_country: d?.delivery_country ?? "",
-    delivery_firstname: d?.delivery_firstname ?? "",
-    delivery_lastname: d?.delivery_lastname ?? "",
-    delivery_postal_code: d?.delivery_postal_code ?? "",
-    delivery_state: d?.delivery_state ?? "",
   };
 }

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import type { Account, CardToken, Merchant, Payout, Refund, Subscription, Transaction } from "./types.js";
 import { payoutRecord } from "./payout-record.js";
+import { deliveryOf } from "../domain/delivery.js";
 
 const str = z.string();
 const opt = (fallback = "") => z.string().default(fallback);
@@ -50,15 +51,7 @@ const delivery = z
     delivery_postal_code: opt(),
     delivery_state: opt(),
   })
-  .default({
-    delivery_address: "",
-    delivery_city: "",
-    delivery_country: "",
-    delivery_firstname: "",
-    delivery_lastname: "",
-    delivery_postal_code: "",
-    delivery_state: "",
-  });
+  .default(() => deliveryOf(undefined));
 
 const transaction = z.object({
   transaction_id: str,
