@@ -6,7 +6,9 @@
 // state at start and after a reset. Keys never change once a record is added.
 import type { CardToken, Merchant, Notification, Payout, Refund, State, Subscription, Transaction } from "./types.js";
 import { DueQueue } from "./due-queue.js";
-import type { Collection } from "./journal.js";
+import { KEY_FIELD, type Collection } from "./journal.js";
+
+type RecordOf<C extends Collection> = State[C][number];
 
 export interface Repository {
   readonly state: State;
@@ -96,41 +98,54 @@ export function createRepository(state: State): Repository {
   const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && Date.parse(p.due_at) === at);
   const subscriptionQueue = new DueQueue<Subscription>((s, at) => s.state === "active" && Date.parse(s.next_deduction_at) === at);
 
-  const index = {
-    merchant(m: Merchant) {
+  /** the subscription's next deduction in the due queue (an inactive one has none) */
+  const schedule = (s: Subscription) => {
+    if (s.state === "active") subscriptionQueue.push(s, Date.parse(s.next_deduction_at));
+  };
+
+  /** Puts a record into every index of its collection. */
+  const index: { [C in Collection]: (record: RecordOf<C>) => void } = {
+    merchants(m) {
       merchants.set(m.merchant_id, m);
     },
-    transaction(tx: Transaction) {
+    transactions(tx) {
       transactions.set(tx.transaction_id, tx);
       listIn(byOrder, key(tx.merchant_id, tx.order_no), tx);
       listIn(byAccount, key(tx.merchant_id, tx.account_id), tx);
       if (tx.page_id) byPage.set(tx.page_id, tx);
     },
-    refund(r: Refund) {
+    refunds(r) {
       refunds.set(r.refund_reference_id, r);
       listIn(refundsByTx, r.transaction_id, r);
       listIn(refundsByOrder, key(r.merchant_id, r.order_no), r);
       listIn(refundsByAccount, key(r.merchant_id, r.account_id), r);
       if (r.state === "accepted") refundQueue.push(r, Date.parse(r.due_at));
     },
-    token(t: CardToken) {
+    tokens(t) {
       tokens.set(t.token_id, t);
     },
-    payout(p: Payout) {
+    payouts(p) {
       payouts.set(p.transaction_id, p);
       payoutsByRequest.set(key(p.merchant_id, p.request_id), p);
       if (p.status === "PENDING" && p.due_at) payoutQueue.push(p, Date.parse(p.due_at));
     },
-    subscription(s: Subscription) {
+    subscriptions(s) {
       subscriptions.set(s.recurring_id, s);
       listIn(subscriptionsByAccount, key(s.merchant_id, s.account_id), s);
-      if (s.state === "active") subscriptionQueue.push(s, Date.parse(s.next_deduction_at));
+      schedule(s);
     },
-    notification(n: Notification) {
+    notifications(n) {
       notifications.set(n.notification_id, n);
       if (n.state === "pending") pending.add(n);
     },
   };
+
+  /** A new record: into the state, its indexes, and the next commit. */
+  function add<C extends Collection>(collection: C, record: RecordOf<C>): void {
+    (state[collection] as RecordOf<C>[]).push(record);
+    index[collection](record);
+    dirty.set(record, collection);
+  }
 
   let compactAt = NOTIFICATION_HISTORY_LIMIT * 1.25;
   function forgetOldNotifications(): void {
@@ -145,13 +160,8 @@ export function createRepository(state: State): Repository {
     });
   }
 
-  state.merchants.forEach(index.merchant);
-  state.transactions.forEach(index.transaction);
-  state.refunds.forEach(index.refund);
-  state.tokens.forEach(index.token);
-  state.payouts.forEach(index.payout);
-  state.subscriptions.forEach(index.subscription);
-  state.notifications.forEach(index.notification);
+  const indexAll = <C extends Collection>(collection: C) => (state[collection] as RecordOf<C>[]).forEach((record) => index[collection](record));
+  (Object.keys(KEY_FIELD) as Collection[]).forEach(indexAll);
 
   return {
     state,
@@ -164,66 +174,38 @@ export function createRepository(state: State): Repository {
       return out;
     },
     merchant: (id) => merchants.get(id),
-    addMerchant(m) {
-      state.merchants.push(m);
-      index.merchant(m);
-      dirty.set(m, "merchants");
-    },
+    addMerchant: (m) => add("merchants", m),
 
     transaction: (id) => transactions.get(id),
     transactionsByOrder: (merchantId, orderNo) => byOrder.get(key(merchantId, orderNo)) ?? NONE,
     transactionByPage: (pageId) => byPage.get(pageId),
     transactionsOfAccount: (merchantId, accountId) => byAccount.get(key(merchantId, accountId)) ?? NONE,
-    addTransaction(tx) {
-      state.transactions.push(tx);
-      index.transaction(tx);
-      dirty.set(tx, "transactions");
-    },
+    addTransaction: (tx) => add("transactions", tx),
 
     refund: (ref) => refunds.get(ref),
     refundsOf: (transactionId) => refundsByTx.get(transactionId) ?? NONE,
     refundsByOrder: (merchantId, orderNo) => refundsByOrder.get(key(merchantId, orderNo)) ?? NONE,
     refundsOfAccount: (merchantId, accountId) => refundsByAccount.get(key(merchantId, accountId)) ?? NONE,
-    addRefund(r) {
-      state.refunds.push(r);
-      index.refund(r);
-      dirty.set(r, "refunds");
-    },
+    addRefund: (r) => add("refunds", r),
     dueRefund: (now) => refundQueue.popDue(now.getTime()),
 
     token: (id) => tokens.get(id),
-    addToken(t) {
-      state.tokens.push(t);
-      index.token(t);
-      dirty.set(t, "tokens");
-    },
+    addToken: (t) => add("tokens", t),
 
     payout: (id) => payouts.get(id),
     payoutByRequest: (merchantId, requestId) => payoutsByRequest.get(key(merchantId, requestId)),
-    addPayout(p) {
-      state.payouts.push(p);
-      index.payout(p);
-      dirty.set(p, "payouts");
-    },
+    addPayout: (p) => add("payouts", p),
     duePayout: (now) => payoutQueue.popDue(now.getTime()),
 
     subscription: (id) => subscriptions.get(id),
     subscriptionsOfAccount: (merchantId, accountId) => subscriptionsByAccount.get(key(merchantId, accountId)) ?? NONE,
-    addSubscription(s) {
-      state.subscriptions.push(s);
-      index.subscription(s);
-      dirty.set(s, "subscriptions");
-    },
+    addSubscription: (s) => add("subscriptions", s),
     dueSubscription: (now) => subscriptionQueue.popDue(now.getTime()),
-    scheduleSubscription(s) {
-      if (s.state === "active") subscriptionQueue.push(s, Date.parse(s.next_deduction_at));
-    },
+    scheduleSubscription: schedule,
 
     notification: (id) => notifications.get(id),
     addNotification(n) {
-      state.notifications.push(n);
-      index.notification(n);
-      dirty.set(n, "notifications");
+      add("notifications", n);
       // forgetting costs a pass over the list, done once per quarter of the limit: constant per notification
       if (state.notifications.length > compactAt) {
         forgetOldNotifications();
