@@ -17,6 +17,9 @@ export interface RequestLogEntry {
   signature: Omit<SignatureCheck, "signature"> & { expected: string } | null;
 }
 
+/** An IPv4 caller as it is written everywhere else ("::ffff:127.0.0.1" → "127.0.0.1"). */
+export const normaliseIp = (ip: string) => ip.replace(/^::ffff:/, "");
+
 export interface RequestLog {
   /** A fresh request id (X-Request-Id): req-1, req-2, ... per sandbox */
   nextId(): string;

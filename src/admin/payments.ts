@@ -2,22 +2,18 @@
 // pending payment as its payer would at its page (same outcomes, same effects: return result,
 // notification, subscription), for CI and the dashboard. Mounted by operatorApi (guard included).
 import { Router } from "express";
-import { codes, resultInfo } from "../codes.js";
+import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { stageOf } from "../domain/completion.js";
-import { orderStatusOf } from "../domain/payment.js";
-import { returnUrlFor } from "../pages/finish.js";
+import { resultView } from "../pages/finish.js";
 import type { Transaction } from "../store/types.js";
 import { completePaymentNow } from "./actions.js";
 import { answerJson } from "./shared.js";
 
 /** The payment as the payer's return and the merchant's query see it now. */
 export const completionView = (deps: Deps, tx: Transaction) => ({
-  transaction_id: tx.transaction_id,
-  order_status: orderStatusOf(tx.state),
-  result_info: resultInfo(tx.result),
+  ...resultView(deps, tx),
   payment_status: codes.payment_status[tx.state],
-  return_url: returnUrlFor(deps, tx),
   /** the page it waits at now ("3ds" after a checkout chose 3-D Secure), or "" once finished */
   stage: stageOf(tx) ?? "",
 });

@@ -9,6 +9,7 @@ import type { Decision } from "../scenarios/registry.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { Account, CardToken, Subscription, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
+import { accountOf } from "../store/merchants.js";
 import { isExpired } from "./card.js";
 import { Refusal } from "./lifecycle.js";
 import { paymentOutcome } from "./outcomes.js";
@@ -39,8 +40,6 @@ const firstPayment = (records: Repository, sub: Subscription): Transaction | und
   return tx?.merchant_id === sub.merchant_id ? tx : undefined;
 };
 
-const accountOf = (records: Repository, sub: Subscription): Account | undefined =>
-  records.merchant(sub.merchant_id)?.accounts.find((a) => a.account_id === sub.account_id);
 
 /** Cancels a subscription; refuses one that is already cancelled or finished. */
 export function cancelSubscription(sub: Subscription): Refusal | undefined {
@@ -93,7 +92,7 @@ function deductNext(run: Run, sub: Subscription): boolean {
   const at = new Date(sub.next_deduction_at);
   const n = sub.deductions + 1;
   const first = firstPayment(records, sub);
-  const account = accountOf(records, sub);
+  const account = accountOf(records, sub.merchant_id, sub.account_id);
   // the first payment still waits for the payer or a reviewer: so does the schedule
   if (!account || first?.state === "pending" || first?.state === "review") return false;
   const firstFailed = first?.state === "declined" || first?.state === "cancelled";

@@ -37,7 +37,6 @@ function cardNumberFor(body: Body, merchantId: string, deps: Deps): string {
 /** The seed leaves it open; PRODUCT.md: APM when payment_method is sent without card or token_id. */
 const isApm = (body: Body) => text(body.payment_method) !== "" && text(body.card) === "" && text(body.token_id) === "";
 
-
 function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
   const request = validate(paymentRequest, body, cardProblems(body));
   const { merchant, account } = caller;
@@ -58,25 +57,22 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   const subscription = request.subscription && outcome.state === "approved" ? createSubscription(tx, request.subscription, now, deps.store.ids) : undefined;
 
   if (newToken) records.addToken(newToken);
+  // a subscription's deductions charge the token paid with; paid by card number without token_flag,
+  // the card is kept on file for the deductions only
+  const cardOnFile = () => {
+    if (tokenId) return tokenId;
+    const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
+    records.addToken(onFile);
+    return onFile.token_id;
+  };
   if (subscription) {
     tx.recurring_id = subscription.recurring_id;
-    // paid by card number without token_flag: the card is kept on file for the deductions only
-    if (!subscription.token_id) {
-      const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
-      records.addToken(onFile);
-      subscription.token_id = onFile.token_id;
-    }
+    subscription.token_id ||= cardOnFile();
     records.addSubscription(subscription);
   }
   // a challenged or held payment starts its subscription when it succeeds: the terms and a card on file wait on it
   if ((outcome.state === "pending" || outcome.state === "review") && request.subscription) {
-    let cardToken = tokenId;
-    if (!cardToken) {
-      const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
-      records.addToken(onFile);
-      cardToken = onFile.token_id;
-    }
-    tx.payer_request = { fields: {}, items: "", subscription: request.subscription, card_token: cardToken };
+    tx.payer_request = { fields: {}, items: "", subscription: request.subscription, card_token: cardOnFile() };
   }
   records.addTransaction(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);

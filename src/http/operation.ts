@@ -7,7 +7,7 @@ import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
-import { findCaller, provisionedKey, type Caller } from "../store/merchants.js";
+import { findCaller, secretKeyOf, type Caller } from "../store/merchants.js";
 import { catchUp } from "../scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
@@ -15,6 +15,7 @@ import { createBodyReader, type Body } from "./body.js";
 import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
+import { normaliseIp } from "../request-log.js";
 
 export type Format = "xml" | "json" | "html";
 
@@ -107,7 +108,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       const refusal = err instanceof GatewayError ? err : new GatewayError("internal_error", "see the server log");
       reply = refuse(op.format, refusal, body, op.emptyResult);
     }
-    const key = caller?.merchant.secret_key ?? keyFor(deps, text(body.merchant_id));
+    const key = caller?.merchant.secret_key ?? secretKeyOf(deps.store.records, text(body.merchant_id));
     if (signature) res.set("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
     if (reply.rule) res.set("X-Sandbox-Rule", reply.rule);
     record(deps, op, req, requestId, body, reply, signature);
@@ -124,7 +125,6 @@ function requireText(body: Body, field: string): string {
   return String(value);
 }
 
-const normaliseIp = (ip: string) => ip.replace(/^::ffff:/, "");
 
 function checkRegisteredIp(caller: Caller, ip: string): void {
   const allowed = caller.merchant.registered_ips;
@@ -133,10 +133,6 @@ function checkRegisteredIp(caller: Caller, ip: string): void {
     "ip_not_registered",
     `${normaliseIp(ip)} is not registered for merchant ${caller.merchant.merchant_id} (registered: ${allowed.join(", ")})`,
   );
-}
-
-function keyFor(deps: Deps, merchantId: string): string {
-  return deps.store.records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
 }
 
 /** The reply as bytes on the wire: status, content type, body with its encryption_data. */

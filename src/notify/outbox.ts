@@ -3,7 +3,7 @@
 // no I/O here, so time-driven domain code (the scheduler) can queue notifications too.
 import type { Ids } from "../ids.js";
 import { sign, signatureFields } from "../signature/signature.js";
-import { provisionedKey } from "../store/merchants.js";
+import { secretKeyOf } from "../store/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../store/types.js";
 import type { Repository } from "../store/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
@@ -30,10 +30,6 @@ function normalise(b: NotifyBehaviour | undefined): Notification["behaviour"] {
   };
 }
 
-/** The merchant's secret key; a merchant provisioned by the request being handled is not in state yet. */
-function keyOf(records: Repository, merchantId: string): string {
-  return records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
-}
 
 /** Adds a notification for the event to the outbox; none when the event has no url. */
 export function enqueueNotification(records: Repository, ids: Ids, now: Date, event: NotificationEvent): Notification | undefined {
@@ -46,7 +42,7 @@ export function enqueueNotification(records: Repository, ids: Ids, now: Date, ev
     created_at: now.toISOString(),
     data: redactCards(event.data),
   };
-  const payload: NotificationBody = { ...unsigned, encryption_data: sign(NOTIFICATION_SIGNED_FIELDS, unsigned, keyOf(records, event.merchantId)).signature };
+  const payload: NotificationBody = { ...unsigned, encryption_data: sign(NOTIFICATION_SIGNED_FIELDS, unsigned, secretKeyOf(records, event.merchantId)).signature };
   const notification: Notification = {
     notification_id: unsigned.notification_id,
     merchant_id: event.merchantId,

@@ -15,7 +15,8 @@ import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
 import { notifyPayment } from "../notify/events.js";
 import { signResponse } from "../signature/signature.js";
-import { provisionedKey } from "../store/merchants.js";
+import { accountOf, secretKeyOf } from "../store/merchants.js";
+import { normaliseIp } from "../request-log.js";
 import type { Transaction } from "../store/types.js";
 
 /** The card the payer paid with at the hosted checkout. */
@@ -42,13 +43,10 @@ export interface PayerAction {
   ip: string;
 }
 
-const accountOf = (deps: Deps, tx: Transaction) =>
-  deps.store.records.merchant(tx.merchant_id)?.accounts.find((a) => a.account_id === tx.account_id);
-
 /** Finishes (or moves on) a pending payment; a Refusal when it is not pending any more. */
 export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAction): Promise<Refusal | undefined> {
   const now = deps.clock.now();
-  const account = accountOf(deps, tx);
+  const account = accountOf(deps.store.records, tx.merchant_id, tx.account_id);
   const before = tx.state;
   const refusal = account
     ? completePayment(tx, paymentOutcome(action.outcome), account, now, deps.store.ids)
@@ -67,7 +65,7 @@ export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAc
     at: now.toISOString(),
     operation: action.source === "payer" ? "payer page" : "operator complete",
     path: action.path,
-    ip: action.ip.replace(/^::ffff:/, ""),
+    ip: normaliseIp(action.ip),
     merchant_id: tx.merchant_id,
     account_id: tx.account_id,
     order_no: tx.order_no,
@@ -96,7 +94,7 @@ function keepCard(deps: Deps, tx: Transaction, card: PaidCard, now: Date): void 
 }
 
 /** What the payer carries back: the result as query parameters, signed like a direct payment's response. */
-export function payerResult(deps: Deps, tx: Transaction): Record<string, string> {
+function payerResult(deps: Deps, tx: Transaction): Record<string, string> {
   const params: Record<string, string> = {
     merchant_id: tx.merchant_id,
     account_id: tx.account_id,
@@ -108,10 +106,17 @@ export function payerResult(deps: Deps, tx: Transaction): Record<string, string>
     result_info: resultInfo(tx.result),
     card: tx.card_masked,
   };
-  const key = deps.store.records.merchant(tx.merchant_id)?.secret_key ?? provisionedKey(tx.merchant_id);
-  params.encryption_data = signResponse("payer_return", params, key);
+  params.encryption_data = signResponse("payer_return", params, secretKeyOf(deps.store.records, tx.merchant_id));
   return params;
 }
+
+/** Where the payment stands, as a script finishing it headless is told (page JSON, operator call). */
+export const resultView = (deps: Deps, tx: Transaction) => ({
+  transaction_id: tx.transaction_id,
+  order_status: orderStatusOf(tx.state),
+  result_info: resultInfo(tx.result),
+  return_url: returnUrlFor(deps, tx),
+});
 
 /** return_url with the signed result added to its query; "" when the payment has no http(s) return_url. */
 export function returnUrlFor(deps: Deps, tx: Transaction): string {

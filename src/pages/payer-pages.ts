@@ -7,9 +7,8 @@
 //        or JSON {transaction_id, order_status, result_info, return_url} with Accept: application/json.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { codes, resultInfo, type FieldProblem } from "../codes.js";
+import { codes, type FieldProblem } from "../codes.js";
 import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from "../domain/completion.js";
-import { orderStatusOf } from "../domain/payment.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { text } from "../http/fields.js";
 import { sendHtml } from "../render/layout.js";
@@ -17,7 +16,7 @@ import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPag
 import { loadPaymentMethods } from "../store/payment-methods.js";
 import type { Transaction } from "../store/types.js";
 import { readCardForm } from "./card-form.js";
-import { finishPayment, returnUrlFor, type PayerAction } from "./finish.js";
+import { finishPayment, resultView, returnUrlFor, type PayerAction } from "./finish.js";
 
 const KINDS: readonly string[] = ["apm", "3ds", "checkout"];
 
@@ -52,16 +51,13 @@ export function payerPages(deps: Deps): Router {
     return tx;
   };
 
-  const context = (req: Request, tx: Transaction, stage: Stage): PageContext => ({
-    tx,
-    action: pageUrl(baseUrl(req), stage, tx.page_id),
-    merchantName: deps.store.records.merchant(tx.merchant_id)?.name ?? tx.merchant_id,
-  });
+  const shown = (tx: Transaction) => ({ tx, merchantName: deps.store.records.merchant(tx.merchant_id)?.name ?? tx.merchant_id });
+  const context = (req: Request, tx: Transaction, stage: Stage): PageContext => ({ ...shown(tx), action: pageUrl(baseUrl(req), stage, tx.page_id) });
 
   /** The page the payment waits at, or its result. */
   const show = (req: Request, res: Response, tx: Transaction, status = 200, problems: FieldProblem[] = [], note = "") => {
     const stage = stageOf(tx);
-    if (!stage) return sendHtml(res, status, resultPage(context(req, tx, "checkout"), returnUrlFor(deps, tx), note));
+    if (!stage) return sendHtml(res, status, resultPage(shown(tx), returnUrlFor(deps, tx), note));
     const ctx = context(req, tx, stage);
     if (stage === "3ds") return sendHtml(res, status, threeDsPage(ctx));
     if (stage === "apm") return sendHtml(res, status, apmPage(ctx, methodLabel(deps, tx.payment_method)));
@@ -99,23 +95,19 @@ export function payerPages(deps: Deps): Router {
 
   function alreadyFinished(req: Request, res: Response, tx: Transaction): void {
     const message = `payment ${tx.transaction_id} is no longer pending (it is ${tx.state}, payment_status ${codes.payment_status[tx.state]}): nothing was charged again`;
-    if (wantsJson(req)) res.status(409).json({ error: "payment_not_pending", message, ...resultJson(tx) });
+    if (wantsJson(req)) res.status(409).json({ error: "payment_not_pending", message, ...resultView(deps, tx) });
     else show(req, res, tx, 409, [], message);
-  }
-
-  function resultJson(tx: Transaction) {
-    return { transaction_id: tx.transaction_id, order_status: orderStatusOf(tx.state), result_info: resultInfo(tx.result), return_url: returnUrlFor(deps, tx) };
   }
 
   /** After the payer acted: the next page, the merchant's return_url, or the result here. */
   function answer(req: Request, res: Response, tx: Transaction): void {
     const next = stageOf(tx);
     const nextUrl = next === "3ds" ? pageUrl(baseUrl(req), next, tx.page_id) : "";
-    if (wantsJson(req)) return void res.json({ ...resultJson(tx), ...(nextUrl ? { next_url: nextUrl } : {}) });
+    if (wantsJson(req)) return void res.json({ ...resultView(deps, tx), ...(nextUrl ? { next_url: nextUrl } : {}) });
     if (nextUrl) return res.redirect(303, nextUrl);
     const back = returnUrlFor(deps, tx);
     if (back) return res.redirect(303, back);
-    sendHtml(res, 200, resultPage(context(req, tx, "checkout"), ""));
+    sendHtml(res, 200, resultPage(shown(tx), ""));
   }
 
   return router;

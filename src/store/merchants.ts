@@ -23,6 +23,13 @@ function provisionAccount(merchantId: string, accountId: string, ids: Ids): Acco
   };
 }
 
+/** The merchant's secret key; one provisioned by the request being handled is not stored yet. */
+export const secretKeyOf = (records: Pick<Repository, "merchant">, merchantId: string): string => records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
+
+/** A stored merchant's account. */
+export const accountOf = (records: Pick<Repository, "merchant">, merchantId: string, accountId: string): Account | undefined =>
+  records.merchant(merchantId)?.accounts.find((a) => a.account_id === accountId);
+
 export interface Caller {
   merchant: Merchant;
   account: Account;
