@@ -9,10 +9,10 @@ import type { Faker } from "@faker-js/faker";
 export type Counters = Record<string, number>;
 
 export interface Ids {
-  /** 16 digits, e.g. a transaction id. */
-  digits(kind: string, length: number): string;
-  /** lowercase hex of the given length, e.g. a token or page id. */
-  hex(kind: string, length: number): string;
+  /** `length` digits after an optional prefix, e.g. a transaction id (16) or "RN" + 12. */
+  digits(kind: string, length: number, prefix?: string): string;
+  /** lowercase hex of the given length after an optional prefix, e.g. a token or page id. */
+  hex(kind: string, length: number, prefix?: string): string;
   /** An integer in [min, max] derived from a stable key (not a counter): same key, same number. */
   intFor(key: string, min: number, max: number): number;
   /** The English faker seeded from a stable key, for plausible names and words: use it at once (it is shared). */
@@ -27,15 +27,19 @@ export function createIds(seed: string, counters: Counters): Ids {
     return hash(`${kind}|${n}`);
   };
   return {
-    digits(kind, length) {
+    digits(kind, length, prefix = "") {
       const bytes = next(kind);
-      let out = "";
-      for (let i = 0; out.length < length; i++) out += String(bytes[i % bytes.length]! % 10);
+      // written into one buffer: a flat string, where `+=` would keep a chain of pieces per id in memory
+      const out = Buffer.allocUnsafe(prefix.length + length);
+      out.write(prefix, "latin1");
+      for (let i = 0; i < length; i++) out[prefix.length + i] = 48 + (bytes[i % bytes.length]! % 10);
       // never start with 0, so the id survives a round trip through a number-typed column
-      return out[0] === "0" ? `9${out.slice(1)}` : out;
+      if (out[prefix.length] === 48) out[prefix.length] = 57;
+      return out.toString("latin1");
     },
-    hex(kind, length) {
-      return next(kind).toString("hex").slice(0, length);
+    hex(kind, length, prefix = "") {
+      const hex = next(kind).toString("hex", 0, Math.ceil(length / 2)).slice(0, length);
+      return prefix ? Buffer.from(prefix + hex, "latin1").toString("latin1") : hex;
     },
     intFor(key, min, max) {
       return min + (hash(key).readUInt32BE(0) % (max - min + 1));

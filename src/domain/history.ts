@@ -1,30 +1,33 @@
 // A transaction's history: every request and state change that touched it, with the rule that
 // decided it. Kept on the transaction, oldest first, capped so a long-lived payment stays small.
 import { codes } from "../codes.js";
+import type { PaymentState } from "../codes.js";
+import { intern } from "./intern.js";
 import type { HistoryEntry, Transaction } from "../store/types.js";
 
 export const HISTORY_LIMIT = 50;
 
-/** The texts of history lines repeat (events, results, rules): one copy of each, for a bounded number of texts. */
-const texts = new Map<string, string>();
-const TEXT_LIMIT = 10_000;
-function intern(text: string): string {
-  const known = texts.get(text);
-  if (known !== undefined) return known;
-  if (texts.size < TEXT_LIMIT) texts.set(text, text);
-  return text;
-}
+type NewEntry = Omit<HistoryEntry, "at" | "payment_status">;
 
-export function recordHistory(tx: Transaction, now: Date, entry: Omit<HistoryEntry, "at" | "payment_status">): void {
-  const history = (tx.history ??= []);
-  history.push({
-    at: now.toISOString(),
-    payment_status: codes.payment_status[tx.state],
+/** One history line for a payment now in `state`; `at` is the ISO time (pass the payment's own string to share it). */
+export function historyEntry(state: PaymentState, at: string, entry: NewEntry): HistoryEntry {
+  return {
+    at,
+    payment_status: codes.payment_status[state],
     event: intern(entry.event),
     result: intern(entry.result),
     rule: intern(entry.rule),
     source: entry.source,
-    ...(entry.request_id ? { request_id: entry.request_id } : {}),
-  });
-  if (history.length > HISTORY_LIMIT) history.splice(0, history.length - HISTORY_LIMIT);
+    // always present (undefined when none), so every line has one shape; JSON leaves it out
+    request_id: entry.request_id,
+  };
+}
+
+export function recordHistory(tx: Transaction, now: Date, entry: NewEntry): void {
+  const iso = now.toISOString();
+  const line = historyEntry(tx.state, iso === tx.updated_at ? tx.updated_at : iso, entry);
+  // a one-line list is made to measure: most payments never get a second line
+  if (!tx.history) tx.history = [line];
+  else tx.history.push(line);
+  if (tx.history.length > HISTORY_LIMIT) tx.history.splice(0, tx.history.length - HISTORY_LIMIT);
 }

@@ -154,7 +154,7 @@ export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "proc
   if (r.state !== "accepted") return;
   r.state = fate;
   r.refund_processing_date = now.toISOString();
-  if (fate === "processed") r.refund_reference = `ARN${ids.digits("arn", 15)}`;
+  if (fate === "processed") r.refund_reference = ids.digits("arn", 15, "ARN");
   if (fate === "failed" && tx) {
     tx.refunded_amount = fromCents(toCents(tx.refunded_amount) - toCents(r.refund_amount));
     move(tx, refundedState(tx), now);

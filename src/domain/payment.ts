@@ -1,7 +1,8 @@
 // Pure payment logic: from a validated request, the chosen outcome and `now`, the transaction
 // (and subscription) to store. No Express, no store, no clock of its own.
 import { codes, resultInfo, type PaymentState } from "../codes.js";
-import { recordHistory } from "./history.js";
+import { historyEntry } from "./history.js";
+import { intern } from "./intern.js";
 import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "../ids.js";
 import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
@@ -53,23 +54,23 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
   const transactionId = ids.digits("transaction", 16);
   const state = paymentState(p.outcome, p.account);
   const risk = catalogue.risk[p.outcome.risk];
-  const amount = formatAmount(p.fields.amount!);
+  const amount = intern(formatAmount(p.fields.amount!));
   const at = p.now.toISOString();
   const tx: Transaction = {
     transaction_id: transactionId,
-    merchant_id: p.merchantId,
+    merchant_id: intern(p.merchantId),
     account_id: p.account.account_id,
     order_no: p.fields.order_no!,
     kind: p.kind,
-    currency: p.fields.currency!.toUpperCase(),
+    currency: intern(p.fields.currency!.toUpperCase()),
     amount,
     state,
     result: p.outcome.result,
-    reference_no: `RN${ids.digits("reference", 12)}`,
-    website: p.fields.website || p.fields["the service"] || "",
-    card_masked: p.cardMasked,
+    reference_no: ids.digits("reference", 12, "RN"),
+    website: intern(p.fields.website || p.fields["the service"] || ""),
+    card_masked: intern(p.cardMasked),
     token_id: p.tokenId,
-    payment_method: p.fields.payment_method || (p.kind === "apm" ? "" : "card"),
+    payment_method: intern(p.fields.payment_method || (p.kind === "apm" ? "" : "card")),
     connector: p.account.connector,
     note: p.fields.note ?? "",
     shopper_email: p.fields.shopper_email ?? "",
@@ -90,14 +91,18 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
     refunded_amount: "0.00",
     created_at: at,
     updated_at: at,
+    history: [
+      historyEntry(state, at, {
+        event: p.kind === "recurring" ? "created (subscription deduction)" : `created (${p.kind} payment)`,
+        result: resultInfo(p.outcome.result),
+        rule: p.rule ?? "",
+        source: p.kind === "recurring" ? "clock" : "api",
+        request_id: p.requestId,
+      }),
+    ],
+    // set while the payment waits for its payer; here so every payment has one shape
+    payer_request: undefined,
   };
-  recordHistory(tx, p.now, {
-    event: p.kind === "recurring" ? "created (subscription deduction)" : `created (${p.kind} payment)`,
-    result: resultInfo(tx.result),
-    rule: p.rule ?? "",
-    source: p.kind === "recurring" ? "clock" : "api",
-    ...(p.requestId ? { request_id: p.requestId } : {}),
-  });
   return tx;
 }
 
@@ -126,7 +131,7 @@ export function createSubscription(t: Transaction, terms: SubscriptionTerms, now
   const interval = (terms.interval || "month") as Interval;
   const count = Number(terms.interval_count || "1");
   const sub: Subscription = {
-    recurring_id: `R${ids.digits("recurring", 14)}`,
+    recurring_id: ids.digits("recurring", 14, "R"),
     merchant_id: t.merchant_id,
     account_id: t.account_id,
     order_no: t.order_no,

@@ -193,7 +193,7 @@ export function createPayout(input: NewPayout, ids: Ids): Payout {
   const iso = now.toISOString();
   const payerKey = `payer|${input.merchantId}|${JSON.stringify(request.payer)}`;
   return {
-    transaction_id: `PO${ids.digits("payout", 14)}`,
+    transaction_id: ids.digits("payout", 14, "PO"),
     merchant_id: input.merchantId,
     account_id: input.accountId,
     request_id: request.request_id,

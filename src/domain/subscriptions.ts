@@ -55,8 +55,8 @@ export function cancelSubscription(sub: Subscription): Refusal | undefined {
  */
 const recurringIds = (ids: Ids): Ids => ({
   ...ids,
-  digits: (kind, length) => ids.digits(`recurring.${kind}`, length),
-  hex: (kind, length) => ids.hex(`recurring.${kind}`, length),
+  digits: (kind, length, prefix) => ids.digits(`recurring.${kind}`, length, prefix),
+  hex: (kind, length, prefix) => ids.hex(`recurring.${kind}`, length, prefix),
 });
 
 interface Run {

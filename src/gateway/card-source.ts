@@ -72,7 +72,7 @@ export function issueToken(request: PaymentRequest, card: CardSource, merchantId
 export function storeCard(request: PaymentRequest, card: CardSource, merchantId: string, ids: Ids, now: Date): CardToken {
   const { month, year } = normaliseExpiry(request.expiration_month!, request.expiration_year!);
   return {
-    token_id: `tok_${ids.hex("token", 24)}`,
+    token_id: ids.hex("token", 24, "tok_"),
     merchant_id: merchantId,
     card_number: card.number,
     card_masked: card.masked,

@@ -36,7 +36,7 @@ export function enqueueNotification(records: Repository, ids: Ids, now: Date, ev
   if (!event.url) return undefined;
   const behaviour = normalise(event.notify);
   const unsigned = {
-    notification_id: `ntf_${ids.hex("notification", 24)}`,
+    notification_id: ids.hex("notification", 24, "ntf_"),
     event: event.event,
     merchant_id: event.merchantId,
     created_at: now.toISOString(),

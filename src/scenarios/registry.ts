@@ -119,7 +119,8 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       const bound = bindings.get(input.merchantId);
       const [name, chosenBy] = header ? [header, "header" as const] : bound && scenarios.has(bound) ? [bound, "merchant" as const] : [global, "global" as const];
       const scenario = scenarios.get(name)!;
-      const key = `${input.merchantId}|${input.operation}|${input.orderNo ?? ""}`;
+      // join makes one flat string; a template literal would keep a chain of pieces per counter in memory
+      const key = [input.merchantId, input.operation, input.orderNo ?? ""].join("|");
       const nth = (counters.get(key) ?? 0) + 1;
       // re-inserted, so the Map's order is least recently used first
       counters.delete(key);

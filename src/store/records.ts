@@ -59,7 +59,29 @@ export interface Repository {
   pendingNotifications(): Iterable<Notification>;
 }
 
-const key = (a: string, b: string) => `${a}\u0000${b}`;
+const NONE: readonly never[] = [];
+
+/**
+ * Records listed under a pair of keys (merchant, then order_no, account or request_id), oldest
+ * first. Nested maps, so no combined key string is kept per record; a pair with one record holds
+ * it alone, without a list: at 100,000 payments that is most of them.
+ */
+class PairIndex<T extends object> {
+  private readonly outer = new Map<string, Map<string, T | T[]>>();
+  add(a: string, b: string, item: T): void {
+    let inner = this.outer.get(a);
+    if (!inner) this.outer.set(a, (inner = new Map()));
+    const held = inner.get(b);
+    if (held === undefined) inner.set(b, item);
+    else if (Array.isArray(held)) held.push(item);
+    else inner.set(b, [held, item]);
+  }
+  get(a: string, b: string): readonly T[] {
+    const held = this.outer.get(a)?.get(b);
+    if (held === undefined) return NONE;
+    return Array.isArray(held) ? held : [held];
+  }
+}
 
 /**
  * Finished notifications (delivered, failed, dropped) kept with their attempts; beyond this the
@@ -73,23 +95,21 @@ function listIn<T>(map: Map<string, T[]>, k: string, item: T): void {
   else map.set(k, [item]);
 }
 
-const NONE: readonly never[] = [];
-
 export function createRepository(state: State): Repository {
   const merchants = new Map<string, Merchant>();
   const transactions = new Map<string, Transaction>();
-  const byOrder = new Map<string, Transaction[]>();
+  const byOrder = new PairIndex<Transaction>();
   const byPage = new Map<string, Transaction>();
-  const byAccount = new Map<string, Transaction[]>();
+  const byAccount = new PairIndex<Transaction>();
   const refunds = new Map<string, Refund>();
   const refundsByTx = new Map<string, Refund[]>();
-  const refundsByOrder = new Map<string, Refund[]>();
-  const refundsByAccount = new Map<string, Refund[]>();
+  const refundsByOrder = new PairIndex<Refund>();
+  const refundsByAccount = new PairIndex<Refund>();
   const tokens = new Map<string, CardToken>();
   const payouts = new Map<string, Payout>();
-  const payoutsByRequest = new Map<string, Payout>();
+  const payoutsByRequest = new PairIndex<Payout>();
   const subscriptions = new Map<string, Subscription>();
-  const subscriptionsByAccount = new Map<string, Subscription[]>();
+  const subscriptionsByAccount = new PairIndex<Subscription>();
   const notifications = new Map<string, Notification>();
   const pending = new Set<Notification>();
   const dirty = new Map<object, Collection>();
@@ -110,15 +130,15 @@ export function createRepository(state: State): Repository {
     },
     transactions(tx) {
       transactions.set(tx.transaction_id, tx);
-      listIn(byOrder, key(tx.merchant_id, tx.order_no), tx);
-      listIn(byAccount, key(tx.merchant_id, tx.account_id), tx);
+      byOrder.add(tx.merchant_id, tx.order_no, tx);
+      byAccount.add(tx.merchant_id, tx.account_id, tx);
       if (tx.page_id) byPage.set(tx.page_id, tx);
     },
     refunds(r) {
       refunds.set(r.refund_reference_id, r);
       listIn(refundsByTx, r.transaction_id, r);
-      listIn(refundsByOrder, key(r.merchant_id, r.order_no), r);
-      listIn(refundsByAccount, key(r.merchant_id, r.account_id), r);
+      refundsByOrder.add(r.merchant_id, r.order_no, r);
+      refundsByAccount.add(r.merchant_id, r.account_id, r);
       if (r.state === "accepted") refundQueue.push(r, Date.parse(r.due_at));
     },
     tokens(t) {
@@ -126,12 +146,12 @@ export function createRepository(state: State): Repository {
     },
     payouts(p) {
       payouts.set(p.transaction_id, p);
-      payoutsByRequest.set(key(p.merchant_id, p.request_id), p);
+      payoutsByRequest.add(p.merchant_id, p.request_id, p);
       if (p.status === "PENDING" && p.due_at) payoutQueue.push(p, Date.parse(p.due_at));
     },
     subscriptions(s) {
       subscriptions.set(s.recurring_id, s);
-      listIn(subscriptionsByAccount, key(s.merchant_id, s.account_id), s);
+      subscriptionsByAccount.add(s.merchant_id, s.account_id, s);
       schedule(s);
     },
     notifications(n) {
@@ -177,15 +197,15 @@ export function createRepository(state: State): Repository {
     addMerchant: (m) => add("merchants", m),
 
     transaction: (id) => transactions.get(id),
-    transactionsByOrder: (merchantId, orderNo) => byOrder.get(key(merchantId, orderNo)) ?? NONE,
+    transactionsByOrder: (merchantId, orderNo) => byOrder.get(merchantId, orderNo),
     transactionByPage: (pageId) => byPage.get(pageId),
-    transactionsOfAccount: (merchantId, accountId) => byAccount.get(key(merchantId, accountId)) ?? NONE,
+    transactionsOfAccount: (merchantId, accountId) => byAccount.get(merchantId, accountId),
     addTransaction: (tx) => add("transactions", tx),
 
     refund: (ref) => refunds.get(ref),
     refundsOf: (transactionId) => refundsByTx.get(transactionId) ?? NONE,
-    refundsByOrder: (merchantId, orderNo) => refundsByOrder.get(key(merchantId, orderNo)) ?? NONE,
-    refundsOfAccount: (merchantId, accountId) => refundsByAccount.get(key(merchantId, accountId)) ?? NONE,
+    refundsByOrder: (merchantId, orderNo) => refundsByOrder.get(merchantId, orderNo),
+    refundsOfAccount: (merchantId, accountId) => refundsByAccount.get(merchantId, accountId),
     addRefund: (r) => add("refunds", r),
     dueRefund: (now) => refundQueue.popDue(now.getTime()),
 
@@ -193,12 +213,12 @@ export function createRepository(state: State): Repository {
     addToken: (t) => add("tokens", t),
 
     payout: (id) => payouts.get(id),
-    payoutByRequest: (merchantId, requestId) => payoutsByRequest.get(key(merchantId, requestId)),
+    payoutByRequest: (merchantId, requestId) => payoutsByRequest.get(merchantId, requestId).at(-1),
     addPayout: (p) => add("payouts", p),
     duePayout: (now) => payoutQueue.popDue(now.getTime()),
 
     subscription: (id) => subscriptions.get(id),
-    subscriptionsOfAccount: (merchantId, accountId) => subscriptionsByAccount.get(key(merchantId, accountId)) ?? NONE,
+    subscriptionsOfAccount: (merchantId, accountId) => subscriptionsByAccount.get(merchantId, accountId),
     addSubscription: (s) => add("subscriptions", s),
     dueSubscription: (now) => subscriptionQueue.popDue(now.getTime()),
     scheduleSubscription: schedule,

@@ -96,7 +96,7 @@ export interface Transaction {
   created_at: string;
   updated_at: string;
   /** what a payer page still needs from the request, while the payment waits for the payer */
-  payer_request?: PayerRequest;
+  payer_request?: PayerRequest | undefined;
   /** every request and state change that touched it, oldest first (at most HISTORY_LIMIT) */
   history?: HistoryEntry[];
 }
@@ -129,7 +129,7 @@ export interface HistoryEntry {
   /** who made it happen */
   source: "api" | "payer" | "operator" | "clock";
   /** the request log id, when a gateway request did it */
-  request_id?: string;
+  request_id?: string | undefined;
 }
 
 export interface Subscription {
