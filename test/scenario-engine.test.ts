@@ -215,6 +215,7 @@ describe("scenario files", () => {
     ["a misspelt operation", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: ["capture", "captur"] }, then: {} }] }, /bad\.json: at rules\.0\.when\.operation: "captur" is not an operation/],
     ["a bad regex", { name: "bad", description: "x", rules: [{ id: "r", when: { note: { regex: "(" } }, then: {} }] }, /bad\.json: at rules\.0\.when\.note.*regular expression/],
     ["an unknown key", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { outcomes: "approved" } }] }, /bad\.json: at rules\.0\.then: .*outcomes/],
+    ["a response field that cannot be an XML element", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { fields: { "a<b": "x" } } }] }, /bad\.json: at rules\.0\.then\.fields\.a<b: a field name is letters/],
     ["a name unlike the file", { name: "other", description: "x", rules: [] }, /bad\.json: at name: "other" must equal the file name "bad"/],
     ["an extends cycle", { name: "bad", description: "x", extends: "bad", rules: [] }, /bad\.json: at extends: cycle/],
     ["a missing parent", { name: "bad", description: "x", extends: "ghost", rules: [] }, /bad\.json: at extends: no valid scenario "ghost"/],

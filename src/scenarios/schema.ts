@@ -64,13 +64,23 @@ const latency = z.union([
   z.strictObject({ min: z.number().int().min(0), max: z.number().int().max(120_000) }).refine((r) => r.min <= r.max, "min must not exceed max"),
 ]);
 
+/** A response field a rule sets: an XML element name in an authorise answer. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
 export const thenSchema = z.strictObject({
   continue: z
     .boolean()
     .optional()
     .describe("add this rule's effects (latency, notify, fields, ...) and keep looking: the next matching rule decides the outcome"),
   outcome: z.string().min(1).optional().describe("a named outcome of the operation from data/outcomes.json"),
-  fields: z.record(z.string(), scalar).optional().describe("response fields set directly (authorise XML children, batch order result fields, payout fields)"),
+  fields: z
+    .record(z.string(), scalar)
+    .superRefine((fields, ctx) => {
+      for (const key of Object.keys(fields))
+        if (!FIELD_NAME.test(key)) ctx.addIssue({ code: "custom", path: [key], message: "a field name is letters, digits, _ . and - (it becomes an XML element)" });
+    })
+    .optional()
+    .describe("response fields set directly (authorise XML children, batch order result fields, payout fields)"),
   status: z.number().int().min(200).max(599).optional().describe("HTTP status of the answer"),
   latency: latency.optional().describe("milliseconds to wait before answering: fixed, or {min, max}"),
   fault: z.enum(["hang", "reset", "malformed", "empty"]).optional().describe("hang: never answer; reset: close the connection; malformed: a cut-off body; empty: an empty body"),
