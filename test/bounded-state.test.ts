@@ -1,8 +1,9 @@
-// What must not grow without bound in a long run: the request log, finished notifications, and the
-// repository's due queues skip what was settled early. Each cap keeps the most recent records.
+// What must not grow without bound in a long run: the request log, finished notifications, nth-call
+// counters, and the repository's due queues skip what was settled early. Each cap keeps the most recent.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
+import { NthCounters } from "../src/scenarios/nth-counters.js";
 import { createRepository, NOTIFICATION_HISTORY_LIMIT } from "../src/store/records.js";
 import type { Notification, State } from "../src/store/types.js";
 import { ACME, directPayment, makeApp, postAuthorise } from "./helpers.js";
@@ -56,5 +57,32 @@ describe("notifications", () => {
     expect(records.notification("ntf_1")).toBeUndefined();
     expect(records.notification(`ntf_${total}`)).toBeDefined();
     expect([...records.pendingNotifications()].map((n) => n.notification_id)).toEqual(["ntf_0"]);
+  });
+});
+
+describe("nth-call counters", () => {
+  test("stay within their limit, keep counting the orders in use, and forget the unused ones", () => {
+    const counters = new NthCounters(1000);
+    expect(counters.next("M1|capture|busy")).toBe(1);
+    for (let i = 0; i < 5000; i++) {
+      counters.next(`M1|capture|O-${i}`);
+      // an order a test keeps calling is never forgotten, however many others come and go
+      if (i % 200 === 0) counters.next("M1|capture|busy");
+      expect(counters.size).toBeLessThanOrEqual(1000);
+    }
+    expect(counters.next("M1|capture|busy")).toBe(27);
+    expect(counters.next("M1|capture|O-4999")).toBe(2);
+    expect(counters.next("M1|capture|O-0")).toBe(1); // long unused: counted afresh
+  });
+
+  test("a reset forgets one merchant's counts or all", () => {
+    const counters = new NthCounters(1000);
+    counters.next("M1|authorise|A");
+    counters.next("M2|authorise|A");
+    counters.clear("M1|");
+    expect(counters.next("M1|authorise|A")).toBe(1);
+    expect(counters.next("M2|authorise|A")).toBe(2);
+    counters.clear();
+    expect(counters.next("M2|authorise|A")).toBe(1);
   });
 });

@@ -48,9 +48,6 @@ const IDENTITY = ["amount", "currency", "order_no", "transaction_id"] as const;
 /** The outcome of an order no rule names: the operation simply happens. */
 const DEFAULT_OUTCOME = { capture: "captured", cancel: "cancelled", review: "reviewed", refund: "accepted" } as const;
 
-const stringify = (fields: Record<string, string | number | boolean> | undefined) =>
-  Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k, String(v)]));
-
 export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Operation {
   return {
     name: spec.name,
@@ -100,9 +97,9 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
     recordOrder(spec.name, tx, outcome, message, decision.rule, request);
     deps.store.records.changed("transactions", tx);
   }
-  if (outcome instanceof Refusal) return element(spec, { ...echoed, ...stringify(decision.then.fields) }, codes.batch_status.failed, outcome.info);
+  if (outcome instanceof Refusal) return element(spec, withAll(echoed, decision.then.fields), codes.batch_status.failed, outcome.info);
   if (spec.event && !(tx instanceof Refusal)) notifyPayment(deps, tx, spec.event(order), decision.then.notify);
-  return element(spec, { ...echoed, ...outcome.fields, ...stringify(decision.then.fields) }, outcome.status ?? codes.batch_status.ok, message);
+  return element(spec, withAll(withAll(echoed, outcome.fields), decision.then.fields), outcome.status ?? codes.batch_status.ok, message);
 }
 
 /** The order in its transaction's history: what was asked, how it ended, which rule decided. */
@@ -120,17 +117,35 @@ function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?
 
 /** The result element: identity and echoed fields, status and message; keys in the seed's (alphabetical) order. */
 function element<O extends OrderFields>(spec: BatchSpec<O>, fields: Record<string, string>, status: string, message: string): Record<string, string> {
-  const all: Record<string, string> = { ...fields, [spec.statusField]: status, [spec.messageField]: message };
-  return Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]!]));
+  fields[spec.statusField] = status;
+  fields[spec.messageField] = message;
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(fields).sort()) out[k] = fields[k]!;
+  return out;
 }
 
+/** amounts come back with two places ("120" → "120.00") and currencies upper-case, like every answer */
+const shown = (f: string, v: string) =>
+  (f === "amount" || f === "refund_amount") && DECIMAL.test(v) ? formatAmount(v) : f === "currency" && /^[a-z]{3}$/i.test(v) ? v.toUpperCase() : v;
+
+/** The fields an order's result echoes, per operation: the identity fields and the operation's own. */
+const echoedFields = new WeakMap<object, readonly string[]>();
+
+/** A fresh object of the order's echoed fields (callers add to it). */
 function echo<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown): Record<string, string> {
   const source = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-  // amounts come back with two places ("120" → "120.00") and currencies upper-case, like every answer
-  const shown = (f: string, v: string) =>
-    (f === "amount" || f === "refund_amount") && DECIMAL.test(v) ? formatAmount(v) : f === "currency" && /^[a-z]{3}$/i.test(v) ? v.toUpperCase() : v;
-  return Object.fromEntries([...IDENTITY, ...spec.echo].map((f) => [f, shown(f, text(source[f]))]));
+  let fields = echoedFields.get(spec);
+  if (!fields) echoedFields.set(spec, (fields = [...IDENTITY, ...spec.echo]));
+  const out: Record<string, string> = {};
+  for (const f of fields) out[f] = shown(f, text(source[f]));
+  return out;
 }
+
+/** Adds a rule's or an outcome's fields to an order's result fields. */
+const withAll = (fields: Record<string, string>, extra: Record<string, string | number | boolean> | undefined) => {
+  if (extra) for (const [k, v] of Object.entries(extra)) fields[k] = String(v);
+  return fields;
+};
 
 /** The order array: an array, an object with index keys (form bodies), or a JSON string. */
 function readOrders(body: Body, field: string, limit: number): unknown[] {

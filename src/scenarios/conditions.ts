@@ -17,25 +17,33 @@ export const centsOf = (amount: string) => amount.split(".")[1]?.padEnd(2, "0").
 const same = (a: string, b: string | number | boolean) => a === String(b);
 const asNumber = (s: string) => (s.trim() === "" ? Number.NaN : Number(s));
 
+/** A rule's regular expressions, compiled once (the schema checked them when the scenario loaded). */
+const regexes = new Map<string, RegExp>();
+const regexOf = (source: string) => {
+  let re = regexes.get(source);
+  if (!re) regexes.set(source, (re = new RegExp(source)));
+  return re;
+};
+
 export function holds(condition: Condition, actual: string): boolean {
   if (typeof condition !== "object") return same(actual, condition);
   if (Array.isArray(condition)) return condition.some((c) => same(actual, c));
-  const n = asNumber(actual);
-  const checks: boolean[] = [];
   const c = condition;
-  if (c.equals !== undefined) checks.push(same(actual, c.equals));
-  if (c.in !== undefined) checks.push(c.in.some((v) => same(actual, v)));
-  if (c.not !== undefined) checks.push(!(Array.isArray(c.not) ? c.not : [c.not]).some((v) => same(actual, v)));
-  if (c.prefix !== undefined) checks.push(actual.startsWith(c.prefix));
-  if (c.suffix !== undefined) checks.push(actual.endsWith(c.suffix));
-  if (c.regex !== undefined) checks.push(new RegExp(c.regex).test(actual));
-  if (c.gt !== undefined) checks.push(n > c.gt);
-  if (c.gte !== undefined) checks.push(n >= c.gte);
-  if (c.lt !== undefined) checks.push(n < c.lt);
-  if (c.lte !== undefined) checks.push(n <= c.lte);
-  if (c.cents !== undefined) checks.push((Array.isArray(c.cents) ? c.cents : [c.cents]).includes(centsOf(actual)));
-  if (c.present !== undefined) checks.push((actual !== "") === c.present);
-  return checks.every(Boolean);
+  const n = c.gt !== undefined || c.gte !== undefined || c.lt !== undefined || c.lte !== undefined ? asNumber(actual) : Number.NaN;
+  // every test named must pass: the first that fails decides
+  if (c.equals !== undefined && !same(actual, c.equals)) return false;
+  if (c.in !== undefined && !c.in.some((v) => same(actual, v))) return false;
+  if (c.not !== undefined && (Array.isArray(c.not) ? c.not : [c.not]).some((v) => same(actual, v))) return false;
+  if (c.prefix !== undefined && !actual.startsWith(c.prefix)) return false;
+  if (c.suffix !== undefined && !actual.endsWith(c.suffix)) return false;
+  if (c.regex !== undefined && !regexOf(c.regex).test(actual)) return false;
+  if (c.gt !== undefined && !(n > c.gt)) return false;
+  if (c.gte !== undefined && !(n >= c.gte)) return false;
+  if (c.lt !== undefined && !(n < c.lt)) return false;
+  if (c.lte !== undefined && !(n <= c.lte)) return false;
+  if (c.cents !== undefined && !(Array.isArray(c.cents) ? c.cents : [c.cents]).includes(centsOf(actual))) return false;
+  if (c.present !== undefined && (actual !== "") !== c.present) return false;
+  return true;
 }
 
 export interface MatchInput {
@@ -45,13 +53,37 @@ export interface MatchInput {
   nth: number;
 }
 
+/** A `when` as its list of tests, worked out once per rule. */
+const testsOf = new WeakMap<When, [string, Condition][]>();
+
 export function whenHolds(when: When, input: MatchInput): boolean {
-  return Object.entries(when).every(([key, condition]) => {
-    if (key === "operation") return holds(condition, input.operation);
-    if (key === "nth") return holds(condition, String(input.nth));
-    if (key.endsWith("_cents")) return holds(condition, centsOf(valueAt(input.fields, key.slice(0, -"_cents".length))));
-    return holds(condition, valueAt(input.fields, key));
-  });
+  let tests = testsOf.get(when);
+  if (!tests) testsOf.set(when, (tests = Object.entries(when)));
+  for (const [key, condition] of tests) {
+    const actual =
+      key === "operation"
+        ? input.operation
+        : key === "nth"
+          ? String(input.nth)
+          : key.endsWith("_cents")
+            ? centsOf(valueAt(input.fields, key.slice(0, -"_cents".length)))
+            : valueAt(input.fields, key);
+    if (!holds(condition, actual)) return false;
+  }
+  return true;
+}
+
+type Rule = Scenario["rules"][number];
+/** Per scenario's rule list and operation: the rules that can match it, in order. */
+const rulesByOperation = new WeakMap<Scenario["rules"], Map<string, Rule[]>>();
+
+/** The rules that may match `operation`: a rule naming other operations is left out, once per scenario. */
+function rulesFor(rules: Scenario["rules"], operation: string): Rule[] {
+  let byOperation = rulesByOperation.get(rules);
+  if (!byOperation) rulesByOperation.set(rules, (byOperation = new Map()));
+  let list = byOperation.get(operation);
+  if (!list) byOperation.set(operation, (list = rules.filter((r) => r.when.operation === undefined || holds(r.when.operation, operation))));
+  return list;
 }
 
 /**
@@ -61,7 +93,7 @@ export function whenHolds(when: When, input: MatchInput): boolean {
 export function evaluate(rules: Scenario["rules"], input: MatchInput): { then: Then; matched: string[] } {
   let then: Then = {};
   const matched: string[] = [];
-  for (const rule of rules) {
+  for (const rule of rulesFor(rules, input.operation)) {
     if (!whenHolds(rule.when, input)) continue;
     then = { ...then, ...rule.then };
     matched.push(`${rule.from}/${rule.id}`);

@@ -6,6 +6,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { GatewayError } from "../codes.js";
 import { evaluate } from "./conditions.js";
 import { loadFile, resolveAll, scenarioFiles } from "./loader.js";
+import { NthCounters } from "./nth-counters.js";
 import type { Scenario, Then } from "./schema.js";
 
 export interface Decision {
@@ -47,7 +48,7 @@ export interface ScenarioRegistry {
   close(): void;
 }
 
-/** "nth call" counts kept at most (one per merchant, operation and order_no): the oldest are forgotten first. */
+/** "nth call" counts kept at most (one per merchant, operation and order_no): those unused longest are forgotten first. */
 export const NTH_COUNTER_LIMIT = 100_000;
 
 export class ScenarioError extends Error {
@@ -66,7 +67,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   let errors: string[] = [];
   let global = options.global;
   const bindings = new Map<string, string>();
-  const counters = new Map<string, number>();
+  const counters = new NthCounters(NTH_COUNTER_LIMIT);
 
   function load(initial: boolean): string[] {
     const files = scenarioFiles(options.dir).map(loadFile);
@@ -121,11 +122,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       const scenario = scenarios.get(name)!;
       // join makes one flat string; a template literal would keep a chain of pieces per counter in memory
       const key = [input.merchantId, input.operation, input.orderNo ?? ""].join("|");
-      const nth = (counters.get(key) ?? 0) + 1;
-      // re-inserted, so the Map's order is least recently used first
-      counters.delete(key);
-      counters.set(key, nth);
-      if (counters.size > NTH_COUNTER_LIMIT) counters.delete(counters.keys().next().value!);
+      const nth = counters.next(key);
       const { then, matched } = evaluate(scenario.rules, { operation: input.operation, fields: input.fields, nth });
       return {
         scenario: name,
@@ -136,8 +133,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       };
     },
     resetCounters(merchantId) {
-      if (merchantId === undefined) counters.clear();
-      else for (const key of counters.keys()) if (key.startsWith(`${merchantId}|`)) counters.delete(key);
+      counters.clear(merchantId === undefined ? undefined : `${merchantId}|`);
     },
     close() {
       clearTimeout(timer);
