@@ -1,10 +1,18 @@
 // Deterministic ids and generated values. Every value is derived from (seed, kind, counter): the
 // same seed and the same sequence of requests give the same ids, and the counters live in the
 // store so a restart with --data continues where it stopped instead of repeating ids.
-import { createHash } from "node:crypto";
-// the English locale alone: importing the package root loads every locale (~150 ms more at start)
-import { faker as englishFaker } from "@faker-js/faker/locale/en";
+import { hash as digest } from "node:crypto";
+import { createRequire } from "node:module";
 import type { Faker } from "@faker-js/faker";
+
+const require = createRequire(import.meta.url);
+let english: Faker | undefined;
+/**
+ * The English faker, loaded on first use (a new merchant's name): most runs never need it, and
+ * loading it at start cost ~16 ms and ~6 MB. The English locale alone: the package root loads
+ * every locale (~150 ms).
+ */
+const englishFaker = (): Faker => (english ??= (require("@faker-js/faker/locale/en") as { faker: Faker }).faker);
 
 export type Counters = Record<string, number>;
 
@@ -20,7 +28,8 @@ export interface Ids {
 }
 
 export function createIds(seed: string, counters: Counters): Ids {
-  const hash = (text: string) => createHash("sha256").update(`${seed}|${text}`).digest();
+  // crypto.hash: the one-shot digest, without a Hash object per id
+  const hash = (text: string) => digest("sha256", `${seed}|${text}`, "buffer");
   const next = (kind: string) => {
     const n = (counters[kind] ?? 0) + 1;
     counters[kind] = n;
@@ -46,8 +55,9 @@ export function createIds(seed: string, counters: Counters): Ids {
     },
     fakerFor(key) {
       // one shared instance, seeded right before each use (Node runs one request at a time)
-      englishFaker.seed(hash(key).readUInt32BE(0));
-      return englishFaker;
+      const faker = englishFaker();
+      faker.seed(hash(key).readUInt32BE(0));
+      return faker;
     },
   };
 }

@@ -1,4 +1,6 @@
 // The only file that listens and handles signals: `npm start`, `npx sandgate`, the Docker image.
+// first: the heap settings apply before anything else is loaded
+import "./heap.js";
 import { parseCommandLine } from "./cli.js";
 import { startSandbox } from "./sandbox.js";
 

@@ -224,6 +224,7 @@ describe("merchants", () => {
     expect(textOf(parseXml(res.text).order_status)).toBe("1");
     const merchant = deps.store.data.merchants.find((m) => m.merchant_id === "CI-RUN-77");
     expect(merchant).toMatchObject({ secret_key: "sk_test_CI-RUN-77", provisioned: true });
+    expect(merchant?.name).toMatch(/^[A-Z]\w/); // a plausible company name (faker, loaded on first use)
     expect(merchant?.accounts.map((a) => a.account_id)).toEqual(["ACC-1"]);
   });
 

@@ -1,6 +1,6 @@
 // encryption_data: the canonical signing string per operation (data/signature-fields.json), the
 // lenient/strict check of requests, and the signature Sandgate puts on its own responses.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { GatewayError } from "../codes.js";
@@ -56,7 +56,7 @@ export function sign(fields: readonly string[], body: Record<string, unknown>, k
   return {
     fields: [...fields],
     signingString: `${shown}${maskKey(key)}`,
-    signature: createHash("sha256").update(values + key).digest("hex"),
+    signature: hash("sha256", values + key, "hex"),
   };
 }
 
