@@ -7,6 +7,9 @@
 // noisy machine moves both sides. --large N loads N payments through the API into fresh Sandgates
 // (memory and --data) and runs the workloads again on them. Also: cold start (spawn → first
 // answer of /v1/authorise) and idle RSS of both. Tables on stdout, numbers in bench-results.json.
+// Besides req/s, each run reads the server's CPU time (/proc/<pid>/stat, all threads, GC
+// included) per request: on a 2-core machine where the load generator takes a core, CPU per
+// request is the steadier comparison with the floor.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -27,6 +30,8 @@ interface Options {
 interface Run {
   rps: number;
   p99: number;
+  /** the server's CPU time per request (every thread, GC included), µs */
+  cpu: number;
   /** share of answers that did what was asked (Sandgate only) */
   valid: number;
 }
@@ -45,6 +50,7 @@ async function run(target: Service, w: Workload, steps: Step[], requests: number
   const seen = steps.map(() => [] as number[]);
   const canned = sizes.get(w.id) ?? steps.map(() => 100);
   const started = performance.now();
+  const cpuBefore = target.cpuMicros();
   let lastAnswer = started;
   const result = await autocannon({
     url: target.url,
@@ -69,7 +75,8 @@ async function run(target: Service, w: Workload, steps: Step[], requests: number
   if (!floor) sizes.set(w.id, seen.map((s) => median(s) || 100));
   // autocannon ends a run of a fixed number of requests at its next one-second tick: time to the last answer instead
   const seconds = (lastAnswer - started) / 1000;
-  return { rps: result.requests.total / seconds, p99: result.latency.p99, valid: floor ? 1 : valid / Math.max(1, result.requests.total) };
+  const cpu = (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests.total);
+  return { rps: result.requests.total / seconds, p99: result.latency.p99, cpu, valid: floor ? 1 : valid / Math.max(1, result.requests.total) };
 }
 
 /** At least a few requests per connection, and whole lifecycles for W5's six steps. */
@@ -154,6 +161,7 @@ async function main(): Promise<void> {
         try {
           log(`loading ${o.large} payments into Sandgate${extra.length ? " --data" : ""}`);
           await loadPayments(big, o.large);
+          rss[`${where}_loaded`] = big.rssMb();
           for (let rep = 1; rep <= o.reps; rep++) {
             for (const w of WORKLOADS) {
               log(`rep ${rep}/${o.reps} ${w.id} with ${o.large} payments stored${extra.length ? ", --data" : ""}`);
@@ -181,6 +189,9 @@ async function main(): Promise<void> {
       fixed(mem),
       fixed(flo),
       fixed(mem / flo, 2),
+      fixed(med("memory", w.id, (r) => r.cpu)),
+      fixed(med("floor", w.id, (r) => r.cpu)),
+      fixed(med("floor", w.id, (r) => r.cpu) / med("memory", w.id, (r) => r.cpu), 2),
       fixed(med("memory", w.id, (r) => r.p99)),
       `${fixed(med("memory", w.id, (r) => r.valid * 100))} %`,
       fixed(med("data", w.id, (r) => r.rps)),
@@ -189,7 +200,7 @@ async function main(): Promise<void> {
     if (o.large > 0) cells.push(fixed(med("large", w.id, (r) => r.rps) / mem, 2), fixed(med("large", w.id, (r) => r.p99)), fixed(med("large_data", w.id, (r) => r.rps) / med("data", w.id, (r) => r.rps), 2));
     return cells;
   });
-  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "p99 ms", "valid", "--data req/s", "--data × memory"];
+  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "valid", "--data req/s", "--data × memory"];
   if (o.large > 0) head.push(`${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`);
   const report = {
     measured_at: new Date().toISOString(),
@@ -207,7 +218,9 @@ async function main(): Promise<void> {
     `${tableOf(head, rows)}\n\n` +
       `cold start (spawn → first /v1/authorise answer), median of 3: Sandgate ${fixed(median(cold.sandgate))} ms, floor ${fixed(median(cold.floor))} ms\n` +
       `RSS just after that first answer: Sandgate ${median(cold.sandgateRss)} MB, floor ${median(cold.floorRss)} MB` +
-      (rss.large ? `; with ${o.large} payments stored: ${rss.large} MB (memory), ${rss.large_data} MB (--data)` : "") +
+      (rss.large
+        ? `; with ${o.large} payments loaded: ${rss.large_loaded} MB (memory), ${rss.large_data_loaded} MB (--data); after the workloads ran on them (more payments): ${rss.large} MB, ${rss.large_data} MB`
+        : "") +
       `\n${o.connections} connections, ${o.reps} reps, medians; wrote ${out}\n`,
   );
 }

@@ -12,6 +12,8 @@ export interface Service {
   pid: number;
   /** resident set size now, in MB (Linux /proc) */
   rssMb(): number;
+  /** CPU time the process has used so far (user + system, every thread), in µs (Linux /proc) */
+  cpuMicros(): number;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,13 @@ const rssOf = (pid: number) => {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 };
 
+const TICK_MICROS = 1_000_000 / 100; // USER_HZ is 100 on Linux
+const cpuOf = (pid: number) => {
+  // fields after the command name (which may hold spaces): utime and stime are the 12th and 13th
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
+};
+
 async function started(args: string[]): Promise<Service> {
   const { child, listening } = launch(args);
   const url = await listening;
@@ -45,6 +54,7 @@ async function started(args: string[]): Promise<Service> {
     url,
     pid: child.pid!,
     rssMb: () => rssOf(child.pid!),
+    cpuMicros: () => cpuOf(child.pid!),
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();
