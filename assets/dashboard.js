@@ -61,7 +61,13 @@
       cell(tr, r.merchant_id, true);
       cell(tr, r.order_no);
       cell(tr, String(r.http_status));
-      cell(tr, r.result);
+      var result = cell(tr, r.result);
+      if (r.note) {
+        var note = document.createElement("div");
+        note.className = "hint";
+        note.textContent = r.note;
+        result.appendChild(note);
+      }
       cell(tr, r.rule, true);
       signature(cell(tr, ""), r.signature);
       if (open[r.id]) tr.querySelector("details").open = true;

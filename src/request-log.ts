@@ -14,6 +14,8 @@ export interface RequestLogEntry {
   http_status: number;
   result: string;
   rule: string;
+  /** what the answer does not say, e.g. a payout's source_amount that disagrees with the FX rate */
+  note?: string;
   signature: Omit<SignatureCheck, "signature"> & { expected: string } | null;
 }
 

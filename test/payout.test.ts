@@ -359,6 +359,23 @@ describe("fees and FX (fixtures/payout-pricing.json: SWIFT 15.00 USD + 0.5 %, LO
     for (const f of ["amount_beneficiary_receives", "amount_payer_pays", "fee_amount"]) expect(JSON.stringify(res.body[f])).toMatch(/^\d+(\.\d{1,2})?$/);
   });
 
+  test("both amounts sent (the seed's table lists both): payment_amount decides, both echoed as sent, a disagreement noted in the request log", async () => {
+    const { app } = await makeApp();
+    const agreeing = await post(app, payoutBody({ source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00", source_amount: "1000.00" }));
+    expect(agreeing.status, agreeing.text).toBe(200);
+    expect(agreeing.body).toMatchObject({ payment_amount: "920.00", source_amount: "1000.00", amount_beneficiary_receives: 920, amount_payer_pays: 1020 });
+
+    const disagreeing = await post(app, payoutBody({ source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00", source_amount: "700" }));
+    expect(disagreeing.status, disagreeing.text).toBe(200);
+    // the beneficiary gets payment_amount; the payer pays its conversion (1000.00) plus the fee, not 700
+    expect(disagreeing.body).toMatchObject({ payment_amount: "920.00", source_amount: "700", amount_beneficiary_receives: 920, amount_payer_pays: 1020 });
+
+    const log = (await request(app).get("/__sandbox/requests").query({ merchant_id: ACME.merchant_id })).body as { requests: { note?: string; result: string }[] };
+    const notes = log.requests.map((r) => r.note);
+    expect(notes.at(-2)).toBeUndefined();
+    expect(notes.at(-1)).toBe("source_amount 700.00 USD disagrees with the FX table: payment_amount 920.00 EUR is 1000.00 USD; payment_amount decides");
+  });
+
   test("a fee the beneficiary cannot cover is refused, naming the amount field", async () => {
     const { app, deps } = await makeApp();
     const res = await post(app, payoutBody({ payment_amount: "10.00", fee_paid_by: "BENEFICIARY" }));
@@ -438,7 +455,6 @@ describe("validation names every bad field path", () => {
     ["source_currency not three letters", { source_currency: "EURO" }, "source_currency", "I0002"],
     ["source_currency not in the FX table", { source_currency: "CHF" }, "source_currency", "I0002"],
     ["no amount at all", { payment_amount: undefined }, "payment_amount", "I0001"],
-    ["both amounts", { source_amount: "50.00" }, "source_amount", "I0002"],
     ["payment_amount not a number", { payment_amount: "ten" }, "payment_amount", "I0002"],
     ["payment_amount zero", { payment_amount: "0.00" }, "payment_amount", "I0002"],
     ["payment_amount with three decimals", { payment_amount: "1.234" }, "payment_amount", "I0002"],

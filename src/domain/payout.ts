@@ -37,6 +37,8 @@ export interface Quote {
   payerPays: number;
   fee: number;
   feeCurrency: string;
+  /** said in the request log: both amounts were sent and they disagree with the FX table's rate */
+  note?: string;
 }
 
 export interface QuoteProblem {
@@ -74,7 +76,7 @@ export function feeFor(principal: bigint, currency: string, method: string, pric
 
 /**
  * payment_amount fixes the beneficiary's side, source_amount the payer's; the other side is
- * converted at the table's rate. The fee is charged in the currency of whoever pays it:
+ * converted at the table's rate. When both are sent, payment_amount decides. The fee is charged in the currency of whoever pays it:
  * PAYER → added to what the payer pays (source currency); BENEFICIARY → deducted from what the
  * beneficiary receives (payment currency).
  */
@@ -87,16 +89,22 @@ export function quotePayout(input: QuoteInput, pricing: PayoutPricing): Quote | 
     const field = byPayment ? "payment_amount" : "source_amount";
     return { field, message: `converts to 0.00 ${byPayment ? S : P} at the FX table's rate: send a larger amount` };
   }
+  // both sent: payment_amount decides; a source_amount the rate does not give is noted, not refused
+  const sent = byPayment && input.sourceAmount !== "" ? cents(input.sourceAmount) : s;
+  const note =
+    sent === s
+      ? {}
+      : { note: `source_amount ${fromCents(Number(sent))} ${S} disagrees with the FX table: payment_amount ${fromCents(Number(p))} ${P} is ${fromCents(Number(s))} ${S}; payment_amount decides` };
   if (input.feePaidBy === "PAYER") {
     const fee = feeFor(s, S, input.method, pricing);
-    return { beneficiaryReceives: Number(p), payerPays: Number(s + fee), fee: Number(fee), feeCurrency: S };
+    return { beneficiaryReceives: Number(p), payerPays: Number(s + fee), fee: Number(fee), feeCurrency: S, ...note };
   }
   const fee = feeFor(p, P, input.method, pricing);
   if (fee >= p) {
     const field = byPayment ? "payment_amount" : "source_amount";
     return { field, message: `${fromCents(Number(p))} ${P} does not cover the ${input.method} fee of ${fromCents(Number(fee))} ${P} that the beneficiary pays` };
   }
-  return { beneficiaryReceives: Number(p - fee), payerPays: Number(s), fee: Number(fee), feeCurrency: P };
+  return { beneficiaryReceives: Number(p - fee), payerPays: Number(s), fee: Number(fee), feeCurrency: P, ...note };
 }
 
 /** bank_details.local_clearing_system: the bank's country first, then the account's currency. */

@@ -115,15 +115,13 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
     ["order_status", status],
     ["result_info", info],
   ];
-  if (request.subscription) {
-    xml.push(
-      ["contract_name", sub?.contract_name ?? request.subscription.contract_name ?? ""],
-      ["recurring_id", sub?.recurring_id ?? ""],
-      ["recurring_deduction_period", sub ? deductionPeriod(sub) : ""],
-      ["recurring_deduction_time", sub ? spacedDate(sub.next_deduction_at) : ""],
-    );
-  }
+  // the subscription's children are always there (empty without one): a client that reads the
+  // answer into a map finds the same keys on every answer
   xml.push(
+    ["contract_name", sub?.contract_name ?? request.subscription?.contract_name ?? ""],
+    ["recurring_id", sub?.recurring_id ?? ""],
+    ["recurring_deduction_period", sub ? deductionPeriod(sub) : ""],
+    ["recurring_deduction_time", sub ? spacedDate(sub.next_deduction_at) : ""],
     ["note", tx.note],
     ["token_id", tx.token_id],
     ["connector", tx.connector],

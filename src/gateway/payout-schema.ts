@@ -1,7 +1,7 @@
 // The payout request of the seed, field by field. Every field is type- and format-checked when
 // sent; the fields without which no payout can be made are required (README "POST /v1/payout"):
-//   request_id (UUID), payment_currency, payment_method, exactly one of payment_amount /
-//   source_amount, beneficiary with bank_details.account_number or .iban, and the beneficiary's
+//   request_id (UUID), payment_currency, payment_method, payment_amount or
+//   source_amount (both: payment_amount decides), beneficiary with bank_details.account_number or .iban, and the beneficiary's
 //   name (company_name for COMPANY, first_name + last_name for PERSONAL, either when not said).
 import { z } from "zod";
 import type { FieldProblem } from "../codes.js";
@@ -125,9 +125,6 @@ export function payoutProblems(body: Body, pricing: PayoutPricing): FieldProblem
   const problems: FieldProblem[] = [];
   const has = (v: unknown) => text(v).trim() !== "";
   if (!has(body.payment_amount) && !has(body.source_amount)) problems.push({ field: "payment_amount", message: "is required (or source_amount)" });
-  if (has(body.payment_amount) && has(body.source_amount)) {
-    problems.push({ field: "source_amount", message: "must be left out when payment_amount is sent: one amount fixes the payout, the other is converted" });
-  }
 
   const methods = Object.keys(pricing.fees);
   if (has(body.payment_method) && !methods.includes(text(body.payment_method))) {

@@ -59,7 +59,7 @@ export const payout: Operation = {
     notifyPayout(created, deps.notifier, created.notify);
     // a rule's `then.fields` set response fields directly (this answer only; the payout keeps its values)
     const json = { ...payoutResponse(created), ...decision.then.fields };
-    return { json, changed: true, result: outcomeText(created), rule: decision.rule };
+    return { json, changed: true, result: outcomeText(created), rule: decision.rule, ...(quote.note ? { note: quote.note } : {}) };
   },
 };
 

@@ -52,6 +52,8 @@ export type Reply = Payload & {
   result: string;
   /** the scenario rule that decided the outcome, sent as X-Sandbox-Rule */
   rule?: string;
+  /** something the tester should know that the answer does not say (kept in the request log) */
+  note?: string;
 };
 
 export interface Operation {
@@ -163,6 +165,7 @@ function record(deps: Deps, op: Operation, req: Request, id: string, body: Body,
     http_status: reply.status ?? 200,
     result: reply.result,
     rule: reply.rule ?? "",
+    ...(reply.note ? { note: reply.note } : {}),
     signature: signature && {
       mode: signature.mode,
       fields: signature.fields,

@@ -150,7 +150,7 @@ export function requestsTable(list: RequestLogEntry[]): string {
     `<code>${e(r.merchant_id)}</code>`,
     e(r.order_no),
     e(r.http_status),
-    e(r.result),
+    e(r.result) + (r.note ? `<div class="hint">${e(r.note)}</div>` : ""),
     `<code>${e(r.rule)}</code>`,
     r.signature
       ? `<details><summary class="${r.signature.matched ? "sig-ok" : "sig-bad"}">${r.signature.matched ? "matched" : "mismatched"}</summary><div>expected <code>${e(r.signature.expected)}</code></div><div>received <code>${e(r.signature.received)}</code></div><div>signing string (key masked)</div><pre>${e(r.signature.signingString)}</pre></details>`
