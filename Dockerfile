@@ -4,6 +4,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY scripts/build-if-stale.mjs ./scripts/
 COPY src ./src
 COPY data ./data
 RUN npm run build

@@ -20,6 +20,7 @@ export interface Config {
   bodyLimit: string;
   logLevel: string;
   notifySchedule: NotifySchedule;
+  keepRunning: boolean;
 }
 
 interface OptionSpec {
@@ -55,6 +56,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "adminToken", flag: "--admin-token", env: "ADMIN_TOKEN", kind: "string", description: "when set, /__sandbox requires `Authorization: Bearer <token>`" },
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
   { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
+  {
+    key: "keepRunning",
+    flag: "--keep-running",
+    env: "KEEP_RUNNING",
+    kind: "boolean",
+    description: "keep running when the process that started Sandgate (npx, npm start, a shell script) goes away; by default it stops with it",
+  },
   { key: "notifySchedule", flag: "--notify-schedule", env: "NOTIFY_SCHEDULE", kind: "string", choices: ["fast", "realistic"], description: "notification retry schedule: fast (1, 2, 4, 8, 16 s) or realistic (1 min … 24 h)" },
 ];
 
@@ -73,6 +81,7 @@ export const DEFAULTS: Config = {
   bodyLimit: "1mb",
   logLevel: "info",
   notifySchedule: "fast",
+  keepRunning: false,
 };
 
 export class ConfigError extends Error {

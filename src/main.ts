@@ -25,6 +25,20 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  if (!config.keepRunning) stopWithParent(() => stop("parent gone"));
+}
+
+/**
+ * `npx sandgate &` then `kill $!` stops npx, not the node process it started: that process would
+ * be re-parented (to PID 1 or a subreaper) and keep answering after a CI job's clean-up. So the
+ * server stops when its parent changes. In a container Sandgate is PID 1 (parent 0): nothing to watch.
+ */
+function stopWithParent(stop: () => void): void {
+  const parent = process.ppid;
+  if (parent <= 1) return;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 500).unref();
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,7 @@
-// `npm start` as a process: prints its URL, answers health, honours flags and env, stops on signals.
+// `npm start` as a process: prints its URL, answers health, honours flags and env, stops on signals
+// and with the process that launched it, prints its version.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
 
 const running: ChildProcessWithoutNullStreams[] = [];
@@ -59,5 +61,72 @@ describe("the sandgate process", () => {
   test("a missing scenario stops it with the file it looked for", async () => {
     const proc = start(["--port", "0", "--scenario", "no-such-scenario"]);
     await expect(proc.url).rejects.toThrow(/no-such-scenario/);
+  });
+
+  test("--version prints the package's version and exits 0", async () => {
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    const proc = start(["--version"]);
+    proc.url.catch(() => undefined); // it never listens
+    let out = "";
+    proc.child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    expect(await proc.exited).toBe(0);
+    expect(out.trim()).toBe(version);
+  });
+
+  /**
+   * A launcher like npx or npm: starts the server as its child and prints the child's pid. Killing
+   * the launcher (what `kill $!` after `npx sandgate &` does) must stop the server too.
+   */
+  function launch(extra: string[] = []) {
+    const { BASE_URL: _vite, ...inherited } = process.env;
+    const script = `const { spawn } = require("node:child_process");
+      const c = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "--port", "0", "--host", "127.0.0.1", ...${JSON.stringify(extra)}], { stdio: ["ignore", "inherit", "inherit"] });
+      console.log("server pid " + c.pid); setInterval(() => {}, 1000);`;
+    const launcher = spawn(process.execPath, ["-e", script], { env: { ...inherited, LOG_LEVEL: "warn" } });
+    running.push(launcher);
+    let out = "";
+    const ready = new Promise<{ url: string; pid: number }>((resolve) => {
+      launcher.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        const pid = /server pid (\d+)/.exec(out)?.[1];
+        if (url && pid) resolve({ url, pid: Number(pid) });
+      });
+    });
+    return { launcher, ready };
+  }
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
+    return check();
+  }
+
+  test("killing the launcher (npx, npm start) stops the server instead of leaving it answering", async () => {
+    const { launcher, ready } = launch();
+    const { url, pid } = await ready;
+    expect((await fetch(`${url}/__sandbox/health`)).status).toBe(200);
+    launcher.kill("SIGKILL");
+    expect(await waitFor(() => !alive(pid), 5000)).toBe(true);
+    await expect(fetch(`${url}/__sandbox/health`)).rejects.toThrow();
+  });
+
+  test("--keep-running outlives its launcher", async () => {
+    const { launcher, ready } = launch(["--keep-running"]);
+    const { url, pid } = await ready;
+    launcher.kill("SIGKILL");
+    await new Promise((r) => setTimeout(r, 1500));
+    try {
+      expect(alive(pid)).toBe(true);
+      expect((await fetch(`${url}/__sandbox/health`)).status).toBe(200);
+    } finally {
+      process.kill(pid, "SIGTERM");
+    }
   });
 });

@@ -1,0 +1,26 @@
+// `npm start` runs this first, `npm run build` with --always: it compiles (a clean dist/, then
+// tsc -p tsconfig.build.json) when dist/ is missing or a source is newer than it (a fresh clone,
+// an edit), so a start with a current dist/ does not spend seconds in the compiler.
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const built = join(root, "dist", "main.js");
+
+/** The newest modification time under a file or folder, in ms. */
+function newest(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stat.mtimeMs);
+}
+
+const always = process.argv.includes("--always");
+const sources = ["src", "tsconfig.json", "tsconfig.build.json", "package.json"].map((p) => join(root, p));
+if (always || !existsSync(built) || Math.max(...sources.map(newest)) > statSync(built).mtimeMs) {
+  // what an earlier build left (a renamed module, source maps) must not linger in dist/
+  rmSync(join(root, "dist"), { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+}
