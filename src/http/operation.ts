@@ -73,7 +73,7 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
   const readBody = createBodyReader(deps.config.bodyLimit);
   router.post(op.path, async (req: Request, res: Response) => {
     const requestId = deps.requests.nextId();
-    res.set("X-Request-Id", requestId);
+    res.setHeader("X-Request-Id", requestId);
     let body: Body = {};
     let caller: Caller | undefined;
     let signature: SignatureCheck | null = null;
@@ -111,8 +111,8 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
       reply = refuse(op.format, refusal, body, op.emptyResult);
     }
     const key = caller?.merchant.secret_key ?? secretKeyOf(deps.store.records, text(body.merchant_id));
-    if (signature) res.set("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
-    if (reply.rule) res.set("X-Sandbox-Rule", reply.rule);
+    if (signature) res.setHeader("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
+    if (reply.rule) res.setHeader("X-Sandbox-Rule", reply.rule);
     record(deps, op, req, requestId, body, reply, signature);
     await deliver(res, render(op, reply, key), then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
   });
