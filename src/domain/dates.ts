@@ -13,6 +13,21 @@ function parts(d: Date) {
 }
 
 /** YYYYMMDDhhmmss (query transaction_date, refund dates) */
+let lastTime = Number.NaN;
+let lastIso = "";
+/**
+ * date.toISOString(), computed once for the same instant in a row: a request's steps share its
+ * `now` (a 50-order capture stamps 100 times with it), and they share one string.
+ */
+export function isoOf(date: Date): string {
+  const time = date.getTime();
+  if (time !== lastTime) {
+    lastTime = time;
+    lastIso = date.toISOString();
+  }
+  return lastIso;
+}
+
 export function compactDate(iso: string): string {
   if (!iso) return "";
   const p = parts(new Date(iso));

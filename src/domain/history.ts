@@ -2,6 +2,7 @@
 // decided it. Kept on the transaction, oldest first, capped so a long-lived payment stays small.
 import { codes } from "../codes.js";
 import type { PaymentState } from "../codes.js";
+import { isoOf } from "./dates.js";
 import { intern } from "./intern.js";
 import type { HistoryEntry, Transaction } from "../store/types.js";
 
@@ -24,8 +25,7 @@ export function historyEntry(state: PaymentState, at: string, entry: NewEntry): 
 }
 
 export function recordHistory(tx: Transaction, now: Date, entry: NewEntry): void {
-  const iso = now.toISOString();
-  const line = historyEntry(tx.state, iso === tx.updated_at ? tx.updated_at : iso, entry);
+  const line = historyEntry(tx.state, isoOf(now), entry);
   // a one-line list is made to measure: most payments never get a second line
   if (!tx.history) tx.history = [line];
   else tx.history.push(line);

@@ -6,6 +6,7 @@ import { codes } from "../codes.js";
 import type { Ids } from "../ids.js";
 import type { Account, Refund, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
+import { isoOf } from "./dates.js";
 import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";
 import { recordHistory } from "./history.js";
@@ -59,7 +60,7 @@ function sameAmount(tx: Transaction, amount: string): Refusal | undefined {
 
 export function move(tx: Transaction, next: PaymentState, now: Date): void {
   tx.state = next;
-  tx.updated_at = now.toISOString();
+  tx.updated_at = isoOf(now);
 }
 
 export function capture(tx: Transaction, amount: string, account: Account, now: Date): Refusal | undefined {

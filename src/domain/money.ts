@@ -1,7 +1,11 @@
 // Amounts are decimal strings with two places on the wire and integer cents inside.
 export function toCents(amount: string): number {
-  const [whole = "0", frac = ""] = amount.split(".");
-  return Number(whole) * 100 + Number(frac.padEnd(2, "0").slice(0, 2));
+  // what amount.split(".") gave, without the array (a 50-order capture reads ~150 amounts)
+  const dot = amount.indexOf(".");
+  if (dot < 0) return Number(amount) * 100 + 0; // + 0: "-0" is 0 cents, not -0
+  const next = amount.indexOf(".", dot + 1);
+  const frac = amount.slice(dot + 1, next < 0 ? undefined : next);
+  return Number(amount.slice(0, dot)) * 100 + Number(frac.padEnd(2, "0").slice(0, 2));
 }
 
 export function fromCents(cents: number): string {

@@ -7,7 +7,7 @@ import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "../ids.js";
 import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
-import type { Interval } from "./dates.js";
+import { isoOf, type Interval } from "./dates.js";
 import { formatAmount } from "./money.js";
 import { catalogue, type PaymentOutcome } from "./outcomes.js";
 import { deductionTime, hasDeduction } from "./subscription-schedule.js";
@@ -55,7 +55,7 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
   const state = paymentState(p.outcome, p.account);
   const risk = catalogue.risk[p.outcome.risk];
   const amount = intern(formatAmount(p.fields.amount!));
-  const at = p.now.toISOString();
+  const at = isoOf(p.now);
   const tx: Transaction = {
     transaction_id: transactionId,
     merchant_id: intern(p.merchantId),
