@@ -28,9 +28,16 @@ export interface SandboxOptions extends Partial<Config> {
   watchScenarios?: boolean;
 }
 
+/**
+ * In a merchant's own process (a test runner's global setup, a script) Sandgate logs only problems
+ * unless told otherwise: a JSON line per request would fill the runner's output. The process
+ * (`npm start`, `npx sandgate`, Docker) passes its own level, `info` by default.
+ */
+export const IN_PROCESS_LOG_LEVEL = "warn";
+
 /** Builds the dependencies (store, scenario, clock, log) without listening: for supertest. */
 export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
-  const config: Config = { ...DEFAULTS, ...stripUndefined(options) };
+  const config: Config = { ...DEFAULTS, logLevel: IN_PROCESS_LOG_LEVEL, ...stripUndefined(options) };
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
   const store = await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed });
   loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures

@@ -129,4 +129,23 @@ describe("the sandgate process", () => {
       process.kill(pid, "SIGTERM");
     }
   });
+
+  test("startSandbox() in a merchant's own process is quiet by default: no log line per request on stdout", async () => {
+    const { BASE_URL: _vite, LOG_LEVEL: _level, ...inherited } = process.env;
+    const script = `import { startSandbox } from "./src/index.ts";
+      const s = await startSandbox({ port: 0, host: "127.0.0.1" });
+      const body = JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "QUIET-1", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: "${"a".repeat(64)}" });
+      const res = await fetch(s.url + "/v1/authorise", { method: "POST", headers: { "content-type": "application/json" }, body });
+      process.stderr.write("status " + res.status + "\\n");
+      await s.close();`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: inherited });
+    running.push(child);
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await new Promise((r) => child.on("exit", r))).toBe(0);
+    expect(err).toContain("status 200");
+    expect(out).toBe("");
+  });
 });

@@ -1,6 +1,7 @@
 // The scenario engine: selection precedence, nth-call sequences, conditions, faults, reload,
 // broken files, extends, the published JSON Schema.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { afterEach, describe, expect, test } from "vitest";
@@ -209,12 +210,26 @@ describe("scenario files", () => {
     expect(ids).not.toContain("default/approve-everything-else");
   });
 
+  test("a rule that `replaces` a parent's rule takes its place under its own id, and answers with it", async () => {
+    const dir = scenarioDir({
+      "child.yaml": "name: child\ndescription: declines the catch-all\nextends: default\nrules:\n  - id: decline-everything-else\n    replaces: approve-everything-else\n    when: { operation: authorise }\n    then: { outcome: do_not_honor }\n",
+    });
+    const { app, deps } = await makeApp({ scenarios: dir, scenario: "child" });
+    const ids = deps.scenarios.get("child")!.rules.map((r) => `${r.from}/${r.id}`);
+    expect(ids.indexOf("child/decline-everything-else")).toBeGreaterThan(ids.indexOf("default/visa-approve"));
+    expect(ids).not.toContain("default/approve-everything-else");
+    const res = await request(app).post("/v1/authorise").send(directPayment({ card: "5555555555554444" }));
+    expect(statusOf(res.text)).toBe("0");
+    expect(res.headers["x-sandbox-rule"]).toBe("child/decline-everything-else");
+  });
+
   test.each([
     ["a rule without then", { name: "bad", description: "x", rules: [{ id: "r", when: {} }] }, /bad\.json: at rules\.0\.then: /],
     ["an unknown outcome", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "capture" }, then: { outcome: "approved" } }] }, /bad\.json: at rules\.0\.then\.outcome: "approved" is not an outcome of capture/],
     ["a misspelt operation", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: ["capture", "captur"] }, then: {} }] }, /bad\.json: at rules\.0\.when\.operation: "captur" is not an operation/],
     ["a bad regex", { name: "bad", description: "x", rules: [{ id: "r", when: { note: { regex: "(" } }, then: {} }] }, /bad\.json: at rules\.0\.when\.note.*regular expression/],
     ["an unknown key", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { outcomes: "approved" } }] }, /bad\.json: at rules\.0\.then: .*outcomes/],
+    ["a rule replacing what no parent has", { name: "bad", description: "x", extends: "default", rules: [{ id: "r", replaces: "ghost", when: {}, then: {} }] }, /bad\.json: at rules: "r" replaces "ghost", which no parent scenario has/],
     ["a response field that cannot be an XML element", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { fields: { "a<b": "x" } } }] }, /bad\.json: at rules\.0\.then\.fields\.a<b: a field name is letters/],
     ["a name unlike the file", { name: "other", description: "x", rules: [] }, /bad\.json: at name: "other" must equal the file name "bad"/],
     ["an extends cycle", { name: "bad", description: "x", extends: "bad", rules: [] }, /bad\.json: at extends: cycle/],
@@ -251,6 +266,31 @@ describe("scenario files", () => {
       expect(list.errors.join("\n")).toMatch(/live\.json: cannot parse/);
       const reload = await fetch(`${sandbox.url}/__sandbox/scenarios/reload`, { method: "POST" });
       expect(reload.status).toBe(422);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test("a merchant's own folder adds to the shipped scenarios: extends default works, theirs win on a name, and an edit made by replacing the file (sed -i) reloads", async () => {
+    // only the merchant's files: no copy of the shipped ones
+    const dir = mkdtempSync(join(tmpdir(), "merchant-scenarios-"));
+    const mine = (description: string) => `name: my-shop\ndescription: ${description}\nextends: default\nrules:\n  - id: big-declined\n    when: { operation: authorise, amount: { gte: 500 } }\n    then: { outcome: do_not_honor }\n`;
+    writeFileSync(join(dir, "my-shop.yaml"), mine("first"));
+    writeFileSync(join(dir, "declines.yaml"), "name: declines\ndescription: the merchant's own declines\nrules:\n  - id: all\n    when: {}\n    then: { outcome: expired_card }\n");
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", scenarios: dir, scenario: "my-shop" });
+    try {
+      const pay = async (overrides: Record<string, unknown>, headers: Record<string, string> = {}) =>
+        (await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(directPayment(overrides)) })).headers.get("x-sandbox-rule");
+      expect(await pay({ amount: "600.00" })).toBe("my-shop/big-declined");
+      expect(await pay({ amount: "10.00" })).toBe("default/visa-approve");
+      expect(await pay({}, { "X-Sandbox-Scenario": "declines" })).toBe("declines/all");
+      expect(await pay({}, { "X-Sandbox-Scenario": "3ds" })).toBe("3ds/visa-challenged");
+
+      // sed -i writes a new file and renames it over the old one: a new inode
+      writeFileSync(join(dir, ".my-shop.tmp"), mine("second").replace("gte: 500", "gte: 5"));
+      renameSync(join(dir, ".my-shop.tmp"), join(dir, "my-shop.yaml"));
+      for (let i = 0; i < 50 && (await pay({ amount: "10.00" })) !== "my-shop/big-declined"; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await pay({ amount: "10.00" })).toBe("my-shop/big-declined");
     } finally {
       await sandbox.close();
     }

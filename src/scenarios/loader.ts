@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { catalogueHas } from "../domain/outcomes.js";
+import { defaultScenariosDir } from "../paths.js";
 import { OPERATIONS, scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
 
 const EXTENSIONS = new Set([".json", ".yaml", ".yml"]);
@@ -13,6 +14,18 @@ export interface LoadedFile {
   name: string;
   scenario?: ScenarioFile;
   error?: string;
+}
+
+/**
+ * The scenario files in force for a --scenarios folder: the shipped ones, then the folder's. A
+ * merchant's folder adds to the shipped scenarios (so `extends: default` works), and its file wins
+ * when it has a shipped scenario's name.
+ */
+export function layeredScenarioFiles(dir: string): string[] {
+  const own = scenarioFiles(dir);
+  if (resolve(dir) === resolve(defaultScenariosDir)) return own;
+  const ownNames = new Set(own.map((f) => basename(f, extname(f))));
+  return [...scenarioFiles(defaultScenariosDir).filter((f) => !ownNames.has(basename(f, extname(f)))), ...own];
 }
 
 export function scenarioFiles(dir: string): string[] {
@@ -84,15 +97,18 @@ function resolveOne(name: string, byName: Map<string, LoadedFile>, chain: string
     if (!byName.has(parent)) throw new Error(`${f.file}: at extends: no valid scenario "${parent}"`);
     for (const rule of resolveOne(parent, byName, [...chain, name]).rules) if (!inherited.some((r) => r.id === rule.id)) inherited.push(rule);
   }
-  // A rule with a parent's id replaces that rule where the parent had it (so a catch-all can be
-  // overridden without shadowing the rules before it); the others come first, in their order.
-  const replaced = new Set<string>();
+  // A rule with a parent's id, or naming it in `replaces`, takes that rule's place where the parent
+  // had it (so a catch-all can be overridden without shadowing the rules before it); the others
+  // come first, in their order.
+  const replacing = new Set<object>();
   const merged = inherited.map((rule) => {
-    const override = own.find((r) => r.id === rule.id);
+    const override = own.find((r) => (r.replaces ?? r.id) === rule.id);
     if (!override) return rule;
-    replaced.add(override.id);
+    replacing.add(override);
     return override;
   });
-  const rules = [...own.filter((r) => !replaced.has(r.id)), ...merged];
+  const missing = own.find((r) => r.replaces !== undefined && !replacing.has(r));
+  if (missing) throw new Error(`${f.file}: at rules: "${missing.id}" replaces "${missing.replaces}", which no parent scenario has`);
+  const rules = [...own.filter((r) => !replacing.has(r)), ...merged];
   return { name, description: f.scenario!.description, extends: parents, file: f.file, rules };
 }

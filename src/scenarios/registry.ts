@@ -5,7 +5,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { GatewayError } from "../codes.js";
 import { evaluate } from "./conditions.js";
-import { loadFile, resolveAll, scenarioFiles } from "./loader.js";
+import { layeredScenarioFiles, loadFile, resolveAll } from "./loader.js";
 import { NthCounters } from "./nth-counters.js";
 import type { Scenario, Then } from "./schema.js";
 
@@ -70,7 +70,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   const counters = new NthCounters(NTH_COUNTER_LIMIT);
 
   function load(initial: boolean): string[] {
-    const files = scenarioFiles(options.dir).map(loadFile);
+    const files = layeredScenarioFiles(options.dir).map(loadFile);
     const result = resolveAll(files);
     if (initial && result.errors.length) throw new ScenarioError(`scenario files have errors:\n  ${result.errors.join("\n  ")}`);
     // keep the previous good version of a scenario whose file is now broken

@@ -111,6 +111,11 @@ export const thenSchema = z.strictObject({
 
 export const ruleSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, _ . -"),
+  replaces: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, _ . -")
+    .optional()
+    .describe("the id of a parent scenario's rule this one takes the place of (so it can say what it does under its own id)"),
   description: z.string().optional(),
   when: whenSchema,
   then: thenSchema,
@@ -120,7 +125,7 @@ export const scenarioFileSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes; must equal the file name"),
   description: z.string().min(1),
-  extends: z.union([z.string(), z.array(z.string())]).optional().describe("scenario(s) whose rules follow this one's; a rule with the same id replaces the parent's"),
+  extends: z.union([z.string(), z.array(z.string())]).optional().describe("scenario(s) whose rules follow this one's; a rule with the same id, or naming it in `replaces`, takes the parent rule's place"),
   rules: z.array(ruleSchema),
 });
 
