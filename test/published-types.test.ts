@@ -1,0 +1,58 @@
+// What a merchant's TypeScript project sees: the package as npm packs it, installed into a fresh
+// project, imported and type-checked with tsc's own defaults (tsc --init) and the .d.ts files checked. Types the .d.ts files
+// name (Express's, say) must come with the package, not from one of our devDependencies (TS7016).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+
+const root = resolve(import.meta.dirname, "..");
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+const work = mkdtempSync(join(tmpdir(), "sandgate-consumer-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_loglevel: "error" } });
+
+describe("the published package in a fresh TypeScript project", () => {
+  test("installs from its tarball and type-checks with tsc's defaults", () => {
+    // the tarball npm would publish (prepack builds dist/ first)
+    run("npm", ["pack", "--pack-destination", work], root);
+    const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"))!;
+    const project = join(work, "shop");
+    run("mkdir", ["-p", project], work);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "shop", private: true, type: "module" }));
+    run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, tarball)], project);
+    run(process.execPath, [tsc, "--init"], project);
+    writeFileSync(
+      join(project, "index.ts"),
+      `import { startSandbox, type SandboxOptions } from "sandgate";\n` +
+        `const options: SandboxOptions = { port: 0, seed: "ci", scenario: "declines" };\n` +
+        `const sandbox = await startSandbox(options);\n` +
+        `const url: string = sandbox.url;\n` +
+        `await sandbox.close();\n` +
+        `export { url };\n`,
+    );
+    let output = "";
+    try {
+      // tsc --init skips checking .d.ts files; a strict project does not, and that is where TS7016 showed
+      output = run(process.execPath, [tsc, "--noEmit", "--skipLibCheck", "false", "-p", "."], project);
+    } catch (err) {
+      output = String((err as { stdout?: string }).stdout ?? err);
+    }
+    expect(output).toBe("");
+  }, 180_000);
+
+  test("the tarball has a LICENSE, no prepare script, and no source maps pointing at files it does not ship", () => {
+    const [packed] = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], root)) as { files: { path: string }[] }[];
+    const files = packed!.files.map((f) => f.path);
+    expect(files).toContain("LICENSE");
+    expect(files).toContain("dist/main.js");
+    expect(files).toContain("dist/index.d.ts");
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+    expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
+    const manifest = JSON.parse(run("node", ["-p", "JSON.stringify(require('./package.json'))"], root)) as { scripts: Record<string, string> };
+    expect(manifest.scripts.prepare).toBeUndefined();
+  });
+});
