@@ -63,6 +63,19 @@ describe("the sandgate process", () => {
     await expect(proc.url).rejects.toThrow(/no-such-scenario/);
   });
 
+  test("a --data file it cannot write stops it at once with what to do (create the folder, or grant the uid access)", async () => {
+    const proc = start(["--port", "0", "--data", "/nonexistent-sandgate-dir/state.json"]);
+    await expect(proc.url).rejects.toThrow(/cannot write state \(ENOENT.*the folder \/nonexistent-sandgate-dir does not exist: create it/);
+    expect(await proc.exited).not.toBe(0);
+  });
+
+  test("a --data folder it may not write in (a host folder mounted in Docker) stops it with the uid and the remedy", async () => {
+    // /sys refuses writes even to root: it stands for a folder owned by another uid
+    const proc = start(["--port", "0", "--data", "/sys/state.json"]);
+    await expect(proc.url).rejects.toThrow(/cannot write state \(EACCES.*runs as uid \d+ and needs to write in \/sys: give that uid write access .*chown .*--user/);
+    expect(await proc.exited).not.toBe(0);
+  });
+
   test("--version prints the package's version and exits 0", async () => {
     const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
     const proc = start(["--version"]);

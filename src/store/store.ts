@@ -8,6 +8,7 @@
 // large as it, at start, on reset and on close.
 import { randomBytes } from "node:crypto";
 import { existsSync, statSync, unlinkSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
 import { DataFile } from "lowdb/node";
 import { createIds, type Ids } from "../ids.js";
@@ -37,6 +38,19 @@ export interface StoreOptions {
 
 export class StoreError extends Error {
   override name = "StoreError";
+}
+
+/** A --data file that cannot be written, with what to do about it (the Docker image runs as uid 1000). */
+function unwritable(file: string, err: NodeJS.ErrnoException): StoreError {
+  const dir = dirname(resolve(file));
+  const uid = process.getuid?.() ?? -1;
+  const who = uid === 1000 ? "uid 1000 (user node, as in the Docker image)" : `uid ${uid}`;
+  const remedy =
+    err.code === "ENOENT" || err.code === "ENOTDIR"
+      ? `the folder ${dir} does not exist: create it, or pick another --data file`
+      : `Sandgate runs as ${who} and needs to write in ${dir}: give that uid write access (for a host folder mounted in Docker: chown ${uid < 0 ? 1000 : uid} <host folder>, or docker run --user "$(id -u)"), use a named volume (-v sandgate-data:${dir}), or pick another --data file`;
+  const cause = err.code && !err.message.startsWith(err.code) ? `${err.code}: ${err.message}` : err.message;
+  return new StoreError(`${file}: cannot write state (${cause}); ${remedy}`);
 }
 
 /** The journal is folded into a new snapshot once it is this large and as large as the snapshot. */
@@ -92,9 +106,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await journal?.clear();
   }
 
-  // what was replayed becomes the snapshot, so the journal starts empty
-  await snapshot();
-  if (journalFile) journal = await openJournal(journalFile);
+  try {
+    // what was replayed becomes the snapshot, so the journal starts empty
+    await snapshot();
+    if (journalFile) journal = await openJournal(journalFile);
+  } catch (err) {
+    throw unwritable(dataFile!, err as NodeJS.ErrnoException);
+  }
 
   const write = serialised(async () => {
     const changes = records.takeChanges();
