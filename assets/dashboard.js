@@ -6,7 +6,7 @@
   if (!section) return;
   var body = section.querySelector("tbody");
   var state = document.getElementById("live-state");
-  var merchant = section.getAttribute("data-merchant") || "";
+  var query = section.getAttribute("data-query") || "";
   var lastSeen = "";
 
   function cell(row, text, className) {
@@ -77,7 +77,7 @@
   }
 
   function poll() {
-    var url = "/__sandbox/requests?limit=100" + (merchant ? "&merchant_id=" + encodeURIComponent(merchant) : "");
+    var url = "/__sandbox/requests?limit=100" + (query ? "&" + query : "");
     fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } })
       .then(function (res) {
         if (!res.ok) throw new Error("HTTP " + res.status);

@@ -1,11 +1,7 @@
 // Command-line flags (commander) mapped onto the options table of config.ts.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { packageRoot } from "./paths.js";
+import { packageVersion } from "./paths.js";
 import { DEFAULTS, OPTIONS, resolveConfig, type Config } from "./config.js";
-
-const packageVersion = () => (JSON.parse(readFileSync(resolve(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
 /** Parses argv; env fills what the flags leave out; resolveConfig validates both the same way. */
 export function parseCommandLine(argv: readonly string[], env: Record<string, string | undefined>): Config {

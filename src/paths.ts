@@ -1,8 +1,11 @@
 // Where Sandgate's own files live, whether it runs from src/ (tsx, vitest) or dist/ (npm start, npx).
+import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** package.json's version (read when asked: --version, the HAR export's creator) */
+export const packageVersion = (): string => (JSON.parse(readFileSync(resolve(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 export const dataDir = resolve(packageRoot, "data");
 /** the stylesheet and script of the payer pages and the dashboard */
 export const assetsDir = resolve(packageRoot, "assets");

@@ -22,36 +22,99 @@ export interface RequestLogEntry {
 /** An IPv4 caller as it is written everywhere else ("::ffff:127.0.0.1" → "127.0.0.1"). */
 export const normaliseIp = (ip: string) => ip.replace(/^::ffff:/, "");
 
+/** What travelled on the wire, kept for the most recent requests only (the HAR export shows it). */
+export interface Exchange {
+  method: string;
+  url: string;
+  /** the request's headers that shape the answer (content-type, accept, x-sandbox-scenario, ...) */
+  requestHeaders: [string, string][];
+  requestType: string;
+  /** the parsed body; card numbers and security codes are masked when it is shown, not here */
+  body: Record<string, unknown>;
+  status: number;
+  responseHeaders: [string, string][];
+  responseType: string;
+  responseBody: string;
+  duration_ms: number;
+}
+
+export interface RequestFilter {
+  merchant_id?: string | undefined;
+  order_no?: string | undefined;
+  /** the operation's name: authorise, capture, retrievalTrans, ... */
+  operation?: string | undefined;
+  /** an HTTP status (403) or a class (4xx) */
+  http_status?: string | undefined;
+  /** ISO times, inclusive */
+  since?: string | undefined;
+  until?: string | undefined;
+  limit?: number;
+}
+
 export interface RequestLog {
   /** A fresh request id (X-Request-Id): req-1, req-2, ... per sandbox */
   nextId(): string;
-  add(entry: RequestLogEntry): void;
-  list(filter: { merchant_id?: string; order_no?: string; limit?: number }): RequestLogEntry[];
+  add(entry: RequestLogEntry, exchange?: Exchange): void;
+  list(filter: RequestFilter): RequestLogEntry[];
+  /** what went over the wire for a listed request, while it is among the most recent EXCHANGE_CAPACITY */
+  exchange(id: string): Exchange | undefined;
 }
 
 /** The log keeps the most recent entries only: a day-long run stays the same size. */
 export const REQUEST_LOG_CAPACITY = 5000;
+/** Of those, the most recent keep their bodies and headers too (for the HAR export). */
+export const EXCHANGE_CAPACITY = 1000;
 
-export function createRequestLog(capacity = REQUEST_LOG_CAPACITY): RequestLog {
+/** The filter as one test; a bad value (an unreadable time, a status that is not one) matches nothing. */
+function matcher(f: RequestFilter): (e: RequestLogEntry) => boolean {
+  const status = f.http_status?.toLowerCase();
+  const statusOk = (s: number) => status === undefined || (/^[1-5]xx$/.test(status) ? String(s)[0] === status[0] : String(s) === status);
+  const since = f.since === undefined ? -Infinity : Date.parse(f.since);
+  const until = f.until === undefined ? Infinity : Date.parse(f.until);
+  return (e) => {
+    if (f.merchant_id !== undefined && e.merchant_id !== f.merchant_id) return false;
+    if (f.order_no !== undefined && e.order_no !== f.order_no) return false;
+    if (f.operation !== undefined && e.operation !== f.operation) return false;
+    if (!statusOk(e.http_status)) return false;
+    const at = Date.parse(e.at);
+    return at >= since && at <= until;
+  };
+}
+
+export function createRequestLog(capacity = REQUEST_LOG_CAPACITY, exchangeCapacity = EXCHANGE_CAPACITY): RequestLog {
   // a ring: adding overwrites the oldest entry, at constant cost
   const ring: (RequestLogEntry | undefined)[] = new Array<RequestLogEntry | undefined>(capacity);
+  // the exchanges by request id, and a ring of their ids to know which one to forget
+  const exchanges = new Map<string, Exchange>();
+  const exchangeIds: (string | undefined)[] = new Array<string | undefined>(exchangeCapacity);
+  let nextExchange = 0;
   let next = 0;
   let counter = 0;
   return {
     nextId: () => `req-${++counter}`,
-    add(entry) {
+    add(entry, exchange) {
       ring[next] = entry;
       next = (next + 1) % capacity;
+      if (exchange) {
+        const oldest = exchangeIds[nextExchange];
+        if (oldest !== undefined) exchanges.delete(oldest);
+        exchangeIds[nextExchange] = entry.id;
+        nextExchange = (nextExchange + 1) % exchangeCapacity;
+        exchanges.set(entry.id, exchange);
+      }
     },
     /** matching entries, oldest first, at most `limit` (the most recent ones) */
-    list({ merchant_id, order_no, limit = 100 }) {
+    list(filter) {
+      const { limit = 100 } = filter;
+      const matches = matcher(filter);
       const out: RequestLogEntry[] = [];
       for (let i = 1; i <= capacity && out.length < limit; i++) {
         const e = ring[(next - i + capacity) % capacity];
         if (!e) break;
-        if ((merchant_id === undefined || e.merchant_id === merchant_id) && (order_no === undefined || e.order_no === order_no)) out.push(e);
+        if (matches(e)) out.push(e);
       }
       return out.reverse();
     },
+    exchange: (id) => exchanges.get(id),
   };
 }

@@ -93,6 +93,23 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA dashboard in Chromium (needs ${CHROMIUM})
     await screenshot(page, "dashboard-requests");
   });
 
+  test("the request log filtered to failures keeps only them, live, and exports them as HAR", async () => {
+    await page.goto(`${sandbox.url}/__sandbox/ui/requests`);
+    await page.fill("#r-http_status", "4xx");
+    await page.click('form[action$="/ui/requests"] button[type="submit"]');
+    await page.waitForURL(/http_status=4xx/);
+    const good = await pay({ order_no: nextOrderNo("OK") });
+    const badOrder = nextOrderNo("BAD");
+    await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ order_no: badOrder, amount: "ten" })) });
+    await page.locator("#requests tbody tr", { hasText: badOrder }).waitFor({ timeout: 5_000 });
+    expect(await page.locator("#requests tbody").textContent()).not.toContain(good.order_no);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click('a[data-test="har"]')]);
+    const har = JSON.parse(await new Response((await download.createReadStream()) as unknown as ReadableStream).text()) as { log: { version: string; entries: { response: { status: number } }[] } };
+    expect(har.log.version).toBe("1.2");
+    expect(har.log.entries.length).toBeGreaterThan(0);
+    expect(har.log.entries.every((e) => e.response.status >= 400 && e.response.status < 500)).toBe(true);
+  });
+
   test("advancing the clock", async () => {
     await page.click('a[data-tab="overview"]');
     const before = Date.parse((await page.textContent("#clock-now")) ?? "");

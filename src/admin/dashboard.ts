@@ -91,8 +91,12 @@ export function dashboard(deps: Deps): Router {
   });
 
   router.get("/ui/requests", (req, res) => {
-    const merchant = queryText(req, "merchant_id") ?? "";
-    sendHtml(res, 200, requestsPage(deps.requests.list({ ...(merchant ? { merchant_id: merchant } : {}), limit: 100 }).reverse(), merchant));
+    const f = { merchant_id: "", operation: "", http_status: "", since: "", until: "" };
+    for (const k of Object.keys(f) as (keyof typeof f)[]) f[k] = queryText(req, k)?.trim() ?? "";
+    const badTime = (["since", "until"] as const).find((k) => f[k] !== "" && Number.isNaN(Date.parse(f[k])));
+    if (badTime) return sendHtml(res, 400, requestsPage([], f, `${badTime} must be an ISO date-time such as 2026-11-24T10:00:00Z`));
+    const given = Object.fromEntries(Object.entries(f).filter(([, v]) => v !== ""));
+    sendHtml(res, 200, requestsPage(deps.requests.list({ ...given, limit: 100 }).reverse(), f));
   });
 
   router.get("/ui/notifications", async (req, res) => {

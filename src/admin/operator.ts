@@ -11,6 +11,9 @@ import { notificationsApi } from "./notifications.js";
 import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
+import { harOf } from "./har.js";
+import { packageVersion } from "../paths.js";
+import type { RequestFilter } from "../request-log.js";
 
 export function operatorApi(deps: Deps): Router {
   const router = Router();
@@ -22,9 +25,33 @@ export function operatorApi(deps: Deps): Router {
     res.json({ status: "ok", scenario: deps.scenarios.global(), signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
   });
 
+  /** ?merchant_id=&order_no=&operation=&http_status=(403|4xx)&since=&until=(ISO)&limit= */
+  const requestFilter = (req: Request): RequestFilter => ({
+    merchant_id: queryText(req, "merchant_id"),
+    order_no: queryText(req, "order_no"),
+    operation: queryText(req, "operation"),
+    http_status: queryText(req, "http_status"),
+    since: queryText(req, "since"),
+    until: queryText(req, "until"),
+    limit: Math.min(Number(queryText(req, "limit") ?? 100) || 100, 5000),
+  });
+  const badTime = (f: RequestFilter) => ["since", "until"].find((k) => f[k as "since"] !== undefined && Number.isNaN(Date.parse(f[k as "since"]!)));
+
   router.get("/requests", (req, res) => {
-    const limit = Math.min(Number(queryText(req, "limit") ?? 100) || 100, 1000);
-    res.json({ requests: deps.requests.list({ merchant_id: queryText(req, "merchant_id"), order_no: queryText(req, "order_no"), limit }) });
+    const filter = requestFilter(req);
+    const bad = badTime(filter);
+    if (bad) return problem(res, 400, "invalid_query", `${bad} must be an ISO date-time such as 2026-11-24T10:00:00Z`);
+    res.json({ requests: deps.requests.list(filter) });
+  });
+
+  // the same requests as HAR 1.2, for browsers' dev tools and API clients
+  router.get("/requests.har", (req, res) => {
+    const filter = requestFilter(req);
+    const bad = badTime(filter);
+    if (bad) return problem(res, 400, "invalid_query", `${bad} must be an ISO date-time such as 2026-11-24T10:00:00Z`);
+    const origin = `${req.protocol}://${req.get("host") ?? "localhost"}`;
+    res.setHeader("Content-Disposition", 'attachment; filename="sandgate-requests.har"');
+    res.json(harOf(deps.requests.list(filter), (id) => deps.requests.exchange(id), origin, packageVersion()));
   });
 
   router.get("/clock", (_req, res) => {

@@ -15,7 +15,7 @@ import { createBodyReader, type Body } from "./body.js";
 import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
-import { normaliseIp } from "../request-log.js";
+import { normaliseIp, type Exchange } from "../request-log.js";
 
 export type Format = "xml" | "json" | "html";
 
@@ -72,6 +72,7 @@ export interface Operation {
 export function mountOperation(router: Router, op: Operation, deps: Deps): void {
   const readBody = createBodyReader(deps.config.bodyLimit);
   router.post(op.path, async (req: Request, res: Response) => {
+    const started = performance.now();
     const requestId = deps.requests.nextId();
     res.setHeader("X-Request-Id", requestId);
     let body: Body = {};
@@ -113,8 +114,9 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
     const key = caller?.merchant.secret_key ?? secretKeyOf(deps.store.records, text(body.merchant_id));
     if (signature) res.setHeader("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
     if (reply.rule) res.setHeader("X-Sandbox-Rule", reply.rule);
-    record(deps, op, req, requestId, body, reply, signature);
-    await deliver(res, render(op, reply, key), then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
+    const rendered = render(op, reply, key);
+    record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, body, rendered, started));
+    await deliver(res, rendered, then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
   });
 }
 
@@ -152,7 +154,30 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
   return { status, contentType: "text/html; charset=utf-8", body: reply.html };
 }
 
-function record(deps: Deps, op: Operation, req: Request, id: string, body: Body, reply: Reply, signature: SignatureCheck | null): void {
+/** The request's headers a HAR reader wants to see (what shapes the answer), in the order sent. */
+const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario"]);
+
+/** What went over the wire, by reference (nothing is copied: the request log keeps it for the most recent requests). */
+function exchangeOf(req: Request, res: Response, body: Body, rendered: Rendered, started: number): Exchange {
+  const requestHeaders: [string, string][] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) requestHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+  const responseHeaders: [string, string][] = res.getHeaderNames().map((name) => [name, String(res.getHeader(name))]);
+  responseHeaders.push(["content-type", rendered.contentType]);
+  return {
+    method: req.method,
+    url: `${req.protocol}://${req.get("host") ?? "localhost"}${req.originalUrl}`,
+    requestHeaders,
+    requestType: req.get("content-type") ?? "",
+    body,
+    status: rendered.status,
+    responseHeaders,
+    responseType: rendered.contentType,
+    responseBody: rendered.body,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  };
+}
+
+function record(deps: Deps, op: Operation, req: Request, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
   const entry = {
     id,
     at: deps.clock.now().toISOString(),
@@ -175,7 +200,7 @@ function record(deps: Deps, op: Operation, req: Request, id: string, body: Body,
       matched: signature.matched,
     },
   };
-  deps.requests.add(entry);
+  deps.requests.add(entry, exchange);
   // no log line is built when the level is off
   if (deps.log.isLevelEnabled("info")) deps.log.info({ request: entry }, `${op.path} ${entry.http_status} ${entry.result}`);
 }

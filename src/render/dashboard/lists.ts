@@ -5,18 +5,36 @@ import type { Notification, Payout, Subscription } from "../../store/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { notificationsTable, requestsTable } from "./transactions.js";
 
-export function requestsPage(list: RequestLogEntry[], merchant: string): string {
+/** The request log's filters as the page's form shows them (every value as typed). */
+export interface RequestsFilterView {
+  merchant_id: string;
+  operation: string;
+  http_status: string;
+  since: string;
+  until: string;
+}
+
+const OPERATION_NAMES = ["authorise", "checkout", "retrievalTrans", "retrievalRefund", "capture", "review", "cancel", "refund", "payout", "subscriptionCancel", "paymentMethodsOptimise"];
+
+export function requestsPage(list: RequestLogEntry[], f: RequestsFilterView, problem?: string): string {
+  const query = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== "")).toString();
+  const field = (name: keyof RequestsFilterView, label: string, hint: string, extra = "") =>
+    `<div><label for="r-${name}">${label}</label><input id="r-${name}" name="${name}" value="${e(f[name])}" placeholder="${e(hint)}"${extra}></div>`;
   return frame(
     "Request log",
     "requests",
     `<h1>Request log</h1>
 <form method="get" action="${BASE}/ui/requests" class="card row">
-<div><label for="r-merchant">Merchant</label><input id="r-merchant" name="merchant_id" value="${e(merchant)}"></div>
+${field("merchant_id", "Merchant", "M10001")}
+${field("operation", "Operation", "authorise", ' list="r-operations"')}<datalist id="r-operations">${OPERATION_NAMES.map((o) => `<option value="${o}">`).join("")}</datalist>
+${field("http_status", "HTTP status", "200, 4xx")}
+${field("since", "Since", "2026-11-24T10:00:00Z")}
+${field("until", "Until", "2026-11-24T11:00:00Z")}
 <div class="shrink"><button type="submit">Filter</button></div>
 </form>
-<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed.</p>
-<section class="card" id="request-log" data-merchant="${e(merchant)}">${requestsTable(list)}</section>`,
-    undefined,
+<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed. <a href="${BASE}/requests.har${query ? `?${e(query)}` : ""}" download data-test="har">Export these as HAR</a> (bodies and answers of the last 1,000 requests; opens in browsers' dev tools and API clients).</p>
+<section class="card" id="request-log" data-query="${e(query)}">${requestsTable(list)}</section>`,
+    problem ? { ok: false, text: problem } : undefined,
     "dashboard.js",
   );
 }

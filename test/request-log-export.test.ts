@@ -1,0 +1,92 @@
+// The request log for testers: filtered by operation, HTTP status and time, and exported as HAR 1.2
+// (browsers' dev tools and API clients open it) with each request's body and answer, card data masked.
+import request from "supertest";
+import { describe, expect, test } from "vitest";
+import { ACME, directPayment, makeApp } from "./helpers.js";
+
+async function traffic() {
+  const made = await makeApp();
+  const { app } = made;
+  const paid = await request(app).post("/v1/authorise").send(directPayment({ order_no: "HAR-1" }));
+  const bad = await request(app).post("/v1/authorise").send(directPayment({ order_no: "HAR-2", amount: "ten" }));
+  const refused = await request(app).post("/v1/retrievalTrans").type("form").send({ merchant_id: "M10002", account_id: "A20001", order_no: "ORD-2001", encryption_data: "a".repeat(64) });
+  const captured = await request(app)
+    .post("/v1/capture")
+    .send({ ...ACME, encryption_data: "a".repeat(64), capture_orders: [{ transaction_id: "1000000000001002", order_no: "ORD-1002", currency: "USD", amount: "75.50" }] });
+  return { ...made, paid, bad, refused, captured };
+}
+
+type Logged = { id: string; operation: string; http_status: number; at: string; order_no: string };
+const listed = async (app: Parameters<typeof request>[0], query: Record<string, string>) => ((await request(app).get("/__sandbox/requests").query(query)).body as { requests: Logged[] }).requests;
+
+describe("request log filters", () => {
+  test("by operation, by HTTP status (exact or a class) and by time range", async () => {
+    const { app, paid } = await traffic();
+    expect((await listed(app, { operation: "authorise" })).map((r) => r.order_no)).toEqual(["HAR-1", "HAR-2"]);
+    expect((await listed(app, { http_status: "4xx" })).map((r) => [r.operation, r.http_status])).toEqual([
+      ["authorise", 400],
+      ["retrievalTrans", 403],
+    ]);
+    expect((await listed(app, { http_status: "403" })).map((r) => r.operation)).toEqual(["retrievalTrans"]);
+    expect((await listed(app, { http_status: "200", operation: "capture" })).length).toBe(1);
+    const all = await listed(app, {});
+    const first = all.find((r) => r.id === paid.headers["x-request-id"])!;
+    expect(await listed(app, { since: "2000-01-01T00:00:00Z", until: first.at })).toEqual(all.filter((r) => r.at <= first.at));
+    expect(await listed(app, { since: new Date(Date.parse(all.at(-1)!.at) + 1000).toISOString() })).toEqual([]);
+  });
+
+  test("a time that is not one is refused in the operator API's error shape", async () => {
+    const { app } = await makeApp();
+    for (const path of ["/__sandbox/requests", "/__sandbox/requests.har"]) {
+      const res = await request(app).get(path).query({ since: "yesterday" });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "invalid_query", message: expect.stringContaining("since must be an ISO date-time") });
+    }
+  });
+});
+
+describe("GET /__sandbox/requests.har", () => {
+  test("is HAR 1.2: every request with its body (card masked), headers, status and the answer as sent", async () => {
+    const { app, paid, captured } = await traffic();
+    const res = await request(app).get("/__sandbox/requests.har");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-disposition"]).toMatch(/attachment; filename="sandgate-requests\.har"/);
+    type HarEntry = {
+      startedDateTime: string;
+      comment: string;
+      timings: Record<string, number>;
+      request: { postData: { mimeType: string; text: string } };
+      response: { headers: { name: string; value: string }[]; content: { mimeType: string; text: string } };
+    };
+    const { log } = res.body as { log: { version: string; creator: { name: string; version: string }; entries: HarEntry[] } };
+    expect(log.version).toBe("1.2");
+    expect(log.creator).toEqual({ name: "Sandgate", version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(log.entries).toHaveLength(4);
+    for (const e of log.entries) {
+      // the fields HAR 1.2 requires of an entry
+      expect(Object.keys(e)).toEqual(expect.arrayContaining(["startedDateTime", "time", "request", "response", "cache", "timings"]));
+      expect(Number.isNaN(Date.parse(e.startedDateTime))).toBe(false);
+      expect(e.request).toMatchObject({ method: "POST", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1\//), httpVersion: "HTTP/1.1", cookies: [], queryString: [], headersSize: -1 });
+      expect(e.response).toMatchObject({ status: expect.any(Number), httpVersion: "HTTP/1.1", cookies: [], redirectURL: "", headersSize: -1 });
+      expect(e.timings).toMatchObject({ send: expect.any(Number), wait: expect.any(Number), receive: expect.any(Number) });
+    }
+    const [pay, , , capture] = log.entries;
+    expect(pay!.response.content.text).toBe(paid.text);
+    expect(pay!.response.headers).toEqual(expect.arrayContaining([{ name: "x-request-id", value: paid.headers["x-request-id"] }]));
+    const sent = JSON.parse(pay!.request.postData.text) as Record<string, string>;
+    expect(sent).toMatchObject({ order_no: "HAR-1", card: "424242******4242", security_code: "***" });
+    expect(pay!.request.postData.mimeType).toMatch(/^application\/json/);
+    expect(capture!.response.content).toMatchObject({ mimeType: "application/json; charset=utf-8", text: captured.text });
+    expect(capture!.comment).toMatch(/capture: 1 of 1 orders succeeded/);
+    // no full card number anywhere in the file
+    expect(res.text).not.toContain("4242424242424242");
+  });
+
+  test("takes the same filters as the log", async () => {
+    const { app } = await traffic();
+    const { log } = (await request(app).get("/__sandbox/requests.har").query({ operation: "retrievalTrans" })).body as { log: { entries: { response: { status: number }; request: { postData: { mimeType: string; text: string } } }[] } };
+    expect(log.entries.map((e) => e.response.status)).toEqual([403]);
+    expect(log.entries[0]!.request.postData.mimeType).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(log.entries[0]!.request.postData.text).toContain("merchant_id=M10002");
+  });
+});
