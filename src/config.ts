@@ -21,6 +21,7 @@ export interface Config {
   logLevel: string;
   notifySchedule: NotifySchedule;
   keepRunning: boolean;
+  coverageReport: string | undefined;
 }
 
 interface OptionSpec {
@@ -57,6 +58,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
   { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
   {
+    key: "coverageReport",
+    flag: "--coverage-report",
+    env: "COVERAGE_REPORT",
+    kind: "string",
+    description: "at shutdown, write which scenario rules answered and which outcomes were never produced to <path>.json and <path>.md",
+  },
+  {
     key: "keepRunning",
     flag: "--keep-running",
     env: "KEEP_RUNNING",
@@ -82,6 +90,7 @@ export const DEFAULTS: Config = {
   logLevel: "info",
   notifySchedule: "fast",
   keepRunning: false,
+  coverageReport: undefined,
 };
 
 export class ConfigError extends Error {

@@ -1,5 +1,7 @@
 // startSandbox(options): an in-process Sandgate with a URL and close(); `npm start` and tests use it.
+import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { dirname, resolve } from "node:path";
 import type { Server } from "node:http";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
@@ -10,6 +12,7 @@ import { catchUp } from "./scheduler.js";
 import { createNotifier } from "./notify/dispatcher.js";
 import { createRequestLog } from "./request-log.js";
 import { createRegistry } from "./scenarios/registry.js";
+import { coverageMarkdown } from "./scenarios/coverage.js";
 import { openStore } from "./store/store.js";
 import { loadPaymentMethods } from "./store/payment-methods.js";
 import { loadPayoutPricing } from "./store/payout-pricing.js";
@@ -59,6 +62,15 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   return deps;
 }
 
+/** --coverage-report PATH: PATH.json and PATH.md (a .json or .md ending is dropped first), all merchants. */
+export function writeCoverageReport(path: string, deps: Deps): void {
+  const base = path.replace(/\.(json|md)$/i, "");
+  const report = deps.scenarios.coverage.report(undefined, (name) => deps.scenarios.get(name));
+  mkdirSync(dirname(resolve(base)), { recursive: true });
+  writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(`${base}.md`, coverageMarkdown(report));
+}
+
 function stripUndefined(options: SandboxOptions): Partial<Config> {
   const { clock: _c, logger: _l, watchScenarios: _w, ...rest } = options;
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Config>;
@@ -97,6 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // notifications already on their way finish (at most their 5 s timeout) and are recorded
       await deps.notifier.settle();
       await deps.store.close();
+      if (deps.config.coverageReport) writeCoverageReport(deps.config.coverageReport, deps);
     },
   };
 }

@@ -11,6 +11,7 @@ import { BASE, type Flash } from "../render/dashboard/frame.js";
 import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "../render/dashboard/lists.js";
 import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboard/overview.js";
 import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
+import { coveragePage } from "../render/dashboard/coverage.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-pages.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
@@ -102,6 +103,11 @@ export function dashboard(deps: Deps): Router {
   router.get("/ui/notifications", async (req, res) => {
     await bringUpToDate(deps);
     sendHtml(res, 200, notificationsPage(store.data.notifications.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+  });
+
+  router.get("/ui/coverage", (req, res) => {
+    const merchant = queryText(req, "merchant_id")?.trim() ?? "";
+    sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined, (name) => deps.scenarios.get(name)), merchant));
   });
 
   router.get("/ui/payouts", async (req, res) => {

@@ -12,6 +12,7 @@ import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
 import { harOf } from "./har.js";
+import { coverageMarkdown } from "../scenarios/coverage.js";
 import { packageVersion } from "../paths.js";
 import type { RequestFilter } from "../request-log.js";
 
@@ -52,6 +53,17 @@ export function operatorApi(deps: Deps): Router {
     const origin = `${req.protocol}://${req.get("host") ?? "localhost"}`;
     res.setHeader("Content-Disposition", 'attachment; filename="sandgate-requests.har"');
     res.json(harOf(deps.requests.list(filter), (id) => deps.requests.exchange(id), origin, packageVersion()));
+  });
+
+  // which rules answered and which outcomes were never produced: ?merchant_id= (default: all), ?format=markdown
+  router.get("/coverage", (req, res) => {
+    const report = deps.scenarios.coverage.report(queryText(req, "merchant_id"), (name) => deps.scenarios.get(name));
+    if (queryText(req, "format") === "markdown") res.type("text/markdown; charset=utf-8").send(coverageMarkdown(report));
+    else res.json(report);
+  });
+  router.delete("/coverage", (req, res) => {
+    deps.scenarios.coverage.clear(queryText(req, "merchant_id"));
+    res.json({ cleared: queryText(req, "merchant_id") ?? "all" });
   });
 
   router.get("/clock", (_req, res) => {

@@ -54,6 +54,7 @@ export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAc
   const requestId = deps.requests.nextId();
   if (!refusal) {
     if (action.card) keepCard(deps, tx, action.card, now);
+    deps.scenarios.coverage.produced(tx.merchant_id, "authorise", action.outcome);
     settleWaitingRequest(deps.store.records, tx, now, deps.store.ids);
     recordHistory(tx, now, { event: `${action.source}: ${action.chosen}`, result: resultInfo(tx.result), rule: action.rule, source: action.source, request_id: requestId });
     if (tx.state !== before) notifyPayment(deps, tx, undefined, action.notify);

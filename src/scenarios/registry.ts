@@ -7,6 +7,7 @@ import { GatewayError } from "../codes.js";
 import { evaluate } from "./conditions.js";
 import { layeredScenarioFiles, loadFile, resolveAll } from "./loader.js";
 import { NthCounters } from "./nth-counters.js";
+import { Coverage } from "./coverage.js";
 import type { Scenario, Then } from "./schema.js";
 
 export interface Decision {
@@ -43,6 +44,8 @@ export interface ScenarioRegistry {
   errors(): string[];
   reload(): string[];
   decide(input: DecideInput): Decision;
+  /** which rules decided answers and which outcomes were produced, per merchant */
+  readonly coverage: Coverage;
   /** forgets nth-call counts (all, or one merchant's) */
   resetCounters(merchantId?: string): void;
   close(): void;
@@ -68,6 +71,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   let global = options.global;
   const bindings = new Map<string, string>();
   const counters = new NthCounters(NTH_COUNTER_LIMIT);
+  const coverage = new Coverage();
 
   function load(initial: boolean): string[] {
     const files = layeredScenarioFiles(options.dir).map(loadFile);
@@ -113,6 +117,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
     },
     unbind: (merchantId) => bindings.delete(merchantId),
     errors: () => errors,
+    coverage,
     reload: () => load(false),
     decide(input) {
       const header = input.header?.trim();
@@ -124,11 +129,13 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       const key = [input.merchantId, input.operation, input.orderNo ?? ""].join("|");
       const nth = counters.next(key);
       const { then, matched } = evaluate(scenario.rules, { operation: input.operation, fields: input.fields, nth });
+      const outcome = then.outcome ?? input.fallback;
+      coverage.decided(input.merchantId, name, matched, input.operation, outcome, then);
       return {
         scenario: name,
         chosenBy,
         rule: matched.length ? matched.join(" + ") : `${name}/(no rule)`,
-        outcome: then.outcome ?? input.fallback,
+        outcome,
         then,
       };
     },

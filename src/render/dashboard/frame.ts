@@ -12,6 +12,7 @@ const TABS: [string, string][] = [
   ["notifications", `${BASE}/ui/notifications`],
   ["payouts", `${BASE}/ui/payouts`],
   ["subscriptions", `${BASE}/ui/subscriptions`],
+  ["coverage", `${BASE}/ui/coverage`],
 ];
 
 export interface Flash {
