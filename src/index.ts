@@ -1,4 +1,5 @@
 // The programmatic API: `import { startSandbox } from "sandgate"`.
 export { startSandbox, createDeps, type Sandbox, type SandboxOptions } from "./sandbox.js";
+export { createAdminClient, SandgateAdminError, type AdminClient, type CompletedPayment, type ScenarioList } from "./client.js";
 export { createApp } from "./app.js";
 export { DEFAULTS, OPTIONS, type Config } from "./config.js";

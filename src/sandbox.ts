@@ -13,6 +13,7 @@ import { createNotifier } from "./notify/dispatcher.js";
 import { createRequestLog } from "./request-log.js";
 import { createRegistry } from "./scenarios/registry.js";
 import { coverageMarkdown } from "./scenarios/coverage.js";
+import { createAdminClient, type AdminClient } from "./client.js";
 import { openStore } from "./store/store.js";
 import { loadPaymentMethods } from "./store/payment-methods.js";
 import { loadPayoutPricing } from "./store/payout-pricing.js";
@@ -21,6 +22,8 @@ export interface Sandbox {
   url: string;
   port: number;
   deps: Deps;
+  /** the operator API of this Sandgate as typed calls (setScenario, reset, completePayment, ...) */
+  admin: AdminClient;
   close(): Promise<void>;
 }
 
@@ -94,10 +97,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { port } = server.address() as AddressInfo;
   deps.notifier.listening(port);
   const shownHost = deps.config.host === "0.0.0.0" || deps.config.host === "::" ? "127.0.0.1" : deps.config.host;
+  const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   return {
-    url: `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`,
+    url,
     port,
     deps,
+    admin: createAdminClient(url, deps.config.adminToken),
     async close() {
       clearInterval(ticker);
       deps.scenarios.close();
