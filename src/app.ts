@@ -16,8 +16,9 @@ import { payout } from "./gateway/payout.js";
 import { mountOperation, type Operation } from "./http/operation.js";
 import { payerPages } from "./pages/payer-pages.js";
 import { resultInfo } from "./codes.js";
-import { assetsDir } from "./paths.js";
+import { assetsDir, packageVersion } from "./paths.js";
 import { ASSETS_PATH } from "./render/layout.js";
+import { openApiDocument } from "./openapi/document.js";
 
 export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund, subscriptionCancel, paymentMethodsOptimise, payout];
 
@@ -33,6 +34,11 @@ export function createApp(deps: Deps): express.Express {
   app.use(payerPages(deps));
   // the pages' stylesheet and script: public (the login page needs them), outside the admin guard
   app.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: false, maxAge: "1h" }));
+  // the API's description is public, like health: it holds nothing of anyone's
+  let openApi: object | undefined;
+  app.get("/__sandbox/openapi.json", (_req, res) => {
+    res.json((openApi ??= openApiDocument(OPERATIONS, packageVersion())));
+  });
   app.use("/__sandbox", operatorApi(deps));
   app.use((req, res) => {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });

@@ -6,6 +6,7 @@ import { paymentOutcome, type PaymentOutcome } from "../domain/outcomes.js";
 import { createSubscription, createTransaction, deductionPeriod, orderStatus } from "../domain/payment.js";
 import type { Deps } from "../deps.js";
 import type { Body } from "../http/body.js";
+import { z } from "zod";
 import { scalarFields, text, validate } from "../http/fields.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
@@ -20,6 +21,8 @@ export const authorise: Operation = {
   name: "authorise",
   path: "/v1/authorise",
   format: "xml",
+  // a direct payment (card or token_id) or, with payment_method, an APM payment
+  request: z.union([paymentRequest.describe("direct payment"), apmRequest.describe("APM payment (payment_method set)")]),
   scenarioView: (body, caller, deps) =>
     isApm(body)
       ? { operation: "apm", fields: body, fallback: "apm_pending" }

@@ -6,7 +6,7 @@ import { codes, GatewayError, resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
 import type { Body } from "../http/body.js";
-import { DECIMAL, text } from "../http/fields.js";
+import { DECIMAL, list, text, withEnvelope } from "../http/fields.js";
 import { formatAmount } from "../domain/money.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
@@ -53,6 +53,7 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Opera
     name: spec.name,
     path: spec.path,
     format: "json",
+    request: withEnvelope({ [spec.arrayField]: list(spec.order).describe(`at most ${spec.limit} orders; a form may send them as a JSON string or with index keys`) }),
     emptyResult: { [spec.arrayField]: [] },
     handle(request, deps) {
       const orders = readOrders(request.body, spec.arrayField, spec.limit);

@@ -36,6 +36,7 @@ export const checkout: Operation = {
   name: "checkout",
   path: "/v1/checkout",
   format: "html",
+  request: paymentRequest,
   handle({ requestId, body, caller, baseUrl, now, decision }, deps) {
     const request = validateCheckout(body);
     const fields = requestFields(body);

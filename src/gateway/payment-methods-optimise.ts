@@ -5,7 +5,7 @@
 import { codes } from "../codes.js";
 import { rankPaymentMethods } from "../domain/payment-methods.js";
 import { formatAmount } from "../domain/money.js";
-import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate } from "../http/fields.js";
+import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { loadPaymentMethods } from "../store/payment-methods.js";
 
@@ -19,6 +19,7 @@ export const paymentMethodsOptimise: Operation = {
   name: "paymentMethodsOptimise",
   path: "/v1/paymentMethods/optimise",
   format: "json",
+  request: withEnvelope(optimiseRequest.shape),
   handle({ body, caller }, deps) {
     const request = validate(optimiseRequest, body);
     const query = { currency: request.currency.toUpperCase(), amount: formatAmount(request.amount), country: request.billing_country.toUpperCase() };

@@ -15,6 +15,7 @@ export const payout: Operation = {
   name: "payout",
   path: "/v1/payout",
   format: "json",
+  request: payoutRequest,
   // rules match nested paths (beneficiary.bank_details.account_number) also when a form sent JSON strings
   scenarioView: (body) => ({ operation: "payout", fields: withNestedObjects(body), fallback: "COMPLETED" }),
 

@@ -7,7 +7,7 @@ import { codes } from "../codes.js";
 import { compactDate } from "../domain/dates.js";
 import type { Operation } from "../http/operation.js";
 import type { Refund, Transaction } from "../store/types.js";
-import { readSelection, selectRecords } from "./selection.js";
+import { readSelection, selectionRequest, selectRecords } from "./selection.js";
 
 const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
@@ -34,6 +34,7 @@ export const retrievalRefund: Operation = {
   name: "retrievalRefund",
   path: "/v1/retrievalRefund",
   format: "json",
+  request: selectionRequest(SELECTORS),
   emptyResult: { refund_orders: [] },
 
   handle({ body, caller }, deps) {

@@ -5,7 +5,7 @@
 import { codes } from "../codes.js";
 import type { Operation } from "../http/operation.js";
 import { foundElement, missingElement } from "./query-result.js";
-import { readSelection, selectRecords } from "./selection.js";
+import { readSelection, selectionRequest, selectRecords } from "./selection.js";
 
 const QUERY_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id"] as const;
@@ -14,6 +14,7 @@ export const retrievalTrans: Operation = {
   name: "retrievalTrans",
   path: "/v1/retrievalTrans",
   format: "json",
+  request: selectionRequest(SELECTORS),
   emptyResult: { orders_list: [] },
   registeredIpOnly: true,
   handle({ body, caller }, deps) {

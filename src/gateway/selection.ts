@@ -7,9 +7,20 @@
 import { GatewayError, type FieldProblem } from "../codes.js";
 import { parseCompactDate } from "../domain/dates.js";
 import type { Body } from "../http/body.js";
-import { fail } from "../http/fields.js";
+import { z } from "zod";
+import { fail, withEnvelope } from "../http/fields.js";
 
 export type SelectorField = "order_no" | "transaction_id" | "refund_reference_id";
+
+/**
+ * The selection's body, for the OpenAPI document: readSelection below reads it (lists, dates and
+ * limits need more than a schema says), and this is what it accepts.
+ */
+export function selectionRequest(fields: readonly SelectorField[]) {
+  const values = z.union([z.string(), z.array(z.string())]).optional().describe("one value, a comma-separated list, or the field repeated");
+  const date = z.string().regex(/^\d{14}$/).optional().describe("YYYYMMDDhhmmss, inclusive");
+  return withEnvelope({ ...Object.fromEntries(fields.map((f) => [f, values])), start_date: date, end_date: date });
+}
 
 export interface Selector<F extends SelectorField = SelectorField> {
   field: F;

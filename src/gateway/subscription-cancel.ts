@@ -6,7 +6,7 @@
 import { codes, result, resultInfo } from "../codes.js";
 import { cancelSubscription } from "../domain/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
-import { obj, str, text, validate } from "../http/fields.js";
+import { obj, str, text, validate, withEnvelope } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { Subscription } from "../store/types.js";
 import type { Repository } from "../store/records.js";
@@ -29,6 +29,7 @@ export const subscriptionCancel: Operation = {
   name: "subscriptionCancel",
   path: "/v1/subscription/cancel",
   format: "json",
+  request: withEnvelope(cancelRequest.shape),
   handle({ body, caller }, deps): Reply {
     const request = validate(cancelRequest, body, text(body.recurring_id) || text(body.order_no) ? [] : [{ field: "recurring_id", message: "is required (or order_no)" }]);
     const recurringId = request.recurring_id ?? "";

@@ -42,6 +42,10 @@ export const pattern = (re: RegExp, message: string) =>
   z.preprocess(asText, z.string({ error: "must be a string" }).refine((s) => s === "" || re.test(s), message)).optional();
 export const int = () => z.preprocess(asNumber, z.number({ error: "must be an integer" }).int("must be an integer")).optional();
 export const num = () => z.preprocess(asNumber, z.number({ error: "must be a number" })).optional();
+/** The fields every operation's body carries (checked by the operation pipeline), with the operation's own. */
+export const withEnvelope = <T extends z.ZodRawShape>(shape: T) =>
+  obj({ merchant_id: required(), account_id: required(), encryption_data: required().describe("the request's signature (see Signatures)"), ...shape });
+
 /** An object or array field; a form body may carry it as a JSON string. */
 export const json = <T extends z.ZodType>(schema: T) => z.preprocess(asJson, schema).optional();
 export const obj = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape, { error: "must be an object" });

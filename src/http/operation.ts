@@ -3,6 +3,7 @@
 //   state) → commit → render in the operation's format with encryption_data → log.
 // A GatewayError thrown anywhere is rendered in the same format; nothing else reaches the client.
 import type { Request, Response, Router } from "express";
+import type { z } from "zod";
 import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode } from "../render/xml.js";
@@ -62,6 +63,11 @@ export interface Operation {
   format: Format;
   /** query operations are usable only from the merchant's registered IP addresses */
   registeredIpOnly?: boolean;
+  /**
+   * The body's schema: the zod schema the operation validates with (its envelope fields added), from
+   * which GET /__sandbox/openapi.json is generated.
+   */
+  request: z.ZodType;
   /** JSON fields a refusal still carries, e.g. { capture_orders: [] }, so the answer keeps its shape */
   emptyResult?: Record<string, unknown>;
   /** what the scenario rules match for the whole request; authorise adds the token's card, say */
