@@ -77,4 +77,29 @@ describe("GET /__sandbox/openapi.json", () => {
       check(op.path, refused.status, refused.type, refused.text, "refusal");
     }
   });
+
+  test("the operator API's bodies come from the schemas its calls read them with: what they accept validates, what they refuse does not", async () => {
+    const { app, doc } = await documentAndValidator();
+    const ajv = new Ajv2020({ strict: false });
+    const bodySchema = (method: string, path: string) => (doc.paths[path] as Record<string, { requestBody?: { content: Record<string, { schema: object }> } }>)[method]?.requestBody?.content["application/json"]?.schema;
+    const cases: [string, string, object, object][] = [
+      ["put", "/__sandbox/scenarios/global", { name: "declines" }, { name: 5 }],
+      ["post", "/__sandbox/clock", { advance: "3d" }, { advance: ["3d"] }],
+      ["post", "/__sandbox/reset", { merchant_id: "M10002" }, { merchant_id: 7 }],
+      ["post", "/__sandbox/refunds/{ref}/settle", { result: "failed" }, { result: "lost" }],
+      ["post", "/__sandbox/payouts/{transaction_id}/fail", { failure_type: "NO_ACCOUNT" }, { failure_reason: 42 }],
+      ["post", "/__sandbox/notifications/trigger", { merchant_id: "M10001", url: "http://127.0.0.1:9/hook" }, { merchant_id: "M10001", url: "ftp://x" }],
+    ];
+    for (const [method, path, good, bad] of cases) {
+      const schema = bodySchema(method, path);
+      expect(schema, `${method} ${path}`).toBeDefined();
+      expect(ajv.validate(schema!, good), `${path} ${JSON.stringify(good)}`).toBe(true);
+      expect(ajv.validate(schema!, bad), `${path} ${JSON.stringify(bad)}`).toBe(false);
+    }
+    // and the API itself refuses the same bad bodies
+    expect((await request(app).put("/__sandbox/scenarios/global").send({ name: 5 })).body.error).toBe("invalid_name");
+    expect((await request(app).post("/__sandbox/clock").send({ advance: ["3d"] })).body.error).toBe("invalid_advance");
+    expect((await request(app).post("/__sandbox/reset").send({ merchant_id: 7 })).body.error).toBe("invalid_merchant_id");
+    expect((await request(app).post("/__sandbox/clock").send({ advance: "3d" })).status).toBe(200);
+  });
 });

@@ -13,6 +13,7 @@ import { finishPayment } from "../pages/finish.js";
 import type { Payout, Refund, Subscription, Transaction } from "../store/types.js";
 import { parseDuration } from "./duration.js";
 import { bringUpToDate } from "./shared.js";
+import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "./bodies.js";
 
 export interface Problem {
   status: number;
@@ -27,9 +28,11 @@ const problem = (status: number, error: string, message: string): { problem: Pro
 const MAX_ADVANCE_MS = 3660 * 86_400_000;
 
 /** `{advance: "90s"}` or `{advance_seconds: 90}`: moves the sandbox clock forward and applies what fell due. */
-export async function advanceClock(deps: Deps, body: { advance?: unknown; advance_seconds?: unknown }): Promise<Done<{ now: string; offset_ms: number; applied: number }>> {
+export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now: string; offset_ms: number; applied: number }>> {
+  const parsed = clockBody.safeParse(raw ?? {});
+  const body = parsed.success ? parsed.data : {};
   const ms = body.advance_seconds !== undefined && body.advance_seconds !== "" ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
-  if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
+  if (!parsed.success || ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
     return problem(400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
   }
   deps.clock.advance(ms);
@@ -39,8 +42,9 @@ export async function advanceClock(deps: Deps, body: { advance?: unknown; advanc
 
 /** Back to fixtures: everything, or one merchant's records (and its nth-call counters). */
 export async function resetState(deps: Deps, merchant: unknown): Promise<Done<{ reset: string }>> {
-  if (merchant !== undefined && typeof merchant !== "string") return problem(400, "invalid_merchant_id", "merchant_id must be a string");
-  const one = merchant === "" ? undefined : merchant;
+  const parsed = resetBody.shape.merchant_id.safeParse(merchant);
+  if (!parsed.success) return problem(400, "invalid_merchant_id", "merchant_id must be a string");
+  const one = parsed.data === "" ? undefined : parsed.data;
   await deps.store.reset(one);
   deps.scenarios.resetCounters(one);
   return { value: { reset: one ?? "all" } };
@@ -53,18 +57,21 @@ export async function completePaymentNow(deps: Deps, transactionId: string, chos
   if (!tx) return problem(404, "transaction_not_found", `no transaction ${transactionId}`);
   const stage = stageOf(tx);
   if (!stage) return problem(409, "payment_not_pending", `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]}): only a pending payment can be completed`);
-  const outcome = typeof chosen === "string" ? resolveOutcome(stage, chosen) : undefined;
-  if (typeof chosen !== "string" || !outcome) {
+  const named = completeBody.shape.outcome.safeParse(chosen);
+  const outcome = named.success ? resolveOutcome(stage, named.data) : undefined;
+  if (!named.success || !outcome) {
     return problem(400, "invalid_outcome", `send {"outcome": one of ${stageOutcomes(stage).join(", ")}} (the payment waits at its ${stage} page)`);
   }
-  const refusal = await finishPayment(deps, tx, { outcome, chosen, rule: `operator/${chosen}`, source: "operator", path, ip });
+  const refusal = await finishPayment(deps, tx, { outcome, chosen: named.data, rule: `operator/${named.data}`, source: "operator", path, ip });
   if (refusal) return problem(409, "payment_not_pending", refusal.info);
   return { value: tx };
 }
 
 /** Settles an accepted refund now, processed or failed. */
-export async function settleRefundNow(deps: Deps, reference: string, result: unknown = "processed"): Promise<Done<Refund>> {
-  if (result !== "processed" && result !== "failed") return problem(400, "invalid_result", 'result must be "processed" or "failed"');
+export async function settleRefundNow(deps: Deps, reference: string, chosen: unknown): Promise<Done<Refund>> {
+  const parsed = settleBody.shape.result.safeParse(chosen);
+  if (!parsed.success) return problem(400, "invalid_result", 'result must be "processed" or "failed"');
+  const result = parsed.data;
   const { store } = deps;
   const refund = store.records.refund(reference);
   if (!refund) return problem(404, "refund_not_found", `no refund ${reference}`);
@@ -79,12 +86,15 @@ export async function settleRefundNow(deps: Deps, reference: string, result: unk
 }
 
 /** Completes or fails a PENDING payout now; `failure` as sent ({failure_type, failure_reason}, both optional). */
-export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | "FAILED", failure: { failure_type?: unknown; failure_reason?: unknown } = {}): Promise<Done<Payout>> {
+export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | "FAILED", raw: unknown = {}): Promise<Done<Payout>> {
+  const parsed = failPayoutBody.safeParse(raw ?? {});
+  const bad = parsed.success ? undefined : parsed.error.issues[0]!.path[0];
+  const failure = parsed.success ? parsed.data : {};
   const type = failure.failure_type || "UNKNOWN";
-  if (to === "FAILED" && (typeof type !== "string" || !codes.payout_failure_types.includes(type))) {
+  if (to === "FAILED" && (bad === "failure_type" || !codes.payout_failure_types.includes(type))) {
     return problem(400, "invalid_failure_type", `failure_type must be one of ${codes.payout_failure_types.join(", ")}`);
   }
-  if (failure.failure_reason !== undefined && typeof failure.failure_reason !== "string") return problem(400, "invalid_failure_reason", "failure_reason must be a string");
+  if (bad === "failure_reason") return problem(400, "invalid_failure_reason", "failure_reason must be a string");
   await bringUpToDate(deps);
   const p = deps.store.records.payout(id);
   if (!p) return problem(404, "payout_not_found", `no payout ${id}`);

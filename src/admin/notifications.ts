@@ -1,37 +1,13 @@
 // /__sandbox/notifications: the outbox with every attempt, resend, a test trigger, and "deliver
 // everything due now" for CI. Mounted by operatorApi (guard and JSON body parser included).
 import { Router } from "express";
-import { z } from "zod";
 import type { Deps } from "../deps.js";
 import { bringUpToDate, problem, queryText, whereQuery } from "./shared.js";
+import { triggerBody } from "./bodies.js";
 import { enqueueNotification } from "../notify/outbox.js";
 import type { Notification } from "../store/types.js";
 
 const STATES: readonly Notification["state"][] = ["pending", "delivered", "failed", "dropped"];
-
-const httpUrl = z
-  .string()
-  .min(1)
-  .refine((s) => /^https?:\/\//i.test(s) && URL.canParse(s), "must be an http or https URL");
-
-const triggerBody = z.object({
-  merchant_id: z.string().min(1),
-  url: httpUrl,
-  event: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "letters, digits and _ . : - only (at most 100)")
-    .default("test.notification"),
-  data: z.record(z.string(), z.unknown()).default({}),
-  notify: z
-    .object({
-      delay_seconds: z.number().min(0).max(30 * 86_400).optional(),
-      duplicate: z.number().int().min(0).max(10).optional(),
-      drop: z.boolean().optional(),
-    })
-    .strict()
-    .optional(),
-});
-
 
 export function notificationsApi(deps: Deps): Router {
   const router = Router();

@@ -3,12 +3,16 @@ import { Router, type Response } from "express";
 import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { problem } from "./shared.js";
+import { scenarioNameBody } from "./bodies.js";
 
 
 export function scenariosApi(deps: Deps): Router {
   const router = Router();
   const registry = deps.scenarios;
-  const nameOf = (body: unknown) => (body && typeof body === "object" ? (body as { name?: unknown }).name : undefined);
+  const nameOf = (body: unknown) => {
+    const parsed = scenarioNameBody.safeParse(body ?? {});
+    return parsed.success ? parsed.data.name : undefined;
+  };
   const guarded = (res: Response, fn: () => void) => {
     try {
       fn();
@@ -38,14 +42,14 @@ export function scenariosApi(deps: Deps): Router {
   // { "name": "declines" }: the scenario for every merchant without a binding
   router.put("/scenarios/global", (req, res) => {
     const name = nameOf(req.body);
-    if (typeof name !== "string") return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
+    if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
     if (guarded(res, () => registry.setGlobal(name))) res.json({ global: registry.global() });
   });
 
   // { "name": "3ds" }: this merchant's requests use that scenario (unless a request sends X-Sandbox-Scenario)
   router.put("/scenarios/bindings/:merchantId", (req, res) => {
     const name = nameOf(req.body);
-    if (typeof name !== "string") return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
+    if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
     if (guarded(res, () => registry.bind(req.params.merchantId, name))) res.json({ merchant_id: req.params.merchantId, scenario: name });
   });
 

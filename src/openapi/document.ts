@@ -1,9 +1,11 @@
 // GET /__sandbox/openapi.json: OpenAPI 3.1 of every /v1 operation and of the operator API. Request
 // bodies (JSON and form encodings) come from the zod schema each operation validates with; answers
-// (XML, JSON, HTML) and refusals from src/openapi/answers.ts. Built once, on first request.
+// (XML, JSON, HTML) and refusals from src/openapi/answers.ts; the operator API's bodies from the zod
+// schemas its calls read them with (src/admin/bodies.ts). Built once, on first request.
 import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
+import { OPERATOR_BODIES } from "../admin/bodies.js";
 
 type Json = Record<string, unknown>;
 
@@ -80,6 +82,7 @@ const OPERATOR: [method: string, path: string, summary: string][] = [
   ["get", "/__sandbox/notifications", "the notification outbox with every attempt; merchant_id, event, state"],
   ["post", "/__sandbox/notifications/deliver", "attempts every notification due now"],
   ["post", "/__sandbox/notifications/{id}/resend", "sends a notification again"],
+  ["post", "/__sandbox/notifications/trigger", "a test notification to any URL (merchant_id, url, event, data, notify)"],
   ["get", "/__sandbox/scenarios", "scenarios, the global one, bindings, file errors"],
   ["get", "/__sandbox/scenarios/{name}", "one scenario with its rules"],
   ["put", "/__sandbox/scenarios/global", 'the global scenario: {"name":"declines"}'],
@@ -97,7 +100,9 @@ function operatorPaths(): Json {
       tags: ["operator"],
       summary,
       ...(parameters.length ? { parameters } : {}),
-      ...(method === "post" || method === "put" ? { requestBody: { required: false, content: { "application/json": { schema: anyJson } } } } : {}),
+      ...(OPERATOR_BODIES[`${method} ${path}`]
+        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(OPERATOR_BODIES[`${method} ${path}`]!, "input") } } } }
+        : {}),
       responses: {
         "200": { description: "done", content: { "application/json": { schema: anyJson } } },
         default: { description: "refused: { error, message }", content: { "application/json": { schema: operatorError } } },

@@ -1,0 +1,65 @@
+// The operator API's request bodies as zod schemas: the actions and routes read their input with
+// them (the dashboard's forms too), and GET /__sandbox/openapi.json describes them from the same
+// schemas. Each keeps the error code its call answered before (invalid_name, invalid_advance, ...).
+import { z } from "zod";
+
+/** PUT /__sandbox/scenarios/global and /scenarios/bindings/{merchantId} */
+export const scenarioNameBody = z.object({ name: z.string().describe("a scenario's name (GET /__sandbox/scenarios lists them)") });
+
+/** POST /__sandbox/clock: one of the two */
+export const clockBody = z.object({
+  advance: z.string().optional().describe("how far: 90s, 15m, 2h, 3d, 1w"),
+  advance_seconds: z.union([z.number(), z.string()]).optional().describe("how far, in seconds"),
+});
+
+/** POST /__sandbox/reset: one merchant's records, or (without merchant_id) everything */
+export const resetBody = z.object({ merchant_id: z.string().optional() });
+
+/** POST /__sandbox/payments/{transaction_id}/complete */
+export const completeBody = z.object({ outcome: z.string().describe("an outcome of the page the payment waits at: paid, failed, cancelled, threeds_passed, ...") });
+
+/** POST /__sandbox/refunds/{ref}/settle */
+export const settleBody = z.object({ result: z.enum(["processed", "failed"]).default("processed") });
+
+/** POST /__sandbox/payouts/{transaction_id}/fail */
+export const failPayoutBody = z.object({
+  failure_type: z.string().optional().describe("a failure type of the catalogue (default UNKNOWN)"),
+  failure_reason: z.string().optional().describe("default: the catalogue's text for the type"),
+});
+
+// the pattern says it in the OpenAPI document too; URL.canParse catches the rest
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/\S+$/i, "must be an http or https URL")
+  .refine((s) => URL.canParse(s), "must be an http or https URL");
+
+/** POST /__sandbox/notifications/trigger: a test notification to any URL */
+export const triggerBody = z.object({
+  merchant_id: z.string().min(1),
+  url: httpUrl,
+  event: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "letters, digits and _ . : - only (at most 100)")
+    .default("test.notification"),
+  data: z.record(z.string(), z.unknown()).default({}),
+  notify: z
+    .object({
+      delay_seconds: z.number().min(0).max(30 * 86_400).optional(),
+      duplicate: z.number().int().min(0).max(10).optional(),
+      drop: z.boolean().optional(),
+    })
+    .strict()
+    .optional(),
+});
+
+/** The bodies by "<method> <path>", for the OpenAPI document. */
+export const OPERATOR_BODIES: Record<string, z.ZodType> = {
+  "put /__sandbox/scenarios/global": scenarioNameBody,
+  "put /__sandbox/scenarios/bindings/{merchantId}": scenarioNameBody,
+  "post /__sandbox/clock": clockBody,
+  "post /__sandbox/reset": resetBody,
+  "post /__sandbox/payments/{transaction_id}/complete": completeBody,
+  "post /__sandbox/refunds/{ref}/settle": settleBody,
+  "post /__sandbox/payouts/{transaction_id}/fail": failPayoutBody,
+  "post /__sandbox/notifications/trigger": triggerBody,
+};
