@@ -68,7 +68,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
 /** --coverage-report PATH: PATH.json and PATH.md (a .json or .md ending is dropped first), all merchants. */
 export function writeCoverageReport(path: string, deps: Deps): void {
   const base = path.replace(/\.(json|md)$/i, "");
-  const report = deps.scenarios.coverage.report(undefined, (name) => deps.scenarios.get(name));
+  const report = deps.scenarios.coverage.report();
   mkdirSync(dirname(resolve(base)), { recursive: true });
   writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(`${base}.md`, coverageMarkdown(report));

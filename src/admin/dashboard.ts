@@ -107,7 +107,7 @@ export function dashboard(deps: Deps): Router {
 
   router.get("/ui/coverage", (req, res) => {
     const merchant = queryText(req, "merchant_id")?.trim() ?? "";
-    sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined, (name) => deps.scenarios.get(name)), merchant));
+    sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant));
   });
 
   router.get("/ui/payouts", async (req, res) => {

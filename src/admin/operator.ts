@@ -57,7 +57,7 @@ export function operatorApi(deps: Deps): Router {
 
   // which rules answered and which outcomes were never produced: ?merchant_id= (default: all), ?format=markdown
   router.get("/coverage", (req, res) => {
-    const report = deps.scenarios.coverage.report(queryText(req, "merchant_id"), (name) => deps.scenarios.get(name));
+    const report = deps.scenarios.coverage.report(queryText(req, "merchant_id"));
     if (queryText(req, "format") === "markdown") res.type("text/markdown; charset=utf-8").send(coverageMarkdown(report));
     else res.json(report);
   });

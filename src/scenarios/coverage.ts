@@ -48,6 +48,8 @@ function outcomeOf(shown: Shown, outcome: string, then: Then): string {
 
 export class Coverage {
   private readonly tallies = new Map<string, Tally>();
+  /** `scenarioOf` gives a scenario's rules (the registry's scenarios as they are now) */
+  constructor(private readonly scenarioOf: (name: string) => Scenario | undefined) {}
 
   private tally(merchantId: string): Tally {
     let t = this.tallies.get(merchantId);
@@ -81,13 +83,13 @@ export class Coverage {
     else this.tallies.delete(merchantId);
   }
 
-  /** One merchant's coverage, or every merchant's added up; `scenarioOf` gives a scenario's rules. */
-  report(merchantId: string | undefined, scenarioOf: (name: string) => Scenario | undefined): CoverageReport {
+  /** One merchant's coverage, or every merchant's added up. */
+  report(merchantId?: string): CoverageReport {
     const tallies = merchantId === undefined ? [...this.tallies.values()] : [this.tallies.get(merchantId)].filter((t): t is Tally => t !== undefined);
     const used = [...new Set(tallies.flatMap((t) => [...t.scenarios]))].sort();
     const answers = (rule: string) => tallies.reduce((n, t) => n + (t.rules.get(rule) ?? 0), 0);
     const scenarios = used.flatMap((name) => {
-      const s = scenarioOf(name);
+      const s = this.scenarioOf(name);
       return s ? [{ name, rules: s.rules.map((r) => ({ rule: `${r.from}/${r.id}`, answers: answers(`${r.from}/${r.id}`) })) }] : [];
     });
     const operations = (Object.keys(SECTIONS) as Shown[]).map((operation) => {

@@ -71,7 +71,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   let global = options.global;
   const bindings = new Map<string, string>();
   const counters = new NthCounters(NTH_COUNTER_LIMIT);
-  const coverage = new Coverage();
+  const coverage = new Coverage((name) => scenarios.get(name));
 
   function load(initial: boolean): string[] {
     const files = layeredScenarioFiles(options.dir).map(loadFile);
