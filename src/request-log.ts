@@ -65,6 +65,12 @@ export const REQUEST_LOG_CAPACITY = 5000;
 /** Of those, the most recent keep their bodies and headers too (for the HAR export). */
 export const EXCHANGE_CAPACITY = 1000;
 
+/** What is wrong with a filter's times (an unreadable since/until), to refuse it; undefined when fine. */
+export function filterProblem(f: RequestFilter): string | undefined {
+  const bad = (["since", "until"] as const).find((k) => f[k] !== undefined && Number.isNaN(Date.parse(f[k]!)));
+  return bad && `${bad} must be an ISO date-time such as 2026-11-24T10:00:00Z`;
+}
+
 /** The filter as one test; a bad value (an unreadable time, a status that is not one) matches nothing. */
 function matcher(f: RequestFilter): (e: RequestLogEntry) => boolean {
   const status = f.http_status?.toLowerCase();

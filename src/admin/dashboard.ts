@@ -12,6 +12,7 @@ import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from 
 import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboard/overview.js";
 import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
 import { coveragePage } from "../render/dashboard/coverage.js";
+import { filterProblem } from "../request-log.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-pages.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
@@ -94,9 +95,9 @@ export function dashboard(deps: Deps): Router {
   router.get("/ui/requests", (req, res) => {
     const f = { merchant_id: "", operation: "", http_status: "", since: "", until: "" };
     for (const k of Object.keys(f) as (keyof typeof f)[]) f[k] = queryText(req, k)?.trim() ?? "";
-    const badTime = (["since", "until"] as const).find((k) => f[k] !== "" && Number.isNaN(Date.parse(f[k])));
-    if (badTime) return sendHtml(res, 400, requestsPage([], f, `${badTime} must be an ISO date-time such as 2026-11-24T10:00:00Z`));
     const given = Object.fromEntries(Object.entries(f).filter(([, v]) => v !== ""));
+    const bad = filterProblem(given);
+    if (bad) return sendHtml(res, 400, requestsPage([], f, bad));
     sendHtml(res, 200, requestsPage(deps.requests.list({ ...given, limit: 100 }).reverse(), f));
   });
 

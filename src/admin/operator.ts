@@ -14,7 +14,7 @@ import { subscriptionsApi } from "./subscriptions.js";
 import { harOf } from "./har.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { packageVersion } from "../paths.js";
-import type { RequestFilter } from "../request-log.js";
+import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
 
 export function operatorApi(deps: Deps): Router {
   const router = Router();
@@ -36,23 +36,29 @@ export function operatorApi(deps: Deps): Router {
     until: queryText(req, "until"),
     limit: Math.min(Number(queryText(req, "limit") ?? 100) || 100, 5000),
   });
-  const badTime = (f: RequestFilter) => ["since", "until"].find((k) => f[k as "since"] !== undefined && Number.isNaN(Date.parse(f[k as "since"]!)));
+  /** The log's entries the query selects, or a 400 answered (undefined). */
+  const selected = (req: Request, res: Response): RequestLogEntry[] | undefined => {
+    const filter = requestFilter(req);
+    const bad = filterProblem(filter);
+    if (bad) {
+      problem(res, 400, "invalid_query", bad);
+      return undefined;
+    }
+    return deps.requests.list(filter);
+  };
 
   router.get("/requests", (req, res) => {
-    const filter = requestFilter(req);
-    const bad = badTime(filter);
-    if (bad) return problem(res, 400, "invalid_query", `${bad} must be an ISO date-time such as 2026-11-24T10:00:00Z`);
-    res.json({ requests: deps.requests.list(filter) });
+    const requests = selected(req, res);
+    if (requests) res.json({ requests });
   });
 
   // the same requests as HAR 1.2, for browsers' dev tools and API clients
   router.get("/requests.har", (req, res) => {
-    const filter = requestFilter(req);
-    const bad = badTime(filter);
-    if (bad) return problem(res, 400, "invalid_query", `${bad} must be an ISO date-time such as 2026-11-24T10:00:00Z`);
+    const requests = selected(req, res);
+    if (!requests) return;
     const origin = `${req.protocol}://${req.get("host") ?? "localhost"}`;
     res.setHeader("Content-Disposition", 'attachment; filename="sandgate-requests.har"');
-    res.json(harOf(deps.requests.list(filter), (id) => deps.requests.exchange(id), origin, packageVersion()));
+    res.json(harOf(requests, (id) => deps.requests.exchange(id), origin, packageVersion()));
   });
 
   // which rules answered and which outcomes were never produced: ?merchant_id= (default: all), ?format=markdown
