@@ -4,8 +4,10 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-/** package.json's version (read when asked: --version, the HAR export's creator) */
-export const packageVersion = (): string => (JSON.parse(readFileSync(resolve(packageRoot, "package.json"), "utf8")) as { version: string }).version;
+let version: string | undefined;
+/** package.json's version (read once, when first asked: --version, the OpenAPI document, the HAR export's creator) */
+export const packageVersion = (): string =>
+  (version ??= (JSON.parse(readFileSync(resolve(packageRoot, "package.json"), "utf8")) as { version: string }).version);
 export const dataDir = resolve(packageRoot, "data");
 /** the stylesheet and script of the payer pages and the dashboard */
 export const assetsDir = resolve(packageRoot, "assets");

@@ -30,9 +30,9 @@ const MAX_ADVANCE_MS = 3660 * 86_400_000;
 /** `{advance: "90s"}` or `{advance_seconds: 90}`: moves the sandbox clock forward and applies what fell due. */
 export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now: string; offset_ms: number; applied: number }>> {
   const parsed = clockBody.safeParse(raw ?? {});
-  const body = parsed.success ? parsed.data : {};
-  const ms = body.advance_seconds !== undefined && body.advance_seconds !== "" ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
-  if (!parsed.success || ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
+  const body = parsed.data;
+  const ms = !body ? undefined : body.advance_seconds !== undefined && body.advance_seconds !== "" ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
     return problem(400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
   }
   deps.clock.advance(ms);

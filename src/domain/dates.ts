@@ -12,7 +12,6 @@ function parts(d: Date) {
   };
 }
 
-/** YYYYMMDDhhmmss (query transaction_date, refund dates) */
 let lastTime = Number.NaN;
 let lastIso = "";
 /**
@@ -28,6 +27,7 @@ export function isoOf(date: Date): string {
   return lastIso;
 }
 
+/** YYYYMMDDhhmmss (query transaction_date, refund dates) */
 export function compactDate(iso: string): string {
   if (!iso) return "";
   const p = parts(new Date(iso));
