@@ -1,9 +1,18 @@
+import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+
+/** The suites that also run on two Sandgate processes sharing one Redis (requests alternating between them). */
+const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/refunds.test.ts", "test/scenarios-shipped.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts"];
+const HAS_REDIS = existsSync("/usr/bin/redis-server");
+if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: ["test/replicas.test.ts"] } },
+      ...(HAS_REDIS ? [{ extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"] } }] : []),
+    ],
   },
 });

@@ -15,6 +15,7 @@ import { paymentMethodsOptimise } from "./gateway/payment-methods-optimise.js";
 import { payout } from "./gateway/payout.js";
 import { mountOperation, type Operation } from "./http/operation.js";
 import { payerPages } from "./pages/payer-pages.js";
+import { inUnit } from "./http/in-unit.js";
 import { resultInfo } from "./codes.js";
 import { assetsDir, packageVersion } from "./paths.js";
 import { ASSETS_PATH } from "./render/layout.js";
@@ -31,7 +32,6 @@ export function createApp(deps: Deps): express.Express {
   const gateway = express.Router();
   for (const op of OPERATIONS) mountOperation(gateway, op, deps);
   app.use(gateway);
-  app.use(payerPages(deps));
   // the pages' stylesheet and script: public (the login page needs them), outside the admin guard
   app.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: false, maxAge: "1h" }));
   // the API's description is public, like health: it holds nothing of anyone's
@@ -39,6 +39,8 @@ export function createApp(deps: Deps): express.Express {
   app.get("/__sandbox/openapi.json", (_req, res) => {
     res.json((openApi ??= openApiDocument(OPERATIONS, packageVersion())));
   });
+  app.use(inUnit(deps));
+  app.use(payerPages(deps));
   app.use("/__sandbox", operatorApi(deps));
   app.use((req, res) => {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });

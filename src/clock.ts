@@ -4,6 +4,8 @@ export interface Clock {
   now(): Date;
   advance(ms: number): Date;
   offsetMs(): number;
+  /** with a shared store: the offset another replica set */
+  setOffset(ms: number): void;
 }
 
 export function createClock(realNow: () => number = Date.now): Clock {
@@ -15,5 +17,8 @@ export function createClock(realNow: () => number = Date.now): Clock {
       return new Date(realNow() + offset);
     },
     offsetMs: () => offset,
+    setOffset(ms) {
+      offset = ms;
+    },
   };
 }

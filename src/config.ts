@@ -22,6 +22,8 @@ export interface Config {
   notifySchedule: NotifySchedule;
   keepRunning: boolean;
   coverageReport: string | undefined;
+  redisUrl: string | undefined;
+  redisPrefix: string;
 }
 
 interface OptionSpec {
@@ -42,6 +44,15 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "scenarios", flag: "--scenarios", env: "SCENARIOS", kind: "string", description: "folder of scenario files" },
   { key: "fixtures", flag: "--fixtures", env: "FIXTURES", kind: "string", description: "folder of fixture JSON files (read-only initial state)" },
   { key: "data", flag: "--data", env: "DATA_FILE", kind: "string", description: "lowdb JSON file that keeps runtime state across restarts (default: memory only)" },
+  {
+    key: "redisUrl",
+    flag: "--redis-url",
+    env: "REDIS_URL",
+    kind: "string",
+    pattern: { re: /^rediss?:\/\/\S+$/i, describes: "a redis:// address such as redis://127.0.0.1:6379/0" },
+    description: "keep the state in Redis, shared by every Sandgate started with the same address and prefix (replicas behind a load balancer)",
+  },
+  { key: "redisPrefix", flag: "--redis-prefix", env: "REDIS_PREFIX", kind: "string", description: "prefix of Sandgate's Redis keys: one Redis can hold several separate sandboxes" },
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
   { key: "signatureMode", flag: "--signature-mode", env: "SIGNATURE_MODE", kind: "string", choices: ["lenient", "strict"], description: "lenient accepts any 64-hex encryption_data; strict checks it with the merchant's key" },
   { key: "strictMerchants", flag: "--strict-merchants", env: "STRICT_MERCHANTS", kind: "boolean", description: "refuse unknown merchant/account ids with 404 instead of provisioning them" },
@@ -91,6 +102,8 @@ export const DEFAULTS: Config = {
   notifySchedule: "fast",
   keepRunning: false,
   coverageReport: undefined,
+  redisUrl: undefined,
+  redisPrefix: "sandgate:",
 };
 
 export class ConfigError extends Error {
@@ -109,6 +122,7 @@ export function resolveConfig(
     if (raw === undefined || raw === "") continue;
     target[spec.key] = convert(spec, raw);
   }
+  if (config.data && config.redisUrl) throw new ConfigError("--data and --redis-url are two places for the same state: pick one");
   return config;
 }
 

@@ -52,9 +52,15 @@ export interface RequestFilter {
 }
 
 export interface RequestLog {
-  /** A fresh request id (X-Request-Id): req-1, req-2, ... per sandbox */
+  /** A fresh request id (X-Request-Id): req-1, req-2, ... per sandbox (req-<replica>-1, ... with a shared store) */
   nextId(): string;
   add(entry: RequestLogEntry, exchange?: Exchange): void;
+  /**
+   * With a shared store: this replica's ids carry its tag, and what it logs is handed to `publish`
+   * (which sends it to the other replicas); what they log arrives through addShared.
+   */
+  share(tag: string, publish: (entry: RequestLogEntry, exchange: Exchange | undefined) => void): void;
+  addShared(entry: RequestLogEntry, exchange?: Exchange): void;
   list(filter: RequestFilter): RequestLogEntry[];
   /** what went over the wire for a listed request, while it is among the most recent EXCHANGE_CAPACITY */
   exchange(id: string): Exchange | undefined;
@@ -96,19 +102,30 @@ export function createRequestLog(capacity = REQUEST_LOG_CAPACITY, exchangeCapaci
   let nextExchange = 0;
   let next = 0;
   let counter = 0;
+  let idPrefix = "req-";
+  let publish: ((entry: RequestLogEntry, exchange: Exchange | undefined) => void) | undefined;
+  function keep(entry: RequestLogEntry, exchange: Exchange | undefined): void {
+    ring[next] = entry;
+    next = (next + 1) % capacity;
+    if (exchange) {
+      const oldest = exchangeIds[nextExchange];
+      if (oldest !== undefined) exchanges.delete(oldest);
+      exchangeIds[nextExchange] = entry.id;
+      nextExchange = (nextExchange + 1) % exchangeCapacity;
+      exchanges.set(entry.id, exchange);
+    }
+  }
   return {
-    nextId: () => `req-${++counter}`,
+    nextId: () => `${idPrefix}${++counter}`,
     add(entry, exchange) {
-      ring[next] = entry;
-      next = (next + 1) % capacity;
-      if (exchange) {
-        const oldest = exchangeIds[nextExchange];
-        if (oldest !== undefined) exchanges.delete(oldest);
-        exchangeIds[nextExchange] = entry.id;
-        nextExchange = (nextExchange + 1) % exchangeCapacity;
-        exchanges.set(entry.id, exchange);
-      }
+      keep(entry, exchange);
+      publish?.(entry, exchange);
     },
+    share(tag, send) {
+      idPrefix = `req-${tag}-`;
+      publish = send;
+    },
+    addShared: keep,
     /** matching entries, oldest first, at most `limit` (the most recent ones) */
     list(filter) {
       const { limit = 100 } = filter;

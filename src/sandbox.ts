@@ -45,7 +45,10 @@ export const IN_PROCESS_LOG_LEVEL = "warn";
 export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const config: Config = { ...DEFAULTS, logLevel: IN_PROCESS_LOG_LEVEL, ...stripUndefined(options) };
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
-  const store = await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed });
+  const store = config.redisUrl
+    ? // loaded only when asked for: the Redis client is not part of a single process's start
+      await (await import("./store/redis-store.js")).openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, fixturesDir: config.fixtures, seed: config.seed })
+    : await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed });
   loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
   const scenarios = createRegistry({
     dir: config.scenarios,
@@ -60,9 +63,17 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const notifier = createNotifier({ config, store, clock, log });
   const payoutPricing = loadPayoutPricing(config.fixtures);
   const deps: Deps = { config, store, clock, log, requests: createRequestLog(), scenarios, notifier, payoutPricing };
+  store.share({ clock, scenarios, requests: deps.requests });
   // what fell due while nothing ran (a fixture subscription's deductions, ...) happens at boot
-  if (catchUp(store.records, clock.now(), store.ids, deps) > 0) await store.commit();
+  await applyDue(deps);
   return deps;
+}
+
+/** Applies what fell due on the sandbox clock, as one unit, and saves it. */
+async function applyDue(deps: Deps): Promise<void> {
+  await deps.store.unit(() => {
+    if (catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps) > 0) return deps.store.commit();
+  });
 }
 
 /** --coverage-report PATH: PATH.json and PATH.md (a .json or .md ending is dropped first), all merchants. */
@@ -88,10 +99,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.keepAliveTimeout = 5_000;
   // Time-driven changes (refund settlement, ...) happen even when nobody calls.
   const ticker = setInterval(() => {
-    if (catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps) > 0) {
-      deps.store.commit().catch((err: unknown) => deps.log.error({ err }, "state write failed"));
-    }
-    deps.notifier.tick();
+    applyDue(deps).then(
+      () => deps.notifier.tick(),
+      (err: unknown) => deps.log.error({ err }, "state write failed"),
+    );
   }, 1_000);
   ticker.unref();
   const { port } = server.address() as AddressInfo;

@@ -116,7 +116,7 @@ describe("direct payment result: the seed's element table", () => {
 
   test("recurring_deduction_time is one interval after the payment, in UTC", async () => {
     const now = new Date("2026-03-10T08:15:30.000Z");
-    const { app } = await makeApp({ clock: { now: () => now, advance: () => now, offsetMs: () => 0 } });
+    const { app } = await makeApp({ clock: { now: () => now, advance: () => now, offsetMs: () => 0, setOffset: () => undefined } });
     const res = await postAuthorise(app, directPayment({ subscription: { interval: "week", interval_count: "2" } }));
     const xml = parseXml(res.text);
     expect(textOf(xml.recurring_deduction_time)).toBe("2026-03-24 08:15:30");

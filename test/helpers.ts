@@ -2,12 +2,29 @@
 import { createHash } from "node:crypto";
 import request from "supertest";
 import { convert, create } from "xmlbuilder2";
+import type { Express } from "express";
 import { createApp } from "../src/app.js";
+import type { Deps } from "../src/deps.js";
+import type { Notification, Transaction } from "../src/store/types.js";
+import { REPLICA_MODE, replicaApp } from "./replica-helpers.js";
 import { createDeps, type SandboxOptions } from "../src/sandbox.js";
 import { signatureFields, type SignedOperation } from "../src/signature/signature.js";
 
-/** A fresh app over in-memory state built from the bundled fixtures. Logs are silent. */
-export async function makeApp(options: SandboxOptions = {}) {
+/**
+ * A fresh app over in-memory state built from the bundled fixtures. Logs are silent. In the
+ * replicas project: two Sandgate processes on a fresh prefix of one Redis, each request sent to
+ * the next one in turn; their deps are in those processes (a test that reads them skips there).
+ */
+export async function makeApp(options: SandboxOptions = {}): Promise<{ app: Express; deps: Deps }> {
+  if (REPLICA_MODE) {
+    const { app } = await replicaApp({ seed: "test-seed", ...options });
+    const elsewhere = new Proxy({} as Deps, {
+      get: () => {
+        throw new Error("deps live in the replica processes: give this test skipIf(REPLICA_MODE)");
+      },
+    });
+    return { app: app as unknown as Express, deps: elsewhere };
+  }
   const deps = await createDeps({ logLevel: "silent", seed: "test-seed", ...options });
   return { app: createApp(deps), deps };
 }
@@ -300,4 +317,16 @@ export function rootText(xml: string, name: string): string | undefined {
     if (child.nodeName === name) return child.textContent ?? "";
   }
   return undefined;
+}
+
+/** The stored transactions the operator API lists for these filters (merchant_id, order_no): what any replica holds. */
+export async function storedTransactions(app: Express, query: Record<string, string> = {}): Promise<Transaction[]> {
+  const res = await request(app).get("/__sandbox/transactions").query(query);
+  return (res.body as { transactions: Transaction[] }).transactions;
+}
+
+/** The notification outbox as the operator API lists it (merchant_id, event, state filters). */
+export async function storedNotifications(app: Express, query: Record<string, string> = {}): Promise<Notification[]> {
+  const res = await request(app).get("/__sandbox/notifications").query(query);
+  return (res.body as { notifications: Notification[] }).notifications;
 }

@@ -7,7 +7,7 @@ import request from "supertest";
 import { afterEach, describe, expect, test } from "vitest";
 import { createDeps, startSandbox, type Sandbox } from "../src/sandbox.js";
 import { scenarioSchemaJson } from "../src/scenarios/json-schema.js";
-import { ACME, directPayment, makeApp, parseXml } from "./helpers.js";
+import { ACME, directPayment, makeApp, parseXml, storedTransactions } from "./helpers.js";
 import { ENVELOPE, pay } from "./lifecycle-helpers.js";
 import { SHIPPED, scenarioDir } from "./scenario-helpers.js";
 
@@ -92,17 +92,17 @@ describe("rules", () => {
   }
 
   test("nth call for the same order_no: 500, then 503 that still takes effect, then success", async () => {
-    const { app, deps } = await appWithCustom();
+    const { app } = await appWithCustom();
     const body = directPayment({ order_no: `SEQ-${Date.now()}` });
-    const count = () => deps.store.data.transactions.filter((t) => t.order_no === body.order_no).length;
+    const count = async () => (await storedTransactions(app, { order_no: String(body.order_no) })).length;
     const first = await request(app).post("/v1/authorise").send(body);
     expect(first.status).toBe(500);
     expect(parseXml(first.text).result_info).toMatch(/^I0503:/);
     expect(first.headers["x-sandbox-rule"]).toBe("custom/first-500");
-    expect(count()).toBe(0); // a failed attempt has no effect
+    expect(await count()).toBe(0); // a failed attempt has no effect
     const second = await request(app).post("/v1/authorise").send(body);
     expect(second.status).toBe(503);
-    expect(count()).toBe(1); // process: true — the payment went through, the answer says otherwise
+    expect(await count()).toBe(1); // process: true — the payment went through, the answer says otherwise
     const third = await request(app).post("/v1/authorise").send(body);
     expect(third.status).toBe(200);
     expect(third.headers["x-sandbox-rule"]).toBe("custom/else");
@@ -214,8 +214,9 @@ describe("scenario files", () => {
     const dir = scenarioDir({
       "child.yaml": "name: child\ndescription: declines the catch-all\nextends: default\nrules:\n  - id: decline-everything-else\n    replaces: approve-everything-else\n    when: { operation: authorise }\n    then: { outcome: do_not_honor }\n",
     });
-    const { app, deps } = await makeApp({ scenarios: dir, scenario: "child" });
-    const ids = deps.scenarios.get("child")!.rules.map((r) => `${r.from}/${r.id}`);
+    const { app } = await makeApp({ scenarios: dir, scenario: "child" });
+    const child = (await request(app).get("/__sandbox/scenarios/child")).body as { rules: { from: string; id: string }[] };
+    const ids = child.rules.map((r) => `${r.from}/${r.id}`);
     expect(ids.indexOf("child/decline-everything-else")).toBeGreaterThan(ids.indexOf("default/visa-approve"));
     expect(ids).not.toContain("default/approve-everything-else");
     const res = await request(app).post("/v1/authorise").send(directPayment({ card: "5555555555554444" }));
@@ -307,14 +308,14 @@ describe("scenario files", () => {
 
 describe("faults leave no trace unless asked", () => {
   test("a 5xx rule without process leaves the batch unapplied", async () => {
-    const { app, deps } = await makeApp({
+    const { app } = await makeApp({
       scenarios: scenarioDir({ "down.json": { name: "down", description: "captures fail", rules: [{ id: "down", when: { operation: "capture", order_no: { present: false } }, then: { status: 502 } }] } }),
     });
     const p = await pay(app);
     const res = await request(app).post("/v1/capture").set("X-Sandbox-Scenario", "down").send({ ...ENVELOPE, capture_orders: [p] });
     expect(res.status).toBe(502);
     expect(res.body.return_status).toBe("0");
-    expect(deps.store.data.transactions.find((t) => t.transaction_id === p.transaction_id)!.state).toBe("authorised");
+    expect((await storedTransactions(app, { order_no: p.order_no }))[0]!.state).toBe("authorised");
   });
 });
 

@@ -2,7 +2,7 @@
 // per request with X-Sandbox-Scenario. The rule that decided is named in X-Sandbox-Rule.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { apmPayment, directPayment, makeApp, parseXml } from "./helpers.js";
+import { apmPayment, directPayment, makeApp, parseXml, storedNotifications, storedTransactions } from "./helpers.js";
 import { ENVELOPE, one, pay, paymentIn } from "./lifecycle-helpers.js";
 
 type Case = { scenario: string; card?: string; amount?: string; status: string; code: string; rule: RegExp };
@@ -114,13 +114,12 @@ describe("the scenario list", () => {
   });
 
   test("an unknown X-Sandbox-Scenario is refused in the operation's format", async () => {
-    const { app, deps } = await makeApp();
-    await request(app).get("/__sandbox/transactions"); // whatever was due at start happens first
-    const before = deps.store.data.transactions.length;
+    const { app } = await makeApp();
+    const before = (await storedTransactions(app)).length; // whatever was due at start happens first
     const res = await request(app).post("/v1/authorise").set("X-Sandbox-Scenario", "nope").send(directPayment());
     expect(res.status).toBe(400);
     expect(parseXml(res.text).result_info).toMatch(/^I0041:Unknown scenario: "nope"/);
-    expect(deps.store.data.transactions.length).toBe(before);
+    expect((await storedTransactions(app)).length).toBe(before);
     const json = await request(app).post("/v1/capture").set("X-Sandbox-Scenario", "nope").send({ ...ENVELOPE, capture_orders: [{}] });
     expect(json.status).toBe(400);
     expect(json.body).toMatchObject({ return_status: "0", return_message: expect.stringMatching(/^I0041:/) });
@@ -159,13 +158,13 @@ describe("payout-failures", () => {
 
 describe("notifications-chaos", () => {
   test("payment notifications are delayed 30 s and sent twice; refund notifications are dropped, also when the refund settles", async () => {
-    const { app, deps } = await makeApp();
+    const { app } = await makeApp();
     const notify_url = "http://127.0.0.1:9/hook"; // nothing listens: only what was queued matters here
     const chaos = { "X-Sandbox-Scenario": "notifications-chaos" };
     const paid = await request(app).post("/v1/authorise").set(chaos).send(directPayment({ notify_url, account_id: "A10002" }));
     expect(paid.headers["x-sandbox-rule"]).toBe("notifications-chaos/late-and-twice + default/visa-approve");
     const tx = String(parseXml(paid.text).transaction_id);
-    const payment = deps.store.data.notifications.find((n) => n.event === "payment.paid" && n.payload.data.transaction_id === tx)!;
+    const payment = (await storedNotifications(app, { event: "payment.paid" })).find((n) => n.payload.data.transaction_id === tx)!;
     expect(payment.behaviour).toEqual({ delay_seconds: 30, duplicate: 1, drop: false });
     expect(Date.parse(payment.due_at) - Date.parse(payment.created_at)).toBe(30_000);
     expect(payment.deliveries_left).toBe(2);
@@ -173,7 +172,7 @@ describe("notifications-chaos", () => {
     const order = { transaction_id: tx, order_no: String(parseXml(paid.text).order_no), currency: "USD", amount: "10.00", refund_amount: "5.00" };
     await request(app).post("/v1/refund").set(chaos).send({ ...ENVELOPE, account_id: "A10002", refund_orders: [order] });
     await request(app).post("/__sandbox/clock").send({ advance: "10s" });
-    const refunds = deps.store.data.notifications.filter((n) => n.event.startsWith("refund.") && n.payload.data.transaction_id === tx);
+    const refunds = (await storedNotifications(app)).filter((n) => n.event.startsWith("refund.") && n.payload.data.transaction_id === tx);
     expect(refunds.map((n) => [n.event, n.state])).toEqual([
       ["refund.accepted", "dropped"],
       ["refund.processed", "dropped"],
@@ -200,7 +199,7 @@ describe("APM e-mail markers of default", () => {
 
 describe("notifications-chaos on payouts", () => {
   test("a payout's notifications come three times, also when it completes later", async () => {
-    const { app, deps } = await makeApp();
+    const { app } = await makeApp();
     const res = await request(app)
       .post("/v1/payout")
       .set("X-Sandbox-Scenario", "notifications-chaos")
@@ -208,7 +207,7 @@ describe("notifications-chaos on payouts", () => {
     expect(res.body.status).toBe("PENDING");
     expect(res.headers["x-sandbox-rule"]).toBe("notifications-chaos/payouts-thrice + default/payout-completes-later");
     await request(app).post("/__sandbox/clock").send({ advance: "2h" });
-    const sent = deps.store.data.notifications.filter((n) => n.event.startsWith("payout."));
+    const sent = (await storedNotifications(app)).filter((n) => n.event.startsWith("payout."));
     expect(sent.map((n) => [n.event, n.behaviour.duplicate])).toEqual([
       ["payout.pending", 2],
       ["payout.completed", 2],

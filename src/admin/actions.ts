@@ -37,6 +37,7 @@ export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now
   }
   deps.clock.advance(ms);
   const applied = await bringUpToDate(deps);
+  if (!applied) await deps.store.commit(); // the clock itself (with a shared store, every replica's)
   return { value: { now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs(), applied } };
 }
 

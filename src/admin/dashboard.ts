@@ -122,9 +122,11 @@ export function dashboard(deps: Deps): Router {
   });
 
   // ---- actions: act, then 303 back with a message ----
-  const scenarioChange = (run: () => string) => (): Done<string> => {
+  const scenarioChange = (run: () => string) => async (): Promise<Done<string>> => {
     try {
-      return { value: run() };
+      const value = run();
+      await store.commit();
+      return { value };
     } catch (err) {
       if (err instanceof GatewayError) return { problem: { status: 404, error: "unknown_scenario", message: err.info } };
       throw err;
@@ -141,9 +143,10 @@ export function dashboard(deps: Deps): Router {
     return act(req, res, `${BASE}/`, scenarioChange(() => (registry.bind(merchant, text(req, "name")), text(req, "name"))), (name) => `Merchant ${merchant} now uses ${name}.`);
   });
 
-  router.post("/ui/scenarios/unbind", (req, res) => {
+  router.post("/ui/scenarios/unbind", async (req, res) => {
     const merchant = text(req, "merchant_id");
     const removed = registry.unbind(merchant);
+    if (removed) await store.commit();
     backTo(req, res, `${BASE}/`, removed ? { text: `Merchant ${merchant} follows the global scenario again.`, ok: true } : { text: `Merchant ${merchant} had no binding.`, ok: false });
   });
 

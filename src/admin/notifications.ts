@@ -25,7 +25,7 @@ export function notificationsApi(deps: Deps): Router {
 
   // Sends everything due now and waits (a hanging receiver holds it up to the attempt timeout).
   router.post("/notifications/deliver", async (_req, res) => {
-    await bringUpToDate(deps);
+    await store.unit(() => bringUpToDate(deps));
     const attempts = await notifier.drain();
     const count = (s: Notification["state"]) => store.data.notifications.filter((n) => n.state === s).length;
     res.json({ attempts, pending: count("pending"), delivered: count("delivered"), failed: count("failed"), dropped: count("dropped") });
@@ -40,11 +40,13 @@ export function notificationsApi(deps: Deps): Router {
       return problem(res, 400, "invalid_trigger", detail);
     }
     const { merchant_id, url, event, data, notify } = parsed.data;
-    if (deps.config.strictMerchants && !store.records.merchant(merchant_id)) {
-      return problem(res, 404, "merchant_not_found", `no merchant ${merchant_id} (--strict-merchants is on)`);
-    }
-    const created = enqueueNotification(store.records, store.ids, clock.now(), { merchantId: merchant_id, url, event, data, notify });
-    await store.commit();
+    const created = await store.unit(async () => {
+      if (deps.config.strictMerchants && !store.records.merchant(merchant_id)) return "unknown merchant" as const;
+      const queued = enqueueNotification(store.records, store.ids, clock.now(), { merchantId: merchant_id, url, event, data, notify });
+      await store.commit();
+      return queued;
+    });
+    if (created === "unknown merchant") return problem(res, 404, "merchant_not_found", `no merchant ${merchant_id} (--strict-merchants is on)`);
     const notification = created && (await notifier.deliver(created.notification_id));
     res.status(201).json({ notification });
   });

@@ -13,9 +13,11 @@ export function scenariosApi(deps: Deps): Router {
     const parsed = scenarioNameBody.safeParse(body ?? {});
     return parsed.success ? parsed.data.name : undefined;
   };
-  const guarded = (res: Response, fn: () => void) => {
+  /** Makes the change and saves it (with a shared store every replica follows it from now on); false when the name is unknown. */
+  const guarded = async (res: Response, fn: () => void) => {
     try {
       fn();
+      await deps.store.commit();
       return true;
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
@@ -40,21 +42,22 @@ export function scenariosApi(deps: Deps): Router {
   });
 
   // { "name": "declines" }: the scenario for every merchant without a binding
-  router.put("/scenarios/global", (req, res) => {
+  router.put("/scenarios/global", async (req, res) => {
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
-    if (guarded(res, () => registry.setGlobal(name))) res.json({ global: registry.global() });
+    if (await guarded(res, () => registry.setGlobal(name))) res.json({ global: registry.global() });
   });
 
   // { "name": "3ds" }: this merchant's requests use that scenario (unless a request sends X-Sandbox-Scenario)
-  router.put("/scenarios/bindings/:merchantId", (req, res) => {
+  router.put("/scenarios/bindings/:merchantId", async (req, res) => {
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
-    if (guarded(res, () => registry.bind(req.params.merchantId, name))) res.json({ merchant_id: req.params.merchantId, scenario: name });
+    if (await guarded(res, () => registry.bind(req.params.merchantId, name))) res.json({ merchant_id: req.params.merchantId, scenario: name });
   });
 
-  router.delete("/scenarios/bindings/:merchantId", (req, res) => {
+  router.delete("/scenarios/bindings/:merchantId", async (req, res) => {
     if (!registry.unbind(req.params.merchantId)) return problem(res, 404, "not_bound", `merchant ${req.params.merchantId} has no scenario binding`);
+    await deps.store.commit();
     res.json({ merchant_id: req.params.merchantId, scenario: registry.global() });
   });
 

@@ -9,6 +9,7 @@ import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, secretKeyOf, type Caller } from "../store/merchants.js";
+import { StoreUnavailable } from "../store/store.js";
 import { catchUp } from "../scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
@@ -82,41 +83,19 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
     const requestId = deps.requests.nextId();
     res.setHeader("X-Request-Id", requestId);
     let body: Body = {};
-    let caller: Caller | undefined;
-    let signature: SignatureCheck | null = null;
+    const seen: Seen = { signature: null, then: {} };
     let reply: Reply;
-    let then: Then = {};
     try {
       body = await readBody(req, res);
-      const merchantId = requireText(body, "merchant_id");
-      const accountId = requireText(body, "account_id");
-      caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
-      if (op.registeredIpOnly) checkRegisteredIp(caller, req.ip ?? "");
-      signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
-      const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
-      const now = deps.clock.now();
-      const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
-
-      const header = req.get("x-sandbox-scenario");
-      const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
-        deps.scenarios.decide({ operation, fields, merchantId, header, orderNo, fallback });
-      const view = op.scenarioView?.(body, caller, deps) ?? { operation: op.name, fields: body, fallback: "" };
-      const decision = decide(view.operation, view.fields, text(body.order_no), view.fallback);
-      then = decision.then;
-      reply = skipsProcessing(then)
-        ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body, op.emptyResult), status: then.status ?? 503 }
-        : await op.handle({ requestId, body, caller, signature, baseUrl, now, decision, decide }, deps);
-      reply.rule ??= decision.rule;
-      if (then.status !== undefined) reply.status = then.status;
-      if (caughtUp > 0) reply.changed = true;
-      if (caller.merchant.provisioned && deps.store.records.merchant(caller.merchant.merchant_id) !== caller.merchant) reply.changed = true;
-      caller.commitProvisioning();
-      if (reply.changed) await deps.store.commit();
+      // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
+      reply = await deps.store.unit(() => runOperation(op, deps, req, requestId, body, seen));
     } catch (err) {
-      if (!(err instanceof GatewayError)) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
-      const refusal = err instanceof GatewayError ? err : new GatewayError("internal_error", "see the server log");
+      const known = err instanceof GatewayError || err instanceof StoreUnavailable;
+      if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
+      const refusal = err instanceof GatewayError ? err : new GatewayError(known ? "store_unavailable" : "internal_error", known ? undefined : "see the server log");
       reply = refuse(op.format, refusal, body, op.emptyResult);
     }
+    const { caller, signature, then } = seen;
     const key = caller?.merchant.secret_key ?? secretKeyOf(deps.store.records, text(body.merchant_id));
     if (signature) res.setHeader("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
     if (reply.rule) res.setHeader("X-Sandbox-Rule", reply.rule);
@@ -124,6 +103,45 @@ export function mountOperation(router: Router, op: Operation, deps: Deps): void 
     record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, body, rendered, started));
     await deliver(res, rendered, then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
   });
+}
+
+/** What the answer needs to know of a request even when it was refused half-way. */
+interface Seen {
+  caller?: Caller;
+  signature: SignatureCheck | null;
+  then: Then;
+}
+
+/** Identify the caller → check the signature → decide → operation.handle → commit. */
+async function runOperation(op: Operation, deps: Deps, req: Request, requestId: string, body: Body, seen: Seen): Promise<Reply> {
+  const merchantId = requireText(body, "merchant_id");
+  const accountId = requireText(body, "account_id");
+  const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
+  seen.caller = caller;
+  if (op.registeredIpOnly) checkRegisteredIp(caller, req.ip ?? "");
+  const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
+  seen.signature = signature;
+  const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+  const now = deps.clock.now();
+  const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
+
+  const header = req.get("x-sandbox-scenario");
+  const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
+    deps.scenarios.decide({ operation, fields, merchantId, header, orderNo, fallback });
+  const view = op.scenarioView?.(body, caller, deps) ?? { operation: op.name, fields: body, fallback: "" };
+  const decision = decide(view.operation, view.fields, text(body.order_no), view.fallback);
+  const then = decision.then;
+  seen.then = then;
+  const reply: Reply = skipsProcessing(then)
+    ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body, op.emptyResult), status: then.status ?? 503 }
+    : await op.handle({ requestId, body, caller, signature, baseUrl, now, decision, decide }, deps);
+  reply.rule ??= decision.rule;
+  if (then.status !== undefined) reply.status = then.status;
+  if (caughtUp > 0) reply.changed = true;
+  if (caller.merchant.provisioned && deps.store.records.merchant(caller.merchant.merchant_id) !== caller.merchant) reply.changed = true;
+  caller.commitProvisioning();
+  if (reply.changed) await deps.store.commit();
+  return reply;
 }
 
 function requireText(body: Body, field: string): string {

@@ -3,6 +3,7 @@
 // and commits it. Due times use the sandbox clock, so advancing it (POST /__sandbox/clock) makes
 // retries due. Nothing is sent from emit(): the server's 1 s timer calls tick(), and drain(),
 // deliver() and resend() send and wait (operator calls, tests, CI).
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Deps } from "../deps.js";
 import type { Notification } from "../store/types.js";
@@ -26,6 +27,8 @@ const RESPONSE_CHARS = 500;
 const USER_AGENT = "Sandgate-Notifications/1";
 /** drain() and deliver() stop after this many rounds even if something keeps falling due */
 const MAX_ROUNDS = 50;
+/** a claim outlives the attempt's timeout by this much before another replica may take over */
+const CLAIM_SLACK_MS = 5_000;
 
 export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}): Notifier {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -36,31 +39,48 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   const inFlight = new Map<Notification, Promise<void>>();
   let attemptsMade = 0;
 
-  const find = (id: string) => deps.store.records.notification(id);
+  /** the notification as the store has it now (with a shared store: as every replica left it) */
+  const find = (id: string) => deps.store.unit(() => deps.store.records.notification(id));
+  const shared = deps.store.kind === "redis";
+  const replica = randomBytes(6).toString("hex");
+  /** another replica is sending it (its claim lapses if that replica dies) */
+  const claimedElsewhere = (n: Notification) => n.claim !== undefined && n.claim.by !== replica && Date.parse(n.claim.until) > Date.now();
   const stillStored = (n: Notification) => deps.store.records.notification(n.notification_id) === n;
 
   async function attempt(n: Notification, resend: boolean): Promise<void> {
     await slots.acquire();
     try {
-      // a reset may have removed it, or another attempt delivered it, while it waited
-      if (!stillStored(n) || (!resend && !isDue(n, deps.clock.now()))) return;
-      const number = n.attempts.length + 1;
-      const reason = resend ? "resend" : nextReason(n);
-      const at = deps.clock.now().toISOString();
+      // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
+      const taken = await deps.store.unit(() => {
+        // a reset may have removed it, or another attempt delivered it, while it waited
+        if (!stillStored(n) || (!resend && !isDue(n, deps.clock.now())) || claimedElsewhere(n)) return undefined;
+        if (shared) {
+          n.claim = { by: replica, until: new Date(Date.now() + timeoutMs + CLAIM_SLACK_MS).toISOString() };
+          deps.store.records.changed("notifications", n);
+        }
+        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString() };
+      });
+      if (!taken) return;
+      const { number, reason, at } = taken;
+      // ... the POST outside any unit (a slow receiver holds up nothing else) ...
       const refused = target.refusal(n.url);
       const outcome: AttemptOutcome = refused
         ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
         : await post(n, number, timeoutMs);
       attemptsMade++;
-      if (!stillStored(n)) return;
-      const { http_status, error, duration_ms, response_body } = outcome;
-      recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, deps.clock.now());
-      deps.store.records.changed("notifications", n);
-      deps.log.info(
-        { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
-        `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,
-      );
-      await deps.store.commit();
+      // ... and one to record what happened
+      await deps.store.unit(() => {
+        if (!stillStored(n)) return;
+        delete n.claim;
+        const { http_status, error, duration_ms, response_body } = outcome;
+        recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, deps.clock.now());
+        deps.store.records.changed("notifications", n);
+        deps.log.info(
+          { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
+          `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,
+        );
+        return deps.store.commit();
+      });
     } catch (err) {
       deps.log.error({ err, notification_id: n.notification_id }, "notification attempt could not be recorded");
     } finally {
@@ -107,14 +127,14 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       return attemptsMade - before;
     },
     async deliver(id) {
-      const n = find(id);
+      const n = await find(id);
       for (let round = 0; n && round < MAX_ROUNDS && (inFlight.has(n) || isDue(n, deps.clock.now())); round++) {
         await (inFlight.get(n) ?? run(n, false));
       }
       return n;
     },
     async resend(id) {
-      const n = find(id);
+      const n = await find(id);
       if (n) await run(n, true);
       return n;
     },

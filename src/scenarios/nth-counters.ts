@@ -7,17 +7,37 @@
 export class NthCounters {
   private young = new Map<string, number>();
   private old = new Map<string, number>();
+  /** with a shared store: the counts changed since they were last taken (undefined: not tracked) */
+  private changed: Map<string, number> | undefined;
   constructor(private readonly limit: number) {}
+
+  /** counts changed since the last call (tracking starts with the first call) */
+  takeChanged(): [string, number][] {
+    const out = this.changed ? [...this.changed] : [];
+    this.changed = new Map();
+    return out;
+  }
+
+  /** a count as another replica left it */
+  set(key: string, n: number): void {
+    this.young.set(key, n);
+    this.rotate();
+  }
 
   /** counts one more call for `key` and returns its number (1 for the first) */
   next(key: string): number {
     const n = (this.young.get(key) ?? this.old.get(key) ?? 0) + 1;
     this.young.set(key, n);
+    this.changed?.set(key, n);
+    this.rotate();
+    return n;
+  }
+
+  private rotate(): void {
     if (this.young.size >= this.limit / 2) {
       this.old = this.young;
       this.young = new Map();
     }
-    return n;
   }
 
   get size(): number {

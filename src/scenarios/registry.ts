@@ -48,7 +48,18 @@ export interface ScenarioRegistry {
   readonly coverage: Coverage;
   /** forgets nth-call counts (all, or one merchant's) */
   resetCounters(merchantId?: string): void;
+  /** with a shared store: what the replicas share of the scenario choice, and adopting theirs */
+  choice(): ScenarioChoice;
+  adopt(choice: ScenarioChoice): void;
+  /** with a shared store: nth-call counts changed since the last call, and setting one as another replica left it */
+  takeCounts(): [string, number][];
+  setCount(key: string, n: number): void;
   close(): void;
+}
+
+export interface ScenarioChoice {
+  global: string;
+  bindings: Record<string, string>;
 }
 
 /** "nth call" counts kept at most (one per merchant, operation and order_no): those unused longest are forgotten first. */
@@ -139,6 +150,15 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
         then,
       };
     },
+    choice: () => ({ global, bindings: Object.fromEntries(bindings) }),
+    adopt(choice) {
+      // a replica whose scenario folder lacks the name keeps its own until it has it
+      if (scenarios.has(choice.global)) global = choice.global;
+      bindings.clear();
+      for (const [merchantId, name] of Object.entries(choice.bindings)) bindings.set(merchantId, name);
+    },
+    takeCounts: () => counters.takeChanged(),
+    setCount: (key, n) => counters.set(key, n),
     resetCounters(merchantId) {
       counters.clear(merchantId === undefined ? undefined : `${merchantId}|`);
     },

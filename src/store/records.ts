@@ -16,6 +16,15 @@ export interface Repository {
   changed(collection: Collection, record: object): void;
   /** the records changed since the last call, each once, in the order they first changed */
   takeChanges(): { c: Collection; v: object }[];
+  /** the keys of records forgotten since the last call (old finished notifications) */
+  takeRemoved(): { c: Collection; k: string }[];
+  /**
+   * A record as another replica wrote it (shared store): copied onto the one held here with its key,
+   * so every index and every holder of it sees the new fields, or added when new. Not a change to commit.
+   */
+  apply(collection: Collection, record: object): void;
+  /** forgets a record another replica forgot */
+  forget(collection: Collection, key: string): void;
   merchant(merchantId: string): Merchant | undefined;
   addMerchant(merchant: Merchant): void;
 
@@ -113,6 +122,7 @@ export function createRepository(state: State): Repository {
   const notifications = new Map<string, Notification>();
   const pending = new Set<Notification>();
   const dirty = new Map<object, Collection>();
+  let removed: { c: Collection; k: string }[] = [];
 
   const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && Date.parse(r.due_at) === at);
   const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && Date.parse(p.due_at) === at);
@@ -160,6 +170,25 @@ export function createRepository(state: State): Repository {
     },
   };
 
+  /** The record held under a key, per collection. */
+  const lookup: { [C in Collection]: (key: string) => RecordOf<C> | undefined } = {
+    merchants: (k) => merchants.get(k),
+    transactions: (k) => transactions.get(k),
+    refunds: (k) => refunds.get(k),
+    tokens: (k) => tokens.get(k),
+    payouts: (k) => payouts.get(k),
+    subscriptions: (k) => subscriptions.get(k),
+    notifications: (k) => notifications.get(k),
+  };
+
+  /** After a record changed elsewhere: back into the due queue it may now belong to (stale entries are skipped when popped). */
+  const requeue: { [C in Collection]?: (record: RecordOf<C>) => void } = {
+    refunds: (r) => r.state === "accepted" && refundQueue.push(r, Date.parse(r.due_at)),
+    payouts: (p) => p.status === "PENDING" && p.due_at && payoutQueue.push(p, Date.parse(p.due_at)),
+    subscriptions: schedule,
+    notifications: (n) => n.state === "pending" && pending.add(n),
+  };
+
   /** A new record: into the state, its indexes, and the next commit. */
   function add<C extends Collection>(collection: C, record: RecordOf<C>): void {
     (state[collection] as RecordOf<C>[]).push(record);
@@ -176,6 +205,7 @@ export function createRepository(state: State): Repository {
       if (excess <= 0 || n.state === "pending") return true;
       excess--;
       notifications.delete(n.notification_id);
+      removed.push({ c: "notifications", k: n.notification_id });
       return false;
     });
   }
@@ -192,6 +222,33 @@ export function createRepository(state: State): Repository {
       const out = [...dirty].map(([v, c]) => ({ c, v }));
       dirty.clear();
       return out;
+    },
+    takeRemoved() {
+      const out = removed;
+      removed = [];
+      return out;
+    },
+    apply(collection, record) {
+      const key = (record as Record<string, string>)[KEY_FIELD[collection]]!;
+      const held = lookup[collection](key) as Record<string, unknown> | undefined;
+      if (!held) {
+        (state[collection] as object[]).push(record);
+        index[collection](record as never);
+        return;
+      }
+      for (const field of Object.keys(held)) if (!(field in record)) delete held[field];
+      Object.assign(held, record);
+      // keys never change, so only the due queues and the pending set can need it again
+      requeue[collection]?.(held as never);
+    },
+    forget(collection, key) {
+      if (collection !== "notifications") return;
+      const n = notifications.get(key);
+      if (!n) return;
+      notifications.delete(key);
+      pending.delete(n);
+      const at = state.notifications.indexOf(n);
+      if (at >= 0) state.notifications.splice(at, 1);
     },
     merchant: (id) => merchants.get(id),
     addMerchant: (m) => add("merchants", m),

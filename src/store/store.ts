@@ -12,18 +12,42 @@ import { dirname, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
 import { DataFile } from "lowdb/node";
 import { createIds, type Ids } from "../ids.js";
-import { loadFixtures, type Fixtures } from "./fixtures.js";
+import { loadFixtures } from "./fixtures.js";
+import { resetMerchant, stateFromFixtures } from "./initial-state.js";
 import { openJournal, replayJournal, type Journal } from "./journal.js";
 import { createRepository, type Repository } from "./records.js";
 import type { State } from "./types.js";
+import type { Clock } from "../clock.js";
+import type { ScenarioRegistry } from "../scenarios/registry.js";
+import type { RequestLog } from "../request-log.js";
+
+/** What replicas share besides records (the sandbox clock, the scenario choice, nth-call counts): handed to a shared store. */
+export interface SharedParts {
+  clock: Clock;
+  scenarios: ScenarioRegistry;
+  requests: RequestLog;
+}
 
 export interface Store {
+  /** "memory", "file" (--data) or "redis" (--redis-url: one state for every replica) */
+  readonly kind: "memory" | "file" | "redis";
   readonly data: State;
   /** the records with their indexes: how requests find, add and mark records */
   readonly records: Repository;
   readonly ids: Ids;
   /** writes what changed since the last commit (nothing to do in memory) */
   commit(): Promise<void>;
+  /**
+   * Runs `work` as one unit: everything it reads and changes, commits included, is atomic with
+   * respect to every other unit. In one process that is already so (handlers change state
+   * synchronously); with a shared store the unit waits for the sandbox-wide turn, starts from
+   * the latest state and its changes are visible to every replica when it ends. A unit opened
+   * inside another one is part of it. Work that waits on something slow (a notification's POST)
+   * stays outside units.
+   */
+  unit<T>(work: () => T | Promise<T>): Promise<T>;
+  /** a shared store keeps these in step across replicas (nothing to do otherwise) */
+  share(parts: SharedParts): void;
   /** Back to fixtures: all merchants, or only the records of one merchant. */
   reset(merchantId?: string): Promise<void>;
   /** a last snapshot, and the journal file removed */
@@ -38,6 +62,11 @@ export interface StoreOptions {
 
 export class StoreError extends Error {
   override name = "StoreError";
+}
+
+/** The shared store cannot be reached (or lost this replica's turn): the request is answered 503 I0050 and changes nothing. */
+export class StoreUnavailable extends Error {
+  override name = "StoreUnavailable";
 }
 
 /** A --data file that cannot be written, with what to do about it (the Docker image runs as uid 1000). */
@@ -55,10 +84,6 @@ function unwritable(file: string, err: NodeJS.ErrnoException): StoreError {
 
 /** The journal is folded into a new snapshot once it is this large and as large as the snapshot. */
 const MIN_SNAPSHOT_EVERY_BYTES = 4 * 1024 * 1024;
-
-function stateFromFixtures(fixtures: Fixtures, seed: string): State {
-  return { version: 1, seed, counters: {}, notifications: [], ...structuredClone(fixtures) };
-}
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const fixtures = loadFixtures(options.fixturesDir);
@@ -126,6 +151,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   });
 
   return {
+    kind: dataFile ? "file" : "memory",
+    unit: async (work) => work(),
+    share: () => undefined,
     get data() {
       return state();
     },
@@ -141,20 +169,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       if (merchantId === undefined) {
         db.data = initial;
         ids = createIds(initial.seed, initial.counters);
-      } else {
-        const keep = <T extends { merchant_id: string }>(current: T[], base: T[]) => [
-          ...current.filter((r) => r.merchant_id !== merchantId),
-          ...base.filter((r) => r.merchant_id === merchantId),
-        ];
-        const d = state();
-        d.merchants = keep(d.merchants, initial.merchants);
-        d.tokens = keep(d.tokens, initial.tokens);
-        d.transactions = keep(d.transactions, initial.transactions);
-        d.subscriptions = keep(d.subscriptions, initial.subscriptions);
-        d.refunds = keep(d.refunds, initial.refunds);
-        d.payouts = keep(d.payouts, initial.payouts);
-        d.notifications = keep(d.notifications, initial.notifications);
-      }
+      } else resetMerchant(state(), initial, merchantId);
       records = createRepository(state());
       await write.exclusive(snapshot);
     },
@@ -184,7 +199,7 @@ function serialised(write: () => Promise<void>): (() => Promise<void>) & { exclu
  * before it called) are on disk when its promise resolves, and the disk is synced once per write
  * rather than once per request.
  */
-function groupCommit(write: () => Promise<void>): () => Promise<void> {
+export function groupCommit(write: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
   let next: Promise<void> | undefined;
   const start = (): Promise<void> => {

@@ -268,4 +268,6 @@ export interface Notification {
   failures: number;
   /** why it failed or was dropped; empty otherwise */
   error: string;
+  /** with a shared store, while one replica sends it: which one, and until when (real time) the others leave it alone */
+  claim?: { by: string; until: string };
 }

@@ -1,0 +1,91 @@
+// Sandgate processes sharing one Redis (the "replicas" test project): started with the private
+// build, answering through one address that sends each request to the next replica in turn.
+import { spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { afterAll, inject } from "vitest";
+import { OPTIONS, type Config } from "../src/config.js";
+import type { SandboxOptions } from "../src/sandbox.js";
+
+/** Set in the replicas project: the lifecycle, concurrency and scenario suites then run on two processes sharing Redis. */
+export const REPLICA_MODE = Boolean(inject("redisUrl"));
+
+export interface Replica {
+  url: string;
+  child: ChildProcess;
+  /** stderr so far (a start that failed says why there) */
+  stderr(): string;
+}
+
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+});
+
+/** Starts `node dist/main.js` (the private build) with these flags; resolves with its address. */
+export function spawnSandgate(args: string[], env: Record<string, string> = {}): Promise<Replica> {
+  const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--host", "127.0.0.1", "--log-level", "warn", ...args], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child, stderr: () => err });
+    });
+    child.once("exit", (code) => reject(new Error(`sandgate exited ${code} before listening: ${err}`)));
+  });
+}
+
+let prefixes = 0;
+/** A Redis key prefix no other sandbox of this run uses. */
+export const freshPrefix = () => `t${process.pid}-${++prefixes}:`;
+
+/** Flags for the options a test would pass to createDeps; what a process cannot take (a test clock) fails the test. */
+function flagsOf(options: SandboxOptions): string[] {
+  const flags: string[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || key === "logLevel" || key === "logger" || key === "watchScenarios") continue;
+    const spec = OPTIONS.find((o) => o.key === (key as keyof Config));
+    if (!spec) throw new Error(`makeApp({ ${key} }) cannot be given to a separate process (replicas project)`);
+    if (spec.kind === "boolean") flags.push(`${spec.flag}`);
+    else flags.push(spec.flag, String(value));
+  }
+  return flags;
+}
+
+/** Two replicas on a fresh prefix of the run's Redis. */
+export async function replicaPair(options: SandboxOptions = {}): Promise<[Replica, Replica]> {
+  const args = ["--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix(), ...flagsOf(options)];
+  // started together: whichever takes the first turn seeds the prefix, the other loads it
+  return Promise.all([spawnSandgate(args), spawnSandgate(args)]);
+}
+
+/** One handler in front of the replicas: each request goes to the next one in turn (what supertest is given as `app`). */
+export function alternating(replicas: Replica[]): RequestListener {
+  let next = 0;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const target = new URL(req.url ?? "/", replicas[next++ % replicas.length]!.url);
+    const forward = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", (err) => {
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`replica unreachable: ${err.message}`);
+    });
+    req.pipe(forward);
+  };
+}
+
+/** What makeApp answers in the replicas project: the alternating front, and no in-process deps. */
+export async function replicaApp(options: SandboxOptions) {
+  const pair = await replicaPair(options);
+  return { app: alternating(pair), replicas: pair };
+}
