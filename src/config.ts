@@ -24,6 +24,8 @@ export interface Config {
   coverageReport: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** processes serving the port: "1", a number, or "auto" (one per core); more than one needs --redis-url */
+  workers: string;
 }
 
 interface OptionSpec {
@@ -51,6 +53,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     pattern: { re: /^rediss?:\/\/\S+$/i, describes: "a redis:// address such as redis://127.0.0.1:6379/0" },
     description: "keep the state in Redis, shared by every Sandgate started with the same address and prefix (replicas behind a load balancer)",
+  },
+  {
+    key: "workers",
+    flag: "--workers",
+    env: "WORKERS",
+    kind: "string",
+    pattern: { re: /^(auto|[1-9]\d{0,2})$/, describes: "a number of processes, or auto (one per core)" },
+    description: "processes serving the port, so Sandgate uses every core: a number, or auto (one per core); more than one needs --redis-url",
   },
   { key: "redisPrefix", flag: "--redis-prefix", env: "REDIS_PREFIX", kind: "string", description: "prefix of Sandgate's Redis keys: one Redis can hold several separate sandboxes" },
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
@@ -104,6 +114,7 @@ export const DEFAULTS: Config = {
   coverageReport: undefined,
   redisUrl: undefined,
   redisPrefix: "sandgate:",
+  workers: "1",
 };
 
 export class ConfigError extends Error {
@@ -123,6 +134,7 @@ export function resolveConfig(
     target[spec.key] = convert(spec, raw);
   }
   if (config.data && config.redisUrl) throw new ConfigError("--data and --redis-url are two places for the same state: pick one");
+  if (config.workers !== "1" && !config.redisUrl) throw new ConfigError("--workers needs --redis-url: each process would otherwise keep its own state");
   return config;
 }
 

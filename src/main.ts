@@ -1,15 +1,23 @@
 // The only file that listens and handles signals: `npm start`, `npx sandgate`, the Docker image.
 // first: the heap settings apply before anything else is loaded
 import "./heap.js";
+import cluster from "node:cluster";
+import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli.js";
+import type { Config } from "./config.js";
 import { startSandbox } from "./sandbox.js";
 
 async function main(): Promise<void> {
   const config = parseCommandLine(process.argv.slice(2), process.env);
+  const workers = config.workers === "auto" ? availableParallelism() : Number(config.workers);
+  if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers, config);
   const sandbox = await startSandbox(config);
   const { log } = sandbox.deps;
-  log.info({ url: sandbox.url, scenario: config.scenario, data: config.data ?? "memory" }, "sandgate ready");
-  process.stdout.write(`Sandgate listening on ${sandbox.url} (scenario ${config.scenario}, signatures ${config.signatureMode})\n`);
+  log.info({ url: sandbox.url, scenario: config.scenario, data: config.redisUrl ? "redis" : (config.data ?? "memory") }, "sandgate ready");
+  const ready = `Sandgate listening on ${sandbox.url} (scenario ${config.scenario}, signatures ${config.signatureMode})`;
+  // a worker tells the primary, which says it once for all of them
+  if (cluster.isWorker) process.send?.({ ready });
+  else process.stdout.write(`${ready}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -25,7 +33,43 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-  if (!config.keepRunning) stopWithParent(() => stop("parent gone"));
+  // a worker always stops with its primary
+  if (!config.keepRunning || cluster.isWorker) stopWithParent(() => stop("parent gone"));
+}
+
+/**
+ * --workers N: N processes serve the one port (node:cluster hands connections round-robin); they
+ * share state through Redis, so they are replicas like any other. One that dies is replaced.
+ */
+function superviseWorkers(count: number, config: Config): void {
+  let readyCount = 0;
+  let stopping = false;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on("message", (message: { ready?: string }) => {
+      if (message.ready && ++readyCount === count) process.stdout.write(`${message.ready.replace(/ \(/, ` (${count} workers, `)}\n`);
+    });
+  };
+  for (let i = 0; i < count; i++) fork();
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) {
+      if (!Object.keys(cluster.workers ?? {}).length) process.exit(0);
+      return;
+    }
+    process.stderr.write(`sandgate: worker ${worker.process.pid} stopped (${signal ?? `exit ${code}`})${readyCount ? "; starting another" : ""}\n`);
+    // a worker that fails before it ever listened (Redis unreachable, say) would fail again: stop
+    if (readyCount === 0) process.exit(1);
+    fork();
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  if (!config.keepRunning) stopWithParent(stop);
 }
 
 /**

@@ -69,12 +69,15 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     connectTimeout: 2_000,
     retryStrategy: (times) => Math.min(times * 100, 1_000),
   });
-  client.on("error", () => undefined); // reported by the commands that fail
+  let lastError: Error | undefined;
+  // while running, what fails is reported by the commands that fail (503 I0050)
+  client.on("error", (err: Error) => (lastError = err));
   try {
     await client.connect();
   } catch (err) {
     client.disconnect();
-    throw new StoreError(`cannot reach Redis at ${shown(options.url)} (${(err as Error).message}); start it, or check --redis-url`);
+    const why = lastError ?? (err as Error);
+    throw new StoreError(`cannot reach Redis at ${shown(options.url)} (${why.message}); start it, or check --redis-url`);
   }
 
   // EVALSHA, with the script sent again only if Redis lost it (a restart)

@@ -1,0 +1,268 @@
+// Several Sandgate processes on one Redis behave as one sandbox: what one does, the others see at
+// once; races across replicas have one winner; Redis going away costs 503s, not state; a replica
+// that dies loses nothing it acknowledged. Runs in the "replicas" project (real redis-server).
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import { afterAll, describe, expect, test } from "vitest";
+import { inject } from "vitest";
+import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
+import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
+import { freePort, startRedis } from "./redis-helpers.js";
+
+const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
+
+async function post(replica: Replica, path: string, body: Record<string, unknown>) {
+  const res = await fetch(`${replica.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, text: await res.text() };
+}
+const json = async (replica: Replica, path: string, init: RequestInit = {}) => {
+  const res = await fetch(`${replica.url}${path}`, { ...init, headers: { "content-type": "application/json", ...init.headers } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+/** Two (or more) replicas on a fresh prefix of the run's Redis. */
+async function replicas(n = 2, url = inject("redisUrl"), extra: string[] = []): Promise<Replica[]> {
+  const args = ["--redis-url", url, "--redis-prefix", freshPrefix(), "--seed", "replicas", ...extra];
+  return Promise.all(Array.from({ length: n }, () => spawnSandgate(args)));
+}
+
+async function authorised(replica: Replica, amount = "100.00") {
+  const body = directPayment({ amount });
+  const answer = parseXml((await post(replica, "/v1/authorise", body)).text);
+  expect(answer.result_info).toBe("0000:Success");
+  return { transaction_id: String(answer.transaction_id), order_no: String(body.order_no), currency: "USD", amount };
+}
+
+const statusOf = async (replica: Replica, transactionId: string) =>
+  String(JSON.parse((await post(replica, "/v1/retrievalTrans", { ...ENVELOPE, transaction_id: transactionId })).text).orders_list[0]?.payment_status);
+
+describe("replicas on one Redis", () => {
+  test("authorise on A, capture on B, refund on A, query on B; ids never collide", async () => {
+    const [a, b] = await replicas();
+    const p = await authorised(a!);
+    expect(JSON.parse((await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [p] })).text).capture_orders[0].capture_status).toBe("1");
+    const refund = JSON.parse((await post(a!, "/v1/refund", { ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "30.00" }] })).text).refund_orders[0];
+    expect(refund.refund_status).toBe("1");
+    expect(await statusOf(b!, p.transaction_id)).toBe("4000");
+    const search = JSON.parse((await post(b!, "/v1/retrievalRefund", { ...ENVELOPE, transaction_id: p.transaction_id })).text);
+    expect(search.refund_orders.map((r: Record<string, string>) => r.refund_reference_id)).toEqual([refund.refund_reference_id]);
+
+    // 40 payments at once, half on each: 40 different ids, each known to the other replica
+    const many = await Promise.all(Array.from({ length: 40 }, (_, i) => authorised(i % 2 ? a! : b!, "1.00")));
+    expect(new Set(many.map((m) => m.transaction_id)).size).toBe(40);
+    const seen = await Promise.all(many.map((m, i) => statusOf(i % 2 ? b! : a!, m.transaction_id)));
+    expect(seen.every((s) => s === "2000")).toBe(true);
+  });
+
+  test("captures and cancels of one payment racing on both replicas: exactly one wins", async () => {
+    const [a, b] = await replicas();
+    const p = await authorised(a!, "50.00");
+    const calls = Array.from({ length: 40 }, (_, i) => {
+      const on = i % 4 < 2 ? a! : b!;
+      return i % 2 === 0 ? post(on, "/v1/capture", { ...ENVELOPE, capture_orders: [p] }) : post(on, "/v1/cancel", { ...ENVELOPE, cancel_orders: [p] });
+    });
+    const results = (await Promise.all(calls)).map((r) => {
+      const order = (JSON.parse(r.text).capture_orders ?? JSON.parse(r.text).cancel_orders)[0];
+      return order.capture_status ?? order.cancel_status;
+    });
+    expect(results.filter((s) => s === "1")).toHaveLength(1);
+  });
+
+  test("60 refunds of 5.00 racing on both replicas over a 100.00 capture: exactly 20 accepted", async () => {
+    const [a, b] = await replicas();
+    const p = await authorised(a!);
+    await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [p] });
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => post(i % 2 ? a! : b!, "/v1/refund", { ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "5.00" }, { ...p, refund_amount: "5.00" }] })),
+    );
+    const accepted = responses.flatMap((r) => JSON.parse(r.text).refund_orders as Record<string, string>[]).filter((r) => r.refund_status === "1");
+    expect(accepted).toHaveLength(20);
+    expect(new Set(accepted.map((r) => r.refund_reference_id)).size).toBe(20);
+    const search = JSON.parse((await post(a!, "/v1/retrievalRefund", { ...ENVELOPE, transaction_id: p.transaction_id })).text);
+    const total = search.refund_orders.reduce((sum: number, r: Record<string, string>) => sum + Math.round(Number(r.refund_amount) * 100), 0);
+    expect(total).toBe(10_000);
+  });
+
+  test("a payout request_id replayed on both replicas at once pays once", async () => {
+    const [a, b] = await replicas();
+    const body = {
+      ...ENVELOPE,
+      request_id: crypto.randomUUID(),
+      payment_currency: "USD",
+      payment_amount: "100.00",
+      payment_method: "LOCAL",
+      beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "123456789", bank_country_code: "US" } },
+    };
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? a! : b!, "/v1/payout", body)));
+    const ids = new Set(answers.map((r) => JSON.parse(r.text).id ?? JSON.parse(r.text).transaction_id));
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    expect(ids.size).toBe(1);
+    const listed = await json(b!, `/__sandbox/payouts?request_id=${body.request_id}`);
+    expect(listed.body.payouts).toHaveLength(1);
+  });
+
+  test("a scenario switch, a binding, a clock advance and a reset made on one replica are in force on the other at once", async () => {
+    const [a, b] = await replicas();
+    expect((await json(a!, "/__sandbox/scenarios/global", { method: "PUT", body: JSON.stringify({ name: "declines" }) })).status).toBe(200);
+    const declined = parseXml((await post(b!, "/v1/authorise", directPayment())).text);
+    expect(declined.result_info).not.toBe("0000:Success");
+    expect((await json(b!, "/__sandbox/health")).body.scenario).toBe("declines");
+
+    await json(b!, `/__sandbox/scenarios/bindings/${ACME.merchant_id}`, { method: "PUT", body: JSON.stringify({ name: "happy-path" }) });
+    expect(parseXml((await post(a!, "/v1/authorise", directPayment())).text).result_info).toBe("0000:Success");
+
+    const before = Date.parse(String((await json(a!, "/__sandbox/health")).body.time));
+    const advanced = await json(b!, "/__sandbox/clock", { method: "POST", body: JSON.stringify({ advance: "2d" }) });
+    expect(advanced.body.offset_ms).toBe(2 * 86_400_000);
+    const after = Date.parse(String((await json(a!, "/__sandbox/health")).body.time));
+    expect(after - before).toBeGreaterThanOrEqual(2 * 86_400_000);
+
+    const p = await authorised(a!);
+    expect((await json(b!, "/__sandbox/reset", { method: "POST", body: "{}" })).status).toBe(200);
+    expect((await json(a!, `/__sandbox/transactions?order_no=${p.order_no}`)).body.transactions).toEqual([]); // gone on the other replica too
+    const fixtures = (await json(a!, "/__sandbox/transactions")).body.transactions as unknown[];
+    expect(fixtures.length).toBeGreaterThan(0);
+  });
+
+  test("the request log holds every replica's requests", async () => {
+    const [a, b] = await replicas();
+    const onA = directPayment();
+    const onB = directPayment();
+    await post(a!, "/v1/authorise", onA);
+    await post(b!, "/v1/authorise", onB);
+    for (const replica of [a!, b!]) {
+      const log = (await json(replica, "/__sandbox/requests?operation=authorise")).body.requests as { order_no: string; id: string }[];
+      const orders = log.map((e) => e.order_no);
+      expect(orders).toEqual(expect.arrayContaining([onA.order_no, onB.order_no]));
+      expect(new Set(log.map((e) => e.id)).size).toBe(log.length);
+    }
+  });
+
+  test("each notification attempt is made by one replica only", async () => {
+    const received: string[] = [];
+    const receiver: Server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d: Buffer) => (body += d.toString()));
+      req.on("end", () => {
+        received.push(String((JSON.parse(body) as { notification_id: string }).notification_id));
+        res.end("ok");
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
+    try {
+      const [a, b, c] = await replicas(3);
+      const notify_url = `http://127.0.0.1:${port}/hook`;
+      await Promise.all(Array.from({ length: 12 }, (_, i) => post([a!, b!, c!][i % 3]!, "/v1/authorise", directPayment({ notify_url, account_id: "A10002" }))));
+      // every replica's timer and an operator drain on each, all at once
+      await Promise.all([a!, b!, c!].map((r) => json(r, "/__sandbox/notifications/deliver", { method: "POST", body: "{}" })));
+      await new Promise((r) => setTimeout(r, 1_500));
+      const outbox = (await json(b!, "/__sandbox/notifications")).body.notifications as { notification_id: string; state: string; attempts: unknown[] }[];
+      expect(outbox).toHaveLength(12);
+      expect(outbox.every((n) => n.state === "delivered" && n.attempts.length === 1)).toBe(true);
+      expect(received.sort()).toEqual(outbox.map((n) => n.notification_id).sort());
+    } finally {
+      receiver.close();
+    }
+  });
+});
+
+describe("--workers", () => {
+  test("--workers 2 serves one port from two processes that share the store, and they stop with the primary", async () => {
+    const primary = await spawnSandgate(["--workers", "2", "--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix()]);
+    const p = await authorised(primary);
+    const captures = await Promise.all([1, 2].map(() => post(primary, "/v1/capture", { ...ENVELOPE, capture_orders: [p] })));
+    expect(captures.map((r) => JSON.parse(r.text).capture_orders[0].capture_status).sort()).toEqual(["0", "1"]);
+    // request ids carry the answering process's tag: both answered
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => fetch(`${primary.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })),
+    );
+    expect(new Set(answers.map((r) => r.headers.get("x-request-id")!.replace(/-\d+$/, ""))).size).toBe(2);
+    const exited = new Promise<number | null>((resolve) => primary.child.once("exit", resolve));
+    primary.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await expect(fetch(`${primary.url}/__sandbox/health`)).rejects.toThrow();
+  });
+
+  test("--workers without --redis-url is refused: each process would keep its own state", async () => {
+    await expect(spawnSandgate(["--workers", "2"])).rejects.toThrow(/--workers needs --redis-url/);
+  });
+});
+
+describe("replicas and failures", () => {
+  const ownRedis = startRedis();
+  afterAll(async () => (await ownRedis).close());
+
+  test("Redis stopped and started again: 503 I0050 in each format while it is away, then service as before", async () => {
+    const redis = await ownRedis;
+    const [a, b] = await replicas(2, redis.url);
+    const p = await authorised(a!);
+    await redis.stop();
+
+    const xml = await post(b!, "/v1/authorise", directPayment());
+    expect(xml.status).toBe(503);
+    expect(parseXml(xml.text).result_info).toBe("I0050:Sandbox store unavailable");
+    const batch = await post(a!, "/v1/capture", { ...ENVELOPE, capture_orders: [p] });
+    expect(batch.status).toBe(503);
+    expect(JSON.parse(batch.text)).toMatchObject({ return_status: "0", return_message: "I0050:Sandbox store unavailable" });
+    const operator = await fetch(`${a!.url}/__sandbox/transactions`);
+    expect(operator.status).toBe(503);
+    expect(await operator.json()).toEqual({ error: "store_unavailable", message: "I0050:Sandbox store unavailable" });
+    const page = await fetch(`${b!.url}/__sandbox/`);
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain("I0050:Sandbox store unavailable");
+
+    await redis.start();
+    // the client reconnects by itself (within a second or so)
+    let capture = "";
+    for (let i = 0; i < 50 && !capture; i++) {
+      const res = await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [p] });
+      if (res.status === 200) capture = JSON.parse(res.text).capture_orders[0].capture_status;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(capture).toBe("1"); // the payment authorised before the outage is still there
+    expect(await statusOf(a!, p.transaction_id)).toBe("3000");
+  });
+
+  test("kill -9 one replica under load: the other keeps answering and every acknowledged payment is there", async () => {
+    const redis = await ownRedis;
+    const [a, b] = await replicas(2, redis.url);
+    const acknowledged: string[] = [];
+    let failedOnB = 0;
+    let stop = false;
+    const client = async (replica: Replica, onB: boolean) => {
+      while (!stop) {
+        const res = await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }).catch(() => undefined);
+        if (!res) {
+          if (onB) failedOnB++;
+          if (!onB) return; // A is gone
+          continue;
+        }
+        const answer = parseXml(await res.text());
+        if (res.status === 200) acknowledged.push(String(answer.transaction_id));
+        else if (onB) failedOnB++;
+      }
+    };
+    const load = [client(a!, false), client(a!, false), client(b!, true), client(b!, true)];
+    await new Promise((r) => setTimeout(r, 700));
+    a!.child.kill("SIGKILL");
+    const countAtKill = acknowledged.length;
+    await new Promise((r) => setTimeout(r, 1_500)); // A's turn, if it held one, lapses within its 5 s lease at worst
+    stop = true;
+    await Promise.all(load);
+    expect(acknowledged.length).toBeGreaterThan(countAtKill); // B went on answering
+    expect(failedOnB).toBe(0);
+    const known = new Set(((await json(b!, "/__sandbox/transactions?merchant_id=M10001")).body.transactions as { transaction_id: string }[]).map((t) => t.transaction_id));
+    expect(acknowledged.filter((id) => !known.has(id))).toEqual([]);
+  }, 30_000);
+
+  test("Redis unreachable at start: a clear message and exit code 1", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/0 \\(.*ECONNREFUSED.*\\); start it, or check --redis-url`));
+  });
+});
