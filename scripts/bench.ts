@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
-import { coldStart, floorArgs, ROOT, sandgateArgs, startFloor, startSandgate, type Service } from "./bench/processes.js";
+import { coldStart, floorArgs, ROOT, sandgateArgs, startFloor, startRedisServer, startSandgate, type Service } from "./bench/processes.js";
 import { createPayments, SIG, WORKLOADS, type Context, type Step, type Workload } from "./bench/workloads.js";
 
 interface Options {
@@ -35,6 +35,9 @@ interface Run {
   /** share of answers that did what was asked (Sandgate only) */
   valid: number;
 }
+
+/** the workloads also measured on --workers 2 with Redis */
+const SHARED_WORKLOADS = ["W1", "W3"];
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -137,6 +140,10 @@ async function main(): Promise<void> {
   const floor = await startFloor();
   const memory = await startSandgate();
   const persisted = await startSandgate(["--data", join(dir, "state.json")]);
+  // --workers 2 on a shared Redis, against one process with lowdb (--data): W1 and W3
+  const redis = await startRedisServer(dir);
+  const shared = redis && (await startSandgate(["--workers", "2", "--redis-url", redis.url]));
+  if (!shared) log("redis-server not found (apt-get install redis-server): no --workers 2 + Redis figures");
   const results: Results = {};
   const rss: Record<string, number> = {};
   try {
@@ -152,6 +159,7 @@ async function main(): Promise<void> {
         keep(results, "memory", w, await onSandgate(memory, w, o));
         keep(results, "floor", w, await onFloor(floor, w, o));
         keep(results, "data", w, await onSandgate(persisted, w, o));
+        if (shared && SHARED_WORKLOADS.includes(w.id)) keep(results, "shared", w, await onSandgate(shared, w, o));
       }
     }
     rss.memory_after_fresh_runs = memory.rssMb();
@@ -176,7 +184,8 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([floor.stop(), memory.stop(), persisted.stop()]);
+    await Promise.all([floor.stop(), memory.stop(), persisted.stop(), shared?.stop()]);
+    await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 
@@ -210,6 +219,12 @@ async function main(): Promise<void> {
   });
   const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "valid", "--data req/s", "--data × memory"];
   if (o.large > 0) head.push(`${o.large} stored × fresh`, `CPU: ${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`);
+  const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
+    const one = med("data", w.id, (r) => r.rps);
+    const two = med("shared", w.id, (r) => r.rps);
+    return [`${w.id} ${w.title}`, fixed(one), fixed(two), fixed(two / one, 2), fixed(two / med("memory", w.id, (r) => r.rps), 2), fixed(med("shared", w.id, (r) => r.p99)), `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`];
+  });
+  const sharedHead = ["workload", "one process, --data req/s", "--workers 2 + Redis req/s", "× one process --data", "× one process in memory", "p99 ms", "valid"];
   const report = {
     measured_at: new Date().toISOString(),
     node: process.version,
@@ -224,6 +239,7 @@ async function main(): Promise<void> {
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(
     `${tableOf(head, rows)}\n\n` +
+      (results.shared ? `${tableOf(sharedHead, sharedRows)}\n\n` : "") +
       `cold start (spawn → first /v1/authorise answer), median of 3: Sandgate ${fixed(median(cold.sandgate))} ms, floor ${fixed(median(cold.floor))} ms\n` +
       `RSS just after that first answer: Sandgate ${median(cold.sandgateRss)} MB, floor ${median(cold.floorRss)} MB` +
       (rss.large
