@@ -4,8 +4,8 @@ export interface Clock {
   now(): Date;
   advance(ms: number): Date;
   offsetMs(): number;
-  /** with a shared store: the offset another replica set */
-  setOffset(ms: number): void;
+  /** with a shared store: the offset another replica set (a clock of your own without it is not shared) */
+  setOffset?(ms: number): void;
 }
 
 export function createClock(realNow: () => number = Date.now): Clock {

@@ -122,7 +122,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const settingsNow = (): Settings | undefined => parts && { clock_offset_ms: parts.clock.offsetMs(), scenario: parts.scenarios.choice() };
   const adopt = (s: Settings) => {
     if (!parts) return;
-    parts.clock.setOffset(s.clock_offset_ms);
+    parts.clock.setOffset?.(s.clock_offset_ms);
     parts.scenarios.adopt(s.scenario);
     lastSettings = JSON.stringify(settingsNow());
   };
