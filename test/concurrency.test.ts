@@ -6,25 +6,31 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
+import { REPLICA_MODE, replicaSandbox } from "./replica-helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sandgate-concurrency-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
 
-async function post(sandbox: Sandbox, path: string, body: Record<string, unknown>) {
+/** In the replicas project: two Sandgate processes on one Redis behind one address, each request to the next. */
+type Running = Pick<Sandbox, "url" | "close">;
+
+async function post(sandbox: Running, path: string, body: Record<string, unknown>) {
   const res = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { status: res.status, text: await res.text() };
 }
 
-async function paidPayment(sandbox: Sandbox, amount: string) {
+async function paidPayment(sandbox: Running, amount: string) {
   const body = directPayment({ amount });
   const tx = String(parseXml((await post(sandbox, "/v1/authorise", body)).text).transaction_id);
   const ref = { transaction_id: tx, order_no: String(body.order_no), currency: "USD", amount };
   return ref;
 }
 
-const start = (data?: string) => startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "concurrency", ...(data ? { data } : {}) });
+// with replicas, the --data file names a Redis prefix instead: starting again on it is a restart on the same state
+const start = (data?: string): Promise<Running> =>
+  REPLICA_MODE ? replicaSandbox(data ?? crypto.randomUUID()) : startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "concurrency", ...(data ? { data } : {}) });
 
 describe("concurrent clients", () => {
   test("60 overlapping refunds of 5.00 on 100.00 captured: exactly 20 accepted, totals exact, all kept after restart", async () => {

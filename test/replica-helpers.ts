@@ -1,7 +1,8 @@
 // Sandgate processes sharing one Redis (the "replicas" test project): started with the private
 // build, answering through one address that sends each request to the next replica in turn.
 import { spawn, type ChildProcess } from "node:child_process";
-import { request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { afterAll, inject } from "vitest";
 import { OPTIONS, type Config } from "../src/config.js";
 import type { SandboxOptions } from "../src/sandbox.js";
@@ -88,4 +89,36 @@ export function alternating(replicas: Replica[]): RequestListener {
 export async function replicaApp(options: SandboxOptions) {
   const pair = await replicaPair(options);
   return { app: alternating(pair), replicas: pair };
+}
+
+const prefixOfKey = new Map<string, string>();
+
+/**
+ * Two replicas behind one listening address (each request to the next replica), on the prefix
+ * named by `key`: a second call with the same key after close() is a restart on the same state.
+ */
+export async function replicaSandbox(key: string): Promise<{ url: string; close(): Promise<void> }> {
+  let prefix = prefixOfKey.get(key);
+  if (!prefix) prefixOfKey.set(key, (prefix = freshPrefix()));
+  const args = ["--redis-url", inject("redisUrl"), "--redis-prefix", prefix, "--seed", "replicas"];
+  const pair = await Promise.all([spawnSandgate(args), spawnSandgate(args)]);
+  const front = createServer(alternating(pair));
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
+    async close() {
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      await Promise.all(
+        pair.map(
+          ({ child }) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once("exit", () => resolve());
+              child.kill("SIGTERM");
+            }),
+        ),
+      );
+    },
+  };
 }

@@ -167,6 +167,53 @@ describe("replicas on one Redis", () => {
   });
 });
 
+describe("a replica that dies while it sends a notification", () => {
+  test("leaves the attempt to another once its claim lapses (the attempt's 5 s timeout + 5 s)", async () => {
+    let first = true;
+    let firstArrived: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (firstArrived = resolve));
+    const answered: string[] = [];
+    const receiver: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (first) {
+          first = false; // never answered: the replica sending it dies meanwhile
+          firstArrived();
+          return;
+        }
+        answered.push(String(req.headers["x-sandbox-attempt"]));
+        res.end("ok");
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
+    try {
+      const args = ["--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix()];
+      const a = await spawnSandgate(args);
+      await post(a, "/v1/authorise", directPayment({ notify_url: `http://127.0.0.1:${port}/hook`, account_id: "A10002" }));
+      await arrived; // A's timer claimed it and is posting it
+      const b = await spawnSandgate(args);
+      const claimed = ((await json(b, "/__sandbox/notifications")).body.notifications as { claim?: { until: string } }[])[0]!;
+      expect(claimed.claim).toBeDefined();
+      a.child.kill("SIGKILL");
+      const lapses = Date.parse(claimed.claim!.until);
+      let delivered: { state: string; attempts: unknown[] } | undefined;
+      while (!delivered && Date.now() < lapses + 5_000) {
+        await new Promise((r) => setTimeout(r, 250));
+        const [n] = (await json(b, "/__sandbox/notifications")).body.notifications as { state: string; attempts: unknown[] }[];
+        if (n!.state === "delivered") delivered = n;
+      }
+      expect(Date.now()).toBeGreaterThanOrEqual(lapses); // not before A's claim lapsed
+      expect(delivered).toMatchObject({ state: "delivered" });
+      expect(delivered!.attempts).toHaveLength(1); // A's attempt was never recorded: it died
+      expect(answered).toEqual(["1"]);
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  }, 30_000);
+});
+
 describe("--workers", () => {
   test("--workers 2 serves one port from two processes that share the store, and they stop with the primary", async () => {
     const primary = await spawnSandgate(["--workers", "2", "--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix()]);

@@ -23,7 +23,7 @@ const REFUSALS: [string, string][] = [
   ["404", "unknown merchant, account or token (with --strict-merchants)"],
   ["413", "body larger than --body-limit"],
   ["500", "a scenario rule's status, or an internal error"],
-  ["503", "a scenario rule's status"],
+  ["503", "a scenario rule's status, or I0050 when the shared store (--redis-url) cannot be reached"],
 ];
 
 function operationPaths(operations: readonly Operation[]): Json {
