@@ -14,7 +14,7 @@ import { createRequestLog } from "./request-log.js";
 import { createRegistry } from "./scenarios/registry.js";
 import { coverageMarkdown } from "./scenarios/coverage.js";
 import { createAdminClient, type AdminClient } from "./client.js";
-import { openStore } from "./store/store.js";
+import { openStore, StoreUnavailable } from "./store/store.js";
 import { loadPaymentMethods } from "./store/payment-methods.js";
 import { loadPayoutPricing } from "./store/payout-pricing.js";
 
@@ -98,10 +98,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   server.keepAliveTimeout = 5_000;
   // Time-driven changes (refund settlement, ...) happen even when nobody calls.
+  // a shared store that is away is said once when it goes and once when it is back, not every second
+  let away = false;
   const ticker = setInterval(() => {
     applyDue(deps).then(
-      () => deps.notifier.tick(),
-      (err: unknown) => deps.log.error({ err }, "state write failed"),
+      () => {
+        if (away) deps.log.warn("shared store reachable again");
+        away = false;
+        deps.notifier.tick();
+      },
+      (err: unknown) => {
+        if (!(err instanceof StoreUnavailable)) deps.log.error({ err }, "state write failed");
+        else if (!away) deps.log.warn({ err: err.message }, "shared store unavailable: requests answer 503 I0050 until it is back");
+        away = err instanceof StoreUnavailable;
+      },
     );
   }, 1_000);
   ticker.unref();
