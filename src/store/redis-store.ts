@@ -19,6 +19,7 @@ import { resetMerchant, stateFromFixtures } from "./initial-state.js";
 import { KEY_FIELD, type Collection } from "./journal.js";
 import { createRepository, type Repository } from "./records.js";
 import { ACQUIRE, COMMIT, RELEASE } from "./redis-scripts.js";
+import { createTurns } from "./turns.js";
 import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store } from "./store.js";
 import type { State } from "./types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
@@ -48,8 +49,6 @@ interface Entry {
 
 /** How long a turn survives a replica that stopped answering (each commit renews it). */
 const LEASE_MS = 5_000;
-/** A replica opens new units on the turn it holds for this long, then lets the others have one. */
-const TURN_MS = 10;
 const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
 
 /** The address without its password, for messages. */
@@ -282,61 +281,17 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     if (settingsChanged) lastSettings = settingsText;
   }
 
-  // ---- turns: who may open units now ----
-  let holding = false;
-  let ending = false;
-  let heldSince = 0;
-  let open = 0;
-  let acquiring = false;
-  let waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
-
-  function pump(): void {
-    if (acquiring || holding || !waiting.length) return;
-    acquiring = true;
-    acquire().then(
-      () => {
-        acquiring = false;
-        holding = true;
-        heldSince = performance.now();
-        const admitted = waiting;
-        waiting = [];
-        open += admitted.length;
-        for (const w of admitted) w.resolve();
-      },
-      (err: unknown) => {
-        acquiring = false;
-        const refused = waiting;
-        waiting = [];
-        for (const w of refused) w.reject(unavailable(err));
-      },
-    );
-  }
-
-  function turn(): Promise<void> {
-    if (holding && !ending && performance.now() - heldSince < TURN_MS) {
-      open++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      waiting.push({ resolve, reject });
-      pump();
-    });
-  }
-
-  function leave(): void {
-    if (--open > 0) return;
-    ending = true;
-    write(true)
-      .catch(() => {
+  const turns = createTurns(
+    () => acquire().catch((err: unknown) => Promise.reject(unavailable(err))),
+    () =>
+      write(true).catch(() => {
         epoch = ""; // what this copy holds may differ from Redis now: load it all next turn
-        return releaseScript(key("lock"), token).catch(() => undefined);
-      })
-      .finally(() => {
-        holding = false;
-        ending = false;
-        pump();
-      });
-  }
+        return releaseScript(key("lock"), token).then(
+          () => undefined,
+          () => undefined,
+        );
+      }),
+  );
 
   const commitInTurn = groupCommit(async () => {
     try {
@@ -349,13 +304,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
 
   async function unit<T>(work: () => T | Promise<T>): Promise<T> {
     if (inside.getStore()) return work();
-    await turn();
+    await turns.enter();
     try {
       const result = await inside.run(true, work);
       await commitInTurn();
       return result;
     } finally {
-      leave();
+      turns.leave();
     }
   }
 
@@ -385,7 +340,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       parts.scenarios.takeCounts(); // counts are tracked from now on
       if (loadedSettings) adopt(loadedSettings);
     },
-    commit: () => (holding && inside.getStore() ? commitInTurn() : unit(() => undefined)),
+    commit: () => (turns.holding && inside.getStore() ? commitInTurn() : unit(() => undefined)),
     async reset(merchantId) {
       await unit(async () => {
         const initial = stateFromFixtures(fixtures, state.seed);

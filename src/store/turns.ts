@@ -1,0 +1,77 @@
+// Who may open units of work now, for the shared store: this replica holds the sandbox-wide turn
+// or waits for it. Units that arrive while it holds the turn run on it at once (for TURN_MS at
+// most, so the other replicas get theirs); the others wait, and the first of them takes the next
+// turn for all. When the last open unit ends, the turn is given back (`finish`), and taken again
+// if units are waiting.
+
+/** A replica opens new units on the turn it holds for this long, then lets the others have one. */
+export const TURN_MS = 10;
+
+export interface Turns {
+  /** resolves when this unit may run (rejects when the turn cannot be had: the store is away) */
+  enter(): Promise<void>;
+  /** the unit is done; the last one out gives the turn back */
+  leave(): void;
+  /** true while this replica holds the turn */
+  readonly holding: boolean;
+}
+
+/**
+ * `take` waits for the turn and brings the copy up to date; `finish` writes what is left and gives
+ * the turn back (it must not throw).
+ */
+export function createTurns(take: () => Promise<void>, finish: () => Promise<void>): Turns {
+  let holding = false;
+  let ending = false;
+  let heldSince = 0;
+  let open = 0;
+  let taking = false;
+  let waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+
+  function next(): void {
+    if (taking || holding || !waiting.length) return;
+    taking = true;
+    take().then(
+      () => {
+        taking = false;
+        holding = true;
+        heldSince = performance.now();
+        const admitted = waiting;
+        waiting = [];
+        open += admitted.length;
+        for (const w of admitted) w.resolve();
+      },
+      (err: unknown) => {
+        taking = false;
+        const refused = waiting;
+        waiting = [];
+        for (const w of refused) w.reject(err);
+      },
+    );
+  }
+
+  return {
+    get holding() {
+      return holding;
+    },
+    enter() {
+      if (holding && !ending && performance.now() - heldSince < TURN_MS) {
+        open++;
+        return Promise.resolve();
+      }
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        next();
+      });
+    },
+    leave() {
+      if (--open > 0) return;
+      ending = true;
+      void finish().finally(() => {
+        holding = false;
+        ending = false;
+        next();
+      });
+    },
+  };
+}
