@@ -6,6 +6,9 @@
 // live, ~500 MB resident). So growth is held to HELD_GROWING_PERCENT only while the live heap is
 // large: measured right after each full collection (when the heap holds what is live, not garbage
 // yet to be collected), with a gap between the two thresholds so it does not flap.
+// The young generation's size can only be set when the process starts: `npm start` and the Docker
+// image run `node --max-semi-space-size=4` (4 MB semi-spaces instead of 16: with 100,000 payments
+// stored, ~246 MB resident instead of ~279, for about 5 % more CPU per request, within the noise).
 import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 
