@@ -8,7 +8,7 @@ import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
 import { DEFAULTS, type Config } from "./config.js";
 import type { Deps } from "./deps.js";
-import { catchUp } from "./scheduler.js";
+import { bringUpToDate } from "./scheduler.js";
 import { createNotifier } from "./notify/dispatcher.js";
 import { createRequestLog } from "./request-log.js";
 import { createRegistry } from "./scenarios/registry.js";
@@ -70,11 +70,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
 }
 
 /** Applies what fell due on the sandbox clock, as one unit, and saves it. */
-async function applyDue(deps: Deps): Promise<void> {
-  await deps.store.unit(() => {
-    if (catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps) > 0) return deps.store.commit();
-  });
-}
+const applyDue = (deps: Deps) => deps.store.unit(() => bringUpToDate(deps));
 
 /** --coverage-report PATH: PATH.json and PATH.md (a .json or .md ending is dropped first), all merchants. */
 export function writeCoverageReport(path: string, deps: Deps): void {

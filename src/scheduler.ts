@@ -1,6 +1,7 @@
 // Time-driven changes: whatever is due by `now` happens before anything reads or writes state.
 // Called by every gateway request, by the operator API, and by a timer while the server runs.
 // The domain makes the changes; this is where they are turned into notifications.
+import type { Deps } from "./deps.js";
 import type { Ids } from "./ids.js";
 import type { Repository } from "./store/records.js";
 import { refundEvent, subscriptionEvent } from "./notify/events.js";
@@ -24,5 +25,12 @@ export function catchUp(records: Repository, now: Date, ids: Ids, effects: TimeE
     records.changed("payouts", p);
     notifyPayout(p, effects.notifier, p.notify);
   });
+  return changed;
+}
+
+/** Applies what fell due on the sandbox clock and saves it (before an operator reads or acts, and on the server's timer); returns how many records changed. */
+export async function bringUpToDate(deps: Deps): Promise<number> {
+  const changed = catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps);
+  if (changed) await deps.store.commit();
   return changed;
 }

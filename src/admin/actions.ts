@@ -12,7 +12,7 @@ import { notifyRefund } from "../notify/events.js";
 import { finishPayment } from "../pages/finish.js";
 import type { Payout, Refund, Subscription, Transaction } from "../store/types.js";
 import { parseDuration } from "./duration.js";
-import { bringUpToDate } from "./shared.js";
+import { bringUpToDate } from "../scheduler.js";
 import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "./bodies.js";
 
 export interface Problem {

@@ -16,7 +16,8 @@ import { filterProblem } from "../request-log.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-pages.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
-import { bringUpToDate, queryText } from "./shared.js";
+import { queryText } from "./shared.js";
+import { bringUpToDate } from "../scheduler.js";
 
 const LIST_LIMIT = 200;
 

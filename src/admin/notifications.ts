@@ -2,7 +2,8 @@
 // everything due now" for CI. Mounted by operatorApi (guard and JSON body parser included).
 import { Router } from "express";
 import type { Deps } from "../deps.js";
-import { bringUpToDate, problem, queryText, whereQuery } from "./shared.js";
+import { problem, queryText, whereQuery } from "./shared.js";
+import { bringUpToDate } from "../scheduler.js";
 import { triggerBody } from "./bodies.js";
 import { enqueueNotification } from "../notify/outbox.js";
 import type { Notification } from "../store/types.js";

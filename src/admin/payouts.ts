@@ -2,7 +2,8 @@
 // FAILED now (each change notifies the payout's notify_url). Errors: { error, message }.
 import { Router } from "express";
 import type { Deps } from "../deps.js";
-import { answerJson, bringUpToDate, whereQuery } from "./shared.js";
+import { answerJson, whereQuery } from "./shared.js";
+import { bringUpToDate } from "../scheduler.js";
 import { settlePayoutNow } from "./actions.js";
 import { payoutResponse } from "../gateway/payout-response.js";
 import type { Payout } from "../store/types.js";

@@ -1,7 +1,5 @@
-// What every /__sandbox router needs: the error shape, query filters, and bringing state up to date.
+// What every /__sandbox router needs: the error shape and query filters.
 import type { Request, Response } from "express";
-import type { Deps } from "../deps.js";
-import { catchUp } from "../scheduler.js";
 import type { Done } from "./actions.js";
 
 /** Operator errors are `{ error, message }` JSON. */
@@ -23,11 +21,4 @@ export const queryText = (req: Request, name: string): string | undefined => {
 export function whereQuery<T extends object>(req: Request, records: readonly T[], fields: readonly (keyof T & string)[]): T[] {
   const wanted = fields.map((f) => [f, queryText(req, f)] as const).filter(([, v]) => v !== undefined);
   return records.filter((r) => wanted.every(([f, v]) => r[f] === v));
-}
-
-/** Applies what fell due on the sandbox clock (and saves it) before an operator reads or acts; returns how many records changed. */
-export async function bringUpToDate(deps: Deps): Promise<number> {
-  const changed = catchUp(deps.store.records, deps.clock.now(), deps.store.ids, deps);
-  if (changed) await deps.store.commit();
-  return changed;
 }

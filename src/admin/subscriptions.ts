@@ -4,7 +4,8 @@
 import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { answerJson, bringUpToDate, whereQuery } from "./shared.js";
+import { answerJson, whereQuery } from "./shared.js";
+import { bringUpToDate } from "../scheduler.js";
 import { chargeSubscriptionNow } from "./actions.js";
 
 export function subscriptionsApi(deps: Deps): Router {
