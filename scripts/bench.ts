@@ -16,7 +16,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
-import { coldStart, floorArgs, ROOT, sandgateArgs, startFloor, startRedisServer, startSandgate, type Service } from "./bench/processes.js";
+import { coldStart, floorArgs, ROOT, sandgateArgs, startFloor, startSandgate, type Service } from "./bench/processes.js";
+import { HAS_REDIS, startRedis } from "./redis-server.js";
 import { createPayments, SIG, WORKLOADS, type Context, type Step, type Workload } from "./bench/workloads.js";
 
 interface Options {
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
   const memory = await startSandgate();
   const persisted = await startSandgate(["--data", join(dir, "state.json")]);
   // --workers 2 on a shared Redis, against one process with lowdb (--data): W1 and W3
-  const redis = await startRedisServer(dir);
+  const redis = HAS_REDIS ? await startRedis() : undefined;
   const shared = redis && (await startSandgate(["--workers", "2", "--redis-url", redis.url]));
   if (!shared) log("redis-server not found (apt-get install redis-server): no --workers 2 + Redis figures");
   const results: Results = {};
@@ -185,7 +186,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all([floor.stop(), memory.stop(), persisted.stop(), shared?.stop()]);
-    await redis?.stop();
+    await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startRedis } from "./redis-helpers.js";
+import { startRedis } from "../scripts/redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
 import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
-import { freePort, startRedis } from "./redis-helpers.js";
+import { freePort, startRedis } from "../scripts/redis-server.js";
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
 

@@ -1,8 +1,7 @@
 // The processes the bench measures, each started as its own process (never in the load
 // generator's): Sandgate as users run it (node dist/main.js) and the Express floor.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { resolve } from "node:path";
 
@@ -101,31 +100,3 @@ export async function coldStart(args: string[], probe: { path: string; body: str
   return { ms, rssMb };
 }
 
-/** Debian's redis-server for the shared-store figures: a free port, a temporary folder, append-only file on (fsync every second, Redis's default). */
-export async function startRedisServer(dir: string): Promise<{ url: string; stop(): Promise<void> } | undefined> {
-  if (!existsSync("/usr/bin/redis-server")) return undefined;
-  const port = await new Promise<number>((done) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
-  const child = spawn("/usr/bin/redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""], { stdio: "ignore" });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((done) => {
-      const socket = connect(port, "127.0.0.1", () => (socket.end(), done(true)));
-      socket.on("error", () => done(false));
-    });
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: `redis://127.0.0.1:${port}/0`,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
-        child.on("exit", () => done());
-        child.kill("SIGTERM");
-      }),
-  };
-}

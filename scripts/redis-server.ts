@@ -1,5 +1,6 @@
-// A real Redis for the shared-store tests: Debian's redis-server, started on a free port with its
-// own folder (append-only file on, so a restart keeps what was written), stopped at the end.
+// A real Redis for the shared-store tests and the bench: Debian's redis-server, started on a free
+// port with its own folder (append-only file on, fsync every second as Redis does by default, so a
+// restart keeps what was written), stopped at the end.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
