@@ -51,12 +51,13 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     await slots.acquire();
     try {
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
-      const taken = await deps.store.unit(() => {
+      const taken = await deps.store.unit(async () => {
         // a reset may have removed it, or another attempt delivered it, while it waited
         if (!stillStored(n) || (!resend && !isDue(n, deps.clock.now())) || claimedElsewhere(n)) return undefined;
         if (shared) {
           n.claim = { by: replica, until: new Date(Date.now() + timeoutMs + CLAIM_SLACK_MS).toISOString() };
           deps.store.records.changed("notifications", n);
+          await deps.store.commit(); // the claim is in Redis before the POST goes out
         }
         return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString() };
       });

@@ -109,7 +109,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     lastRequest = last ?? lastRequest;
     for (const text of logged) {
       const { entry, exchange } = JSON.parse(text) as { entry: RequestLogEntry; exchange?: Exchange };
-      if (!entry.id.startsWith(`req-${tag}-`)) parts?.requests.addShared(entry, exchange);
+      if (!entry.id.startsWith(`req-${tag}-`)) parts.requests.addShared(entry, exchange);
     }
   }
 
@@ -302,13 +302,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     }
   });
 
+  // As in one process, a unit's changes are saved by its commit() calls (made before answering);
+  // what it changed without one (nth-call counts of a query, say) is written when the turn ends,
+  // before any other replica can take it.
   async function unit<T>(work: () => T | Promise<T>): Promise<T> {
     if (inside.getStore()) return work();
     await turns.enter();
     try {
-      const result = await inside.run(true, work);
-      await commitInTurn();
-      return result;
+      return await inside.run(true, work);
     } finally {
       turns.leave();
     }
@@ -340,7 +341,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       parts.scenarios.takeCounts(); // counts are tracked from now on
       if (loadedSettings) adopt(loadedSettings);
     },
-    commit: () => (turns.holding && inside.getStore() ? commitInTurn() : unit(() => undefined)),
+    commit: () => (turns.holding && inside.getStore() ? commitInTurn() : unit(commitInTurn)),
     async reset(merchantId) {
       await unit(async () => {
         const initial = stateFromFixtures(fixtures, state.seed);

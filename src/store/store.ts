@@ -41,8 +41,8 @@ export interface Store {
    * Runs `work` as one unit: everything it reads and changes, commits included, is atomic with
    * respect to every other unit. In one process that is already so (handlers change state
    * synchronously); with a shared store the unit waits for the sandbox-wide turn, starts from
-   * the latest state and its changes are visible to every replica when it ends. A unit opened
-   * inside another one is part of it. Work that waits on something slow (a notification's POST)
+   * the latest state, and every other replica's next unit starts from its changes. Durability is
+   * commit()'s, as in one process. A unit opened inside another one is part of it. Work that waits on something slow (a notification's POST)
    * stays outside units.
    */
   unit<T>(work: () => T | Promise<T>): Promise<T>;
