@@ -7,6 +7,7 @@ import type { Deps } from "../deps.js";
 import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
 import type { Body } from "../http/body.js";
 import { DECIMAL, list, text, withEnvelope } from "../http/fields.js";
+import { safeParse } from "../http/fast-parse.js";
 import { formatAmount } from "../domain/money.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
@@ -80,7 +81,7 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Opera
 
 function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, request: OperationRequest, deps: Deps, rules: Set<string>): Record<string, string> {
   const echoed = echo(spec, raw);
-  const parsed = spec.order.safeParse(raw);
+  const parsed = safeParse(spec.order, raw);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "order"} ${i.message}`).join("; ");
     return element(spec, echoed, codes.batch_status.failed, resultInfo("invalid_order", detail));

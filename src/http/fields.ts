@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { GatewayError, type FieldProblem } from "../codes.js";
 import { MAX_DEPTH, nestingDepth } from "./body.js";
+import { safeParse } from "./fast-parse.js";
 
 /** A body value as text: "" for missing, numbers stringified, objects as JSON. */
 export function text(value: unknown): string {
@@ -81,7 +82,7 @@ function fieldPath(path: PropertyKey[]): string {
  * with `more`: problems found by checks the schema cannot express (e.g. card or token_id).
  */
 export function validate<T extends z.ZodType>(schema: T, body: unknown, more: FieldProblem[] = []): z.output<T> {
-  const parsed = schema.safeParse(body);
+  const parsed = more.length === 0 ? safeParse(schema, body) : schema.safeParse(body);
   if (parsed.success && more.length === 0) return parsed.data;
   const found: FieldProblem[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message }));
   return fail([...found, ...more]);
