@@ -1,4 +1,4 @@
-// createApp(deps): wires HTTP only. Every gateway operation goes through mountOperation.
+// createApp(deps): wires HTTP only. Every gateway operation goes through gatewayOperations.
 import express, { type NextFunction, type Request, type Response } from "express";
 import { operatorApi } from "./admin/operator.js";
 import type { Deps } from "./deps.js";
@@ -13,7 +13,7 @@ import { retrievalTrans } from "./gateway/retrieval-trans.js";
 import { subscriptionCancel } from "./gateway/subscription-cancel.js";
 import { paymentMethodsOptimise } from "./gateway/payment-methods-optimise.js";
 import { payout } from "./gateway/payout.js";
-import { mountOperation, type Operation } from "./http/operation.js";
+import { gatewayOperations, type Operation } from "./http/operation.js";
 import { payerPages } from "./pages/payer-pages.js";
 import { inUnit } from "./http/in-unit.js";
 import { resultInfo } from "./codes.js";
@@ -29,9 +29,7 @@ export function createApp(deps: Deps): express.Express {
   app.set("query parser", "simple");
   // answers are never cached by clients, and a weak ETag costs a hash of every body
   app.set("etag", false);
-  const gateway = express.Router();
-  for (const op of OPERATIONS) mountOperation(gateway, op, deps);
-  app.use(gateway);
+  app.use(gatewayOperations(OPERATIONS, deps));
   // the pages' stylesheet and script: public (the login page needs them), outside the admin guard
   app.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: false, maxAge: "1h" }));
   // the API's description is public, like health: it holds nothing of anyone's

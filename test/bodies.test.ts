@@ -251,6 +251,8 @@ describe("control characters", () => {
   test.each([
     ["a top-level field", { order_no: "A\u0001B" }, "order_no"],
     ["a nested field", { subscription: { contract_name: "x\u001fy" } }, "subscription.contract_name"],
+    ["a field inside a list", { additional_information: [{ mpi_info: { eci: "05" } }, { mpi_info: { cavv: "a\u0000b" } }] }, "additional_information[1].mpi_info.cavv"],
+    ["a lone surrogate", { note: "half \uD83D of an emoji" }, "note"],
   ])("in %s are refused naming the field, and nothing is stored", async (_name, change, field) => {
     const { app, deps } = await makeApp();
     const before = deps.store.data.transactions.length;

@@ -12,3 +12,19 @@ describe("helpers", () => {
     expect(childNames(res.text).slice(0, 9)).toEqual(["merchant_id", "account_id", "order_no", "amount", "currency", "transaction_id", "card", "order_status", "result_info"]);
   });
 });
+
+describe("operation paths", () => {
+  test("match as Express routes do: any case, one trailing slash; other methods and paths are not operations", async () => {
+    const { app } = await makeApp();
+    for (const path of ["/V1/Authorise", "/v1/authorise/"]) {
+      const res = await request(app).post(path).send(directPayment());
+      expect(res.status, path).toBe(200);
+      expect(parseXml(res.text).order_status, path).toBe("1");
+    }
+    for (const [method, path] of [["get", "/v1/authorise"], ["post", "/v1/authorise//"], ["post", "/v1/authorisex"], ["put", "/v1/capture"]] as const) {
+      const res = await request(app)[method](path).send({});
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.return_message, `${method} ${path}`).toMatch(/^I0404:No such operation/);
+    }
+  });
+});

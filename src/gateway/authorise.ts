@@ -51,7 +51,8 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   const pageId = outcome.threeds === "challenge" ? deps.store.ids.hex("page", 24) : "";
   const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps.store.ids, now);
   const tokenId = card.token?.token_id ?? newToken?.token_id ?? "";
-  const fields = { ...scalarFields(body), card: "" };
+  const fields = scalarFields(body);
+  fields.card = "";
   const tx = createTransaction(
     { kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now, rule: decision.rule, requestId },
     deps.store.ids,

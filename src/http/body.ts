@@ -38,8 +38,9 @@ function translateParserError(err: unknown, limit: string): GatewayError {
 /** The body as an object; a value carrying control characters is refused (XML could not carry it faithfully). */
 export function parseBody(bytes: Buffer, contentType: string): Body {
   const body = parseBodyText(bytes, contentType);
-  const path = controlCharacterPath(body, "");
-  if (path) {
+  const parts: (string | number)[] = [];
+  if (holdsControlCharacter(body, parts)) {
+    const path = pathOf(parts);
     throw new GatewayError("invalid_field", `${path} contains control characters`, [{ field: path, message: "must not contain control characters" }]);
   }
   return body;
@@ -47,18 +48,38 @@ export function parseBody(bytes: Buffer, contentType: string): Body {
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Any character CONTROL might be about: one class, cheap enough to test every value with first. */
+// eslint-disable-next-line no-control-regex -- as above
+const MAYBE_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF\uFFFE\uFFFF]/;
+const hasControl = (s: string) => MAYBE_CONTROL.test(s) && CONTROL.test(s);
 
-/** The path of the first string value (or key) that holds a control character, if any. */
-function controlCharacterPath(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return CONTROL.test(value) ? path || "(body)" : undefined;
-  if (value === null || typeof value !== "object") return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-    if (CONTROL.test(key)) return childPath;
-    const found = controlCharacterPath(child, childPath);
-    if (found) return found;
+/**
+ * Whether a string value (or a key) holds a control character; if so, `parts` receives the path to
+ * it, innermost first (a number for an array index). Built only when found: a clean body costs no strings.
+ */
+function holdsControlCharacter(value: unknown, parts: (string | number)[]): boolean {
+  if (typeof value === "string") return hasControl(value);
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (holdsControlCharacter(value[i], parts)) return parts.push(i) > 0;
+    }
+    return false;
   }
-  return undefined;
+  for (const key in value) {
+    if (hasControl(key) || holdsControlCharacter((value as Record<string, unknown>)[key], parts)) return parts.push(key) > 0;
+  }
+  return false;
+}
+
+/** ["b", 0, "a"] → "a[0].b"; a bare string body is "(body)". */
+function pathOf(innermostFirst: (string | number)[]): string {
+  let path = "";
+  for (let i = innermostFirst.length - 1; i >= 0; i--) {
+    const part = innermostFirst[i]!;
+    path += typeof part === "number" ? `[${part}]` : path === "" ? part : `.${part}`;
+  }
+  return path || "(body)";
 }
 
 function parseBodyText(bytes: Buffer, contentType: string): Body {
@@ -110,17 +131,18 @@ function parseJson(text: string): Body {
 /** No gateway request nests deeper than a few levels; anything beyond this is refused up front. */
 export const MAX_DEPTH = 32;
 
-/** How deep objects and arrays nest (walked with a stack, so no input can overflow it). */
+/** How deep objects and arrays nest (counting stops past MAX_DEPTH, so no input can overflow the stack). */
 export function nestingDepth(root: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== "object") continue;
-    max = Math.max(max, depth + 1);
-    if (max > MAX_DEPTH) return max;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
-  }
+  return depthBelow(root, 0);
+}
+
+function depthBelow(value: unknown, depth: number): number {
+  if (value === null || typeof value !== "object") return depth;
+  const here = depth + 1;
+  if (here > MAX_DEPTH) return here;
+  let max = here;
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  for (let i = 0; i < children.length && max <= MAX_DEPTH; i++) max = Math.max(max, depthBelow(children[i], here));
   return max;
 }
 

@@ -29,7 +29,11 @@ const asJson = (v: unknown) => {
 /** Top-level string and number fields as text: what scenario rules and the domain read of a payment request. */
 export function scalarFields(body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number") out[k] = String(v);
+  for (const k in body) {
+    const v = body[k];
+    if (typeof v === "string") out[k] = v;
+    else if (typeof v === "number") out[k] = String(v);
+  }
   return out;
 }
 

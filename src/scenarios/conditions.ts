@@ -1,10 +1,15 @@
 // Does a rule's `when` hold for a request? Pure: fields in, boolean out.
 import type { Condition, Scenario, Then, When } from "./schema.js";
 
+/** Rules' dotted paths, split once (the paths come from scenario files: a bounded set). */
+const pathParts = new Map<string, string[]>();
+
 /** The value at a dotted path of the request, as text ("" when absent or not a scalar). */
 export function valueAt(fields: Record<string, unknown>, path: string): string {
+  let parts = pathParts.get(path);
+  if (!parts) pathParts.set(path, (parts = path.split(".")));
   let node: unknown = fields;
-  for (const part of path.split(".")) {
+  for (const part of parts) {
     if (node === null || typeof node !== "object") return "";
     node = (node as Record<string, unknown>)[part];
   }

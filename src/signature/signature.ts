@@ -51,13 +51,20 @@ const SHOWN: Record<string, (v: string) => string> = {
 };
 
 export function sign(fields: readonly string[], body: Record<string, unknown>, key: string): Signed {
-  const values = fields.map((f) => valueOf(body, f)).join("");
-  const shown = fields.map((f) => (SHOWN[f] ?? String)(valueOf(body, f))).join("");
+  const values = fields.map((f) => valueOf(body, f));
+  const shown = values.map((v, i) => SHOWN[fields[i]!]?.(v) ?? v).join("");
   return {
     fields: [...fields],
     signingString: `${shown}${maskKey(key)}`,
-    signature: hash("sha256", values + key, "hex"),
+    signature: hash("sha256", values.join("") + key, "hex"),
   };
+}
+
+/** The signature alone (a response's encryption_data): no signing string to show. */
+function signatureOf(fields: readonly string[], body: Record<string, unknown>, key: string): string {
+  let values = "";
+  for (const f of fields) values += valueOf(body, f);
+  return hash("sha256", values + key, "hex");
 }
 
 export interface SignatureCheck extends Signed {
@@ -100,5 +107,5 @@ export function checkRequestSignature(
 }
 
 export function signResponse(operation: SignedAnswer, body: Record<string, unknown>, key: string): string {
-  return sign(signatureFields[operation].response, body, key).signature;
+  return signatureOf(signatureFields[operation].response, body, key);
 }
