@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// `npx sandgate`: runs the compiled server (dist/ is built by `npm run build`, also on install).
-import "../dist/main.js";
+// `npx sandgate`: runs the server as one bundled file (dist/sandgate.js, built by `npm run build`).
+import "../dist/sandgate.js";

@@ -1,6 +1,10 @@
 // `npm start` runs this first, `npm run build` with --always: it compiles (a clean dist/, then
 // tsc -p tsconfig.build.json) when dist/ is missing or a source is newer than it (a fresh clone,
-// an edit), so a start with a current dist/ does not spend seconds in the compiler.
+// an edit), so a start with a current dist/ does not spend seconds in the compiler. Then esbuild
+// bundles dist/main.js with its dependencies into dist/sandgate.js, which `npm start`, `npx
+// sandgate` and the Docker image run: one file to read and compile instead of ~400 modules to
+// resolve and link, ~100 ms less from spawn to the first answer. dist/main.js and the rest of
+// dist/ stay as they are: the library (startSandbox, its types) imports them.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -8,6 +12,7 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const built = join(root, "dist", "main.js");
+const bundle = join(root, "dist", "sandgate.js");
 
 /** The newest modification time under a file or folder, in ms. */
 function newest(path) {
@@ -18,9 +23,21 @@ function newest(path) {
 
 const always = process.argv.includes("--always");
 const sources = ["src", "tsconfig.json", "tsconfig.build.json", "package.json"].map((p) => join(root, p));
-if (always || !existsSync(built) || Math.max(...sources.map(newest)) > statSync(built).mtimeMs) {
+if (always || !existsSync(built) || !existsSync(bundle) || Math.max(...sources.map(newest)) > statSync(built).mtimeMs) {
   // what an earlier build left (a renamed module, source maps) must not linger in dist/
   rmSync(join(root, "dist"), { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: [built],
+    outfile: bundle,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+    // the CommonJS dependencies inside an ES module still call require (and ids.ts loads faker's locale with it)
+    banner: { js: `import { createRequire as __sandgateRequire } from "node:module";\nconst require = __sandgateRequire(import.meta.url);` },
+  });
 }

@@ -1,12 +1,12 @@
 // What a merchant's TypeScript project sees: the package as npm packs it, installed into a fresh
 // project, imported and type-checked with tsc's own defaults (tsc --init) and the .d.ts files checked. Types the .d.ts files
 // name (Express's, say) must come with the package, not from one of our devDependencies (TS7016).
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 const root = resolve(import.meta.dirname, "..");
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -15,15 +15,19 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_loglevel: "error" } });
 
+const project = join(work, "shop");
+
 describe("the published package in a fresh TypeScript project", () => {
-  test("installs from its tarball and type-checks with tsc's defaults", () => {
+  beforeAll(() => {
     // the tarball npm would publish (prepack builds dist/ first)
     run("npm", ["pack", "--pack-destination", work], root);
     const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"))!;
-    const project = join(work, "shop");
     run("mkdir", ["-p", project], work);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "shop", private: true, type: "module" }));
     run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", join(work, tarball)], project);
+  }, 180_000);
+
+  test("installs from its tarball and type-checks with tsc's defaults", () => {
     run(process.execPath, [tsc, "--init"], project);
     writeFileSync(
       join(project, "index.ts"),
@@ -42,13 +46,46 @@ describe("the published package in a fresh TypeScript project", () => {
       output = String((err as { stdout?: string }).stdout ?? err);
     }
     expect(output).toBe("");
-  }, 180_000);
+  }, 60_000);
+
+  test("`npx sandgate` from it runs the bundled server (dist/sandgate.js), which answers a payment", async () => {
+    // the test runner's environment must not configure it (BASE_URL, say)
+    const { BASE_URL: _b, DATA_FILE: _d, PORT: _p, REDIS_URL: _r, ...env } = process.env;
+    const child = spawn(join(project, "node_modules", ".bin", "sandgate"), ["--port", "0", "--host", "127.0.0.1"], { cwd: project, env: { ...env, LOG_LEVEL: "silent" } });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      const url = await new Promise<string>((done, fail) => {
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) done(m[1]!);
+        });
+        child.on("exit", (code) => fail(new Error(`sandgate exited ${code}: ${out} ${err}`)));
+      });
+      const res = await fetch(`${url}/v1/authorise`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "PACKED-1", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: "a".repeat(64) }),
+      });
+      const xml = await res.text();
+      expect(res.status).toBe(200);
+      expect(xml).toContain("<order_status>1</order_status>");
+      // a new merchant's name comes from faker, which the bundle loads from the installed package
+      const other = await fetch(`${url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ merchant_id: "M55555", account_id: "A55555", order_no: "X", encryption_data: "a".repeat(64) }) });
+      expect(other.status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 30_000);
 
   test("the tarball has a LICENSE, no prepare script, and no source maps pointing at files it does not ship", () => {
     const [packed] = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], root)) as { files: { path: string }[] }[];
     const files = packed!.files.map((f) => f.path);
     expect(files).toContain("LICENSE");
     expect(files).toContain("dist/main.js");
+    expect(files).toContain("dist/sandgate.js");
     expect(files).toContain("dist/index.d.ts");
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);

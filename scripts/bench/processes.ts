@@ -1,5 +1,6 @@
 // The processes the bench measures, each started as its own process (never in the load
-// generator's): Sandgate as users run it (node dist/main.js) and the Express floor.
+// generator's): Sandgate as users run it (node dist/sandgate.js, the bundle `npm start` runs) and
+// the Express floor.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -65,7 +66,7 @@ async function started(args: string[]): Promise<Service> {
 }
 
 /** as `npm start` and the Docker image run it (the young generation's size is a start-up flag: see src/heap.ts) */
-export const sandgateArgs = (extra: string[] = []) => ["--max-semi-space-size=4", "dist/main.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
+export const sandgateArgs = (extra: string[] = []) => ["--max-semi-space-size=4", "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
 export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
 
 export const startSandgate = (extra: string[] = []) => started(sandgateArgs(extra));
