@@ -29,8 +29,11 @@ export interface Exchange {
   /** the request's headers that shape the answer (content-type, accept, x-sandbox-scenario, ...) */
   requestHeaders: [string, string][];
   requestType: string;
-  /** the parsed body; card numbers and security codes are masked when it is shown, not here */
-  body: Record<string, unknown>;
+  /**
+   * the body as sent (its bytes as UTF-8 text), parsed again only when shown, with card numbers and
+   * security codes masked: one string per request kept, where the parsed object was dozens of them
+   */
+  body: string;
   status: number;
   responseHeaders: [string, string][];
   responseType: string;

@@ -89,4 +89,21 @@ describe("GET /__sandbox/requests.har", () => {
     expect(log.entries[0]!.request.postData.mimeType).toMatch(/^application\/x-www-form-urlencoded/);
     expect(log.entries[0]!.request.postData.text).toContain("merchant_id=M10002");
   });
+
+  test("a body refused as unreadable shows as {}, whatever card data it held; a readable one as it was sent", async () => {
+    const { app } = await makeApp();
+    const card = "4242424242424242";
+    await request(app).post("/v1/authorise").set("content-type", "application/json").send(`{"card":"${card}",`);
+    await request(app).post("/v1/authorise").send(directPayment({ order_no: "CTRL-1", note: "a\u0001b" }));
+    const form = new URLSearchParams({ ...directPayment({ order_no: "FORM-1" }) as Record<string, string> }).toString();
+    await request(app).post("/v1/authorise").set("content-type", "application/x-www-form-urlencoded").send(form);
+    const res = await request(app).get("/__sandbox/requests.har");
+    const { log } = res.body as { log: { entries: { request: { postData: { text: string } } }[] } };
+    const [malformed, control, sent] = log.entries.map((e) => e.request.postData.text);
+    expect(malformed).toBe("{}");
+    expect(control).toBe("{}");
+    expect(new URLSearchParams(sent).get("order_no")).toBe("FORM-1");
+    expect(new URLSearchParams(sent).get("card")).toBe("424242******4242");
+    expect(res.text).not.toContain(card);
+  });
 });

@@ -3,14 +3,21 @@
 // recent EXCHANGE_CAPACITY requests). Card numbers and security codes in request bodies are masked.
 import qs from "qs";
 import { redactCards } from "../notify/redact.js";
+import { parseBody } from "../http/body.js";
 import { EXCHANGE_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 
 const header = ([name, value]: [string, string]) => ({ name, value });
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 413: "Payload Too Large", 422: "Unprocessable Entity", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" };
 
-/** The request body as it was sent (JSON or a form), with card data masked. */
+/** The request body as it was sent (JSON or a form), with card data masked; {} when it could not be read. */
 function postData(x: Exchange) {
-  const masked = redactCards(x.body);
+  let body: Record<string, unknown> = {};
+  try {
+    body = parseBody(Buffer.from(x.body, "utf8"), x.requestType);
+  } catch {
+    // refused as malformed: nothing of it can be shown with its card data masked
+  }
+  const masked = redactCards(body);
   const json = /json/i.test(x.requestType) || x.requestType === "";
   return { mimeType: x.requestType || "application/json", text: json ? JSON.stringify(masked) : qs.stringify(masked) };
 }

@@ -116,7 +116,7 @@ function operationHandler(op: Operation, deps: Deps): (req: Request, res: Respon
     if (signature) res.setHeader("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
     if (reply.rule) res.setHeader("X-Sandbox-Rule", reply.rule);
     const rendered = render(op, reply, key);
-    record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, body, rendered, started));
+    record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, rendered, started));
     await deliver(res, rendered, then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
   };
 }
@@ -200,7 +200,7 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
 const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario"]);
 
 /** What went over the wire, by reference (nothing is copied: the request log keeps it for the most recent requests). */
-function exchangeOf(req: Request, res: Response, body: Body, rendered: Rendered, started: number): Exchange {
+function exchangeOf(req: Request, res: Response, rendered: Rendered, started: number): Exchange {
   const requestHeaders: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) requestHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   const responseHeaders: [string, string][] = res.getHeaderNames().map((name) => [name, String(res.getHeader(name))]);
@@ -210,7 +210,8 @@ function exchangeOf(req: Request, res: Response, body: Body, rendered: Rendered,
     url: `${req.protocol}://${req.get("host") ?? "localhost"}${req.originalUrl}`,
     requestHeaders,
     requestType: req.get("content-type") ?? "",
-    body,
+    // body-parser's raw reader left the bytes on req.body (nothing when it refused them)
+    body: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
     status: rendered.status,
     responseHeaders,
     responseType: rendered.contentType,

@@ -38,7 +38,8 @@ export function maskKey(key: string): string {
 }
 
 export interface Signed {
-  fields: string[];
+  /** the operation's list itself (shared, never changed) */
+  fields: readonly string[];
   /** the concatenated values followed by the key, with the key masked: safe to log and show */
   signingString: string;
   signature: string;
@@ -54,7 +55,7 @@ export function sign(fields: readonly string[], body: Record<string, unknown>, k
   const values = fields.map((f) => valueOf(body, f));
   const shown = values.map((v, i) => SHOWN[fields[i]!]?.(v) ?? v).join("");
   return {
-    fields: [...fields],
+    fields,
     signingString: `${shown}${maskKey(key)}`,
     signature: hash("sha256", values.join("") + key, "hex"),
   };
@@ -96,7 +97,14 @@ export function checkRequestSignature(
     throw new GatewayError("invalid_signature", `encryption_data must be 64 hexadecimal characters, got ${shown}`, [problem]);
   }
   const expected = sign(signatureFields[operation].request, body, key);
-  const check: SignatureCheck = { ...expected, received: raw, matched: raw.toLowerCase() === expected.signature, mode };
+  const check: SignatureCheck = {
+    fields: expected.fields,
+    signingString: expected.signingString,
+    signature: expected.signature,
+    received: raw,
+    matched: raw.toLowerCase() === expected.signature,
+    mode,
+  };
   if (mode === "strict" && !check.matched) {
     throw new GatewayError(
       "signature_mismatch",
