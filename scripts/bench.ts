@@ -1,12 +1,13 @@
 // `npm run bench [-- --reps 3 --connections 10 --large 100000 --quick]`
-// Sandgate as users run it (node dist/main.js, its own process) against a floor: a plain Express 5
+// Sandgate as users run it (node dist/sandgate.js, its own process) against a floor: a plain Express 5
 // app (scripts/bench/floor.mjs, its own process too) answering canned bodies of the same sizes.
 // Workloads W1-W5 (scripts/bench/workloads.ts) do fresh, valid work; each rep runs every workload
 // on Sandgate (reset to the fixtures first), on Sandgate with --data, and on the floor,
-// interleaved; the figures are medians over the reps, and ratios are taken within this run, so a
-// noisy machine moves both sides. --large N loads N payments through the API into fresh Sandgates
-// (memory and --data) and runs the workloads again on them. Also: cold start (spawn → first
-// answer of /v1/authorise) and idle RSS of both. Tables on stdout, numbers in bench-results.json.
+// interleaved; the figures are medians over the reps, and "× floor" is the median of each rep's
+// own ratio (Sandgate's run and the floor's run right after it), so a noisy machine moves both
+// sides. --large N loads N payments through the API into fresh Sandgates (memory and --data) and
+// runs the workloads again on them. Also: cold start (spawn → first answer of /v1/authorise) and
+// idle RSS of both. Tables on stdout, numbers in bench-results.json.
 // Besides req/s, each run reads the server's CPU time (/proc/<pid>/stat, all threads, GC
 // included) per request: on a 2-core machine where the load generator takes a core, CPU per
 // request is the steadier comparison with the floor.
@@ -191,18 +192,24 @@ async function main(): Promise<void> {
   }
 
   const med = (where: string, id: string, f: (r: Run) => number) => median((results[where]?.[id] ?? []).map(f));
+  // Against the floor: the median of each rep's own ratio (the two runs were minutes apart at most),
+  // which a machine that drifts during the bench moves far less than a ratio of two medians.
+  const floorRuns = (id: string) => (results.floor?.[id] ?? []).slice(0, o.reps);
+  const paired = (id: string, f: (sandgate: Run, floor: Run) => number) =>
+    median((results.memory?.[id] ?? []).map((r, i) => (floorRuns(id)[i] ? f(r, floorRuns(id)[i]!) : NaN)).filter(Number.isFinite));
   const rows = WORKLOADS.map((w) => {
     const mem = med("memory", w.id, (r) => r.rps);
-    const flo = med("floor", w.id, (r) => r.rps);
+    const flo = median(floorRuns(w.id).map((r) => r.rps));
     const cells = [
       `${w.id} ${w.title}`,
       fixed(mem),
       fixed(flo),
-      fixed(mem / flo, 2),
+      fixed(paired(w.id, (s, f) => s.rps / f.rps), 2),
       fixed(med("memory", w.id, (r) => r.cpu)),
-      fixed(med("floor", w.id, (r) => r.cpu)),
-      fixed(med("floor", w.id, (r) => r.cpu) / med("memory", w.id, (r) => r.cpu), 2),
+      fixed(median(floorRuns(w.id).map((r) => r.cpu))),
+      fixed(paired(w.id, (s, f) => f.cpu / s.cpu), 2),
       fixed(med("memory", w.id, (r) => r.p99)),
+      fixed(median(floorRuns(w.id).map((r) => r.p99))),
       `${fixed(med("memory", w.id, (r) => r.valid * 100))} %`,
       fixed(med("data", w.id, (r) => r.rps)),
       fixed(med("data", w.id, (r) => r.rps) / mem, 2),
@@ -218,7 +225,7 @@ async function main(): Promise<void> {
     }
     return cells;
   });
-  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "valid", "--data req/s", "--data × memory"];
+  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "floor p99 ms", "valid", "--data req/s", "--data × memory"];
   if (o.large > 0) head.push(`${o.large} stored × fresh`, `CPU: ${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`);
   const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
     const one = med("data", w.id, (r) => r.rps);
