@@ -88,7 +88,8 @@ export function gatewayOperations(operations: readonly Operation[], deps: Deps):
     const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
     const handle = byPath.get(path.toLowerCase());
     if (!handle) return next();
-    void handle(req, res);
+    // what fails after the answer's own try (rendering, logging, sending) reaches the app's error handler, as with a route
+    handle(req, res).catch(next);
   };
 }
 
@@ -199,7 +200,7 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
 /** The request's headers a HAR reader wants to see (what shapes the answer), in the order sent. */
 const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario"]);
 
-/** What went over the wire, by reference (nothing is copied: the request log keeps it for the most recent requests). */
+/** What went over the wire (the request log keeps it for the most recent requests): the body as its text, the rest by reference. */
 function exchangeOf(req: Request, res: Response, rendered: Rendered, started: number): Exchange {
   const requestHeaders: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) requestHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
