@@ -203,8 +203,10 @@ async function main(): Promise<void> {
   // Against the floor: the median of each rep's own ratio (the two runs were minutes apart at most),
   // which a machine that drifts during the bench moves far less than a ratio of two medians.
   const floorRuns = (id: string) => (results.floor?.[id] ?? []).slice(0, o.reps);
-  const paired = (id: string, f: (sandgate: Run, floor: Run) => number) =>
-    median((results.memory?.[id] ?? []).map((r, i) => (floorRuns(id)[i] ? f(r, floorRuns(id)[i]!) : NaN)).filter(Number.isFinite));
+  const paired = (id: string, f: (sandgate: Run, floor: Run) => number) => {
+    const floors = floorRuns(id);
+    return median((results.memory?.[id] ?? []).map((r, i) => (floors[i] ? f(r, floors[i]) : NaN)).filter(Number.isFinite));
+  };
   const rows = WORKLOADS.map((w) => {
     const mem = med("memory", w.id, (r) => r.rps);
     const flo = median(floorRuns(w.id).map((r) => r.rps));

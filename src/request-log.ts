@@ -30,8 +30,9 @@ export interface Exchange {
   requestHeaders: [string, string][];
   requestType: string;
   /**
-   * the body as sent (its bytes as UTF-8 text), parsed again only when shown, with card numbers and
-   * security codes masked: one string per request kept, where the parsed object was dozens of them
+   * the body's text when it was read ("" when it was refused as unreadable), parsed again only when
+   * shown, with card numbers and security codes masked: one string per request kept, where the
+   * parsed object was dozens of them
    */
   body: string;
   status: number;

@@ -8,9 +8,8 @@ import { z } from "zod";
 import { OPERATIONS } from "../src/app.js";
 import { apmRequest, paymentRequest } from "../src/gateway/payment-schema.js";
 import { fastParse, NOT_SURE } from "../src/http/fast-parse.js";
-import { ACME, ANY_SIGNATURE, apmPayment, directPayment, fullApmRequest, fullPaymentRequest } from "./helpers.js";
-
-const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
+import { apmPayment, directPayment, fullApmRequest, fullPaymentRequest } from "./helpers.js";
+import { ENVELOPE } from "./lifecycle-helpers.js";
 const ORDER = { transaction_id: "1234567890123456", order_no: "ORD-1", currency: "USD", amount: "10.00" };
 const PAYOUT = {
   ...ENVELOPE,

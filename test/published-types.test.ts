@@ -1,12 +1,13 @@
 // What a merchant's TypeScript project sees: the package as npm packs it, installed into a fresh
 // project, imported and type-checked with tsc's own defaults (tsc --init) and the .d.ts files checked. Types the .d.ts files
 // name (Express's, say) must come with the package, not from one of our devDependencies (TS7016).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { started } from "../scripts/bench/processes.js";
 
 const root = resolve(import.meta.dirname, "..");
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -49,21 +50,10 @@ describe("the published package in a fresh TypeScript project", () => {
   }, 60_000);
 
   test("`npx sandgate` from it runs the bundled server (dist/sandgate.js), which answers a payment", async () => {
-    // the test runner's environment must not configure it (BASE_URL, say)
-    const { BASE_URL: _b, DATA_FILE: _d, PORT: _p, REDIS_URL: _r, ...env } = process.env;
-    const child = spawn(join(project, "node_modules", ".bin", "sandgate"), ["--port", "0", "--host", "127.0.0.1"], { cwd: project, env: { ...env, LOG_LEVEL: "silent" } });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    // the installed bin, run by node as npx would (the bench's starter: the test runner's env does not configure it)
+    const sandgate = await started([join(project, "node_modules", ".bin", "sandgate"), "--port", "0", "--host", "127.0.0.1"]);
+    const url = sandgate.url;
     try {
-      const url = await new Promise<string>((done, fail) => {
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) done(m[1]!);
-        });
-        child.on("exit", (code) => fail(new Error(`sandgate exited ${code}: ${out} ${err}`)));
-      });
       const res = await fetch(`${url}/v1/authorise`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -76,7 +66,7 @@ describe("the published package in a fresh TypeScript project", () => {
       const other = await fetch(`${url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ merchant_id: "M55555", account_id: "A55555", order_no: "X", encryption_data: "a".repeat(64) }) });
       expect(other.status).toBe(200);
     } finally {
-      child.kill("SIGTERM");
+      await sandgate.stop();
     }
   }, 30_000);
 

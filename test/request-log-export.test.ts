@@ -95,13 +95,17 @@ describe("GET /__sandbox/requests.har", () => {
     const card = "4242424242424242";
     await request(app).post("/v1/authorise").set("content-type", "application/json").send(`{"card":"${card}",`);
     await request(app).post("/v1/authorise").send(directPayment({ order_no: "CTRL-1", note: "a\u0001b" }));
+    const notUtf8 = Buffer.concat([Buffer.from(`{"card":"${card}","note":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    await request(app).post("/v1/authorise").set("content-type", "application/octet-stream").send(notUtf8);
     const form = new URLSearchParams({ ...directPayment({ order_no: "FORM-1" }) as Record<string, string> }).toString();
     await request(app).post("/v1/authorise").set("content-type", "application/x-www-form-urlencoded").send(form);
     const res = await request(app).get("/__sandbox/requests.har");
     const { log } = res.body as { log: { entries: { request: { postData: { text: string } } }[] } };
-    const [malformed, control, sent] = log.entries.map((e) => e.request.postData.text);
+    const [malformed, control, undecodable, sent] = log.entries.map((e) => e.request.postData.text);
     expect(malformed).toBe("{}");
     expect(control).toBe("{}");
+    // not UTF-8, sent as octet-stream: nothing of it shown (an empty form: its type is not JSON)
+    expect(undecodable).toBe("");
     expect(new URLSearchParams(sent).get("order_no")).toBe("FORM-1");
     expect(new URLSearchParams(sent).get("card")).toBe("424242******4242");
     expect(res.text).not.toContain(card);

@@ -48,7 +48,8 @@ const cpuOf = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
 };
 
-async function started(args: string[]): Promise<Service> {
+/** `node <args>` (a script and its flags) started and listening; LOG_LEVEL silent, the caller's env otherwise. */
+export async function started(args: string[]): Promise<Service> {
   const { child, listening } = launch(args);
   const url = await listening;
   return {

@@ -3,7 +3,7 @@
 // recent EXCHANGE_CAPACITY requests). Card numbers and security codes in request bodies are masked.
 import qs from "qs";
 import { redactCards } from "../notify/redact.js";
-import { parseBody } from "../http/body.js";
+import { parseText } from "../http/body.js";
 import { EXCHANGE_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 
 const header = ([name, value]: [string, string]) => ({ name, value });
@@ -11,13 +11,8 @@ const STATUS_TEXT: Record<number, string> = { 200: "OK", 303: "See Other", 400: 
 
 /** The request body as it was sent (JSON or a form), with card data masked; {} when it could not be read. */
 function postData(x: Exchange) {
-  let body: Record<string, unknown> = {};
-  try {
-    body = parseBody(Buffer.from(x.body, "utf8"), x.requestType);
-  } catch {
-    // refused as malformed: nothing of it can be shown with its card data masked
-  }
-  const masked = redactCards(body);
+  // the log keeps the text of bodies that were read, "" for the others: parsing it again cannot fail
+  const masked = redactCards(parseText(x.body, x.requestType));
   const json = /json/i.test(x.requestType) || x.requestType === "";
   return { mimeType: x.requestType || "application/json", text: json ? JSON.stringify(masked) : qs.stringify(masked) };
 }

@@ -10,16 +10,22 @@ export type Body = Record<string, unknown>;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads the raw bytes with body-parser (limit → 413) and turns them into a plain object. */
+/** A request's body: the plain object, and the text it was read from (what the request log keeps). */
+export interface ReadBody {
+  body: Body;
+  text: string;
+}
+
+/** Reads the raw bytes with body-parser (limit → 413), decodes them as UTF-8 and turns them into a plain object. */
 export function createBodyReader(limit: string) {
   const raw = bodyParser.raw({ type: () => true, limit });
-  return (req: Request, res: Response): Promise<Body> =>
-    new Promise<Body>((resolve, reject) => {
+  return (req: Request, res: Response): Promise<ReadBody> =>
+    new Promise<ReadBody>((resolve, reject) => {
       raw(req, res, (err?: unknown) => {
         if (err) return reject(translateParserError(err, limit));
         try {
-          const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-          resolve(parseBody(bytes, req.get("content-type") ?? ""));
+          const text = decode(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+          resolve({ body: parseText(text, req.get("content-type") ?? ""), text });
         } catch (e) {
           reject(e);
         }
@@ -35,9 +41,17 @@ function translateParserError(err: unknown, limit: string): GatewayError {
   return new GatewayError("malformed_body", "the request body could not be read");
 }
 
-/** The body as an object; a value carrying control characters is refused (XML could not carry it faithfully). */
-export function parseBody(bytes: Buffer, contentType: string): Body {
-  const body = parseBodyText(bytes, contentType);
+function decode(bytes: Buffer): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new GatewayError("malformed_body", "the body is not valid UTF-8");
+  }
+}
+
+/** The body's text as an object; a value carrying control characters is refused (XML could not carry it faithfully). */
+export function parseText(text: string, contentType: string): Body {
+  const body = parseBodyText(text, contentType);
   const parts: (string | number)[] = [];
   if (holdsControlCharacter(body, parts)) {
     const path = pathOf(parts);
@@ -82,13 +96,7 @@ function pathOf(innermostFirst: (string | number)[]): string {
   return path || "(body)";
 }
 
-function parseBodyText(bytes: Buffer, contentType: string): Body {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    throw new GatewayError("malformed_body", "the body is not valid UTF-8");
-  }
+function parseBodyText(text: string, contentType: string): Body {
   const type = contentType.split(";")[0]!.trim().toLowerCase();
   const trimmed = text.trim();
   if (trimmed === "") return {};

@@ -113,7 +113,8 @@ function compileType(schema: Schema): Parse {
     case "optional": {
       const inner = compile(def.innerType!);
       // an inner default substitutes for absence: zod's business
-      return (v) => (v === undefined ? (def.innerType!._zod.optin === "defaulted" ? NOT_SURE : undefined) : inner(v));
+      const absent = def.innerType!._zod.optin === "defaulted" ? NOT_SURE : undefined;
+      return (v) => (v === undefined ? absent : inner(v));
     }
     case "default": {
       // what stands in for absence is zod's business; a value given is the inner schema's
@@ -134,26 +135,17 @@ function compileType(schema: Schema): Parse {
     }
     case "transform": {
       const fn = def.transform!;
-      // a transform that does not look at the payload (zod's preprocess helpers here) is called as it is
-      if (fn.length < 2) {
-        return (v) => {
-          try {
-            const out = fn(v, undefined as never);
-            return out instanceof Promise ? NOT_SURE : out;
-          } catch {
-            return NOT_SURE;
-          }
-        };
-      }
+      // a transform that does not look at the payload (zod's preprocess helpers here) gets none
+      const wantsPayload = fn.length >= 2;
       return (v) => {
-        const payload: Payload = { value: v, issues: [] };
+        const payload: Payload | undefined = wantsPayload ? { value: v, issues: [] } : undefined;
         let out: unknown;
         try {
-          out = def.transform!(v, payload);
+          out = fn(v, payload as Payload);
         } catch {
           return NOT_SURE;
         }
-        return out instanceof Promise || payload.issues.length > 0 ? NOT_SURE : out;
+        return out instanceof Promise || (payload !== undefined && payload.issues.length > 0) ? NOT_SURE : out;
       };
     }
     case "array": {

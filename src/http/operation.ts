@@ -100,10 +100,12 @@ function operationHandler(op: Operation, deps: Deps): (req: Request, res: Respon
     const requestId = deps.requests.nextId();
     res.setHeader("X-Request-Id", requestId);
     let body: Body = {};
+    // the body's text for the request log: only a body that was read (decoded and parsed) is kept
+    let sent = "";
     const seen: Seen = { signature: null, then: {} };
     let reply: Reply;
     try {
-      body = await readBody(req, res);
+      ({ body, text: sent } = await readBody(req, res));
       // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
       reply = await deps.store.unit(() => runOperation(op, deps, req, requestId, body, seen));
     } catch (err) {
@@ -117,7 +119,7 @@ function operationHandler(op: Operation, deps: Deps): (req: Request, res: Respon
     if (signature) res.setHeader("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
     if (reply.rule) res.setHeader("X-Sandbox-Rule", reply.rule);
     const rendered = render(op, reply, key);
-    record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, rendered, started));
+    record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, sent, rendered, started));
     await deliver(res, rendered, then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
   };
 }
@@ -201,7 +203,7 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
 const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario"]);
 
 /** What went over the wire (the request log keeps it for the most recent requests): the body as its text, the rest by reference. */
-function exchangeOf(req: Request, res: Response, rendered: Rendered, started: number): Exchange {
+function exchangeOf(req: Request, res: Response, body: string, rendered: Rendered, started: number): Exchange {
   const requestHeaders: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) requestHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   const responseHeaders: [string, string][] = res.getHeaderNames().map((name) => [name, String(res.getHeader(name))]);
@@ -211,8 +213,7 @@ function exchangeOf(req: Request, res: Response, rendered: Rendered, started: nu
     url: `${req.protocol}://${req.get("host") ?? "localhost"}${req.originalUrl}`,
     requestHeaders,
     requestType: req.get("content-type") ?? "",
-    // body-parser's raw reader left the bytes on req.body (nothing when it refused them)
-    body: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "",
+    body,
     status: rendered.status,
     responseHeaders,
     responseType: rendered.contentType,

@@ -2,7 +2,7 @@
 // same commit) as the change it reports, then sent by the dispatcher. Pure: state, ids and now in;
 // no I/O here, so time-driven domain code (the scheduler) can queue notifications too.
 import type { Ids } from "../ids.js";
-import { sign, signatureFields } from "../signature/signature.js";
+import { signatureFields, signatureOf } from "../signature/signature.js";
 import { secretKeyOf } from "../store/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../store/types.js";
 import type { Repository } from "../store/records.js";
@@ -42,7 +42,7 @@ export function enqueueNotification(records: Repository, ids: Ids, now: Date, ev
     created_at: now.toISOString(),
     data: redactCards(event.data),
   };
-  const payload: NotificationBody = { ...unsigned, encryption_data: sign(NOTIFICATION_SIGNED_FIELDS, unsigned, secretKeyOf(records, event.merchantId)).signature };
+  const payload: NotificationBody = { ...unsigned, encryption_data: signatureOf(NOTIFICATION_SIGNED_FIELDS, unsigned, secretKeyOf(records, event.merchantId)) };
   const notification: Notification = {
     notification_id: unsigned.notification_id,
     merchant_id: event.merchantId,

@@ -57,15 +57,17 @@ export function sign(fields: readonly string[], body: Record<string, unknown>, k
   return {
     fields,
     signingString: `${shown}${maskKey(key)}`,
-    signature: hash("sha256", values.join("") + key, "hex"),
+    signature: digest(values.join(""), key),
   };
 }
 
-/** The signature alone (a response's encryption_data): no signing string to show. */
-function signatureOf(fields: readonly string[], body: Record<string, unknown>, key: string): string {
+const digest = (values: string, key: string) => hash("sha256", values + key, "hex");
+
+/** The signature alone (a response's or a notification's encryption_data): no signing string to show. */
+export function signatureOf(fields: readonly string[], body: Record<string, unknown>, key: string): string {
   let values = "";
   for (const f of fields) values += valueOf(body, f);
-  return hash("sha256", values + key, "hex");
+  return digest(values, key);
 }
 
 export interface SignatureCheck extends Signed {
