@@ -1,4 +1,6 @@
-// createApp(deps): wires HTTP only. Every gateway operation goes through gatewayOperations.
+// createApp(deps): wires HTTP only. Every gateway operation goes through gatewayOperations, in front
+// of the Express app that serves the rest (pages, dashboard, operator API, assets).
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { operatorApi } from "./admin/operator.js";
 import type { Deps } from "./deps.js";
@@ -23,13 +25,16 @@ import { openApiDocument } from "./openapi/document.js";
 
 export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund, subscriptionCancel, paymentMethodsOptimise, payout];
 
-export function createApp(deps: Deps): express.Express {
+/** A request listener: for http.createServer, supertest, or mounting in an Express app. */
+export type App = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function createApp(deps: Deps): App {
+  const gateway = gatewayOperations(OPERATIONS, deps);
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   // answers are never cached by clients, and a weak ETag costs a hash of every body
   app.set("etag", false);
-  app.use(gatewayOperations(OPERATIONS, deps));
   // the pages' stylesheet and script: public (the login page needs them), outside the admin guard
   app.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: false, maxAge: "1h" }));
   // the API's description is public, like health: it holds nothing of anyone's
@@ -43,7 +48,7 @@ export function createApp(deps: Deps): express.Express {
   app.use((req, res) => {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });
   });
-  // Only errors raised outside the operation pipeline reach here (e.g. a page's own body parser):
+  // Only errors raised outside the gateway's operations reach here (e.g. a page's own body parser):
   // a client error keeps its status, anything else is a 500 without details.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: unknown }).status;
@@ -53,5 +58,7 @@ export function createApp(deps: Deps): express.Express {
     if (clientError) res.status(status).json({ return_status: "0", return_message: resultInfo(status === 413 ? "body_too_large" : "malformed_body") });
     else res.status(500).json({ return_status: "0", return_message: resultInfo("internal_error") });
   });
-  return app;
+  return (req, res) => {
+    if (!gateway(req, res)) app(req, res);
+  };
 }

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
@@ -89,8 +89,13 @@ function stripUndefined(options: SandboxOptions): Partial<Config> {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const deps = await createDeps({ watchScenarios: true, ...options });
   const app = createApp(deps);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(deps.config.port, deps.config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(deps.config.port, deps.config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   server.keepAliveTimeout = 5_000;
   // Time-driven changes (refund settlement, ...) happen even when nobody calls.

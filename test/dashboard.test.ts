@@ -3,11 +3,11 @@
 // a redirect never leaves the dashboard, and ADMIN_TOKEN asks a browser to sign in.
 import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 import type { Deps } from "../src/deps.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
-let app: Express;
+let app: App;
 let deps: Deps;
 beforeEach(async () => {
   ({ app, deps } = await makeApp());

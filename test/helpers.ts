@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import request from "supertest";
 import { convert, create } from "xmlbuilder2";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 import { createApp } from "../src/app.js";
 import type { Deps } from "../src/deps.js";
 import type { Notification, Transaction } from "../src/store/types.js";
@@ -15,7 +15,7 @@ import { signatureFields, type SignedOperation } from "../src/signature/signatur
  * replicas project: two Sandgate processes on a fresh prefix of one Redis, each request sent to
  * the next one in turn; their deps are in those processes (a test that reads them skips there).
  */
-export async function makeApp(options: SandboxOptions = {}): Promise<{ app: Express; deps: Deps }> {
+export async function makeApp(options: SandboxOptions = {}): Promise<{ app: App; deps: Deps }> {
   if (REPLICA_MODE) {
     const { app } = await replicaApp({ seed: "test-seed", ...options });
     const elsewhere = new Proxy({} as Deps, {
@@ -23,7 +23,7 @@ export async function makeApp(options: SandboxOptions = {}): Promise<{ app: Expr
         throw new Error("deps live in the replica processes: give this test skipIf(REPLICA_MODE)");
       },
     });
-    return { app: app as unknown as Express, deps: elsewhere };
+    return { app: app as unknown as App, deps: elsewhere };
   }
   const deps = await createDeps({ logLevel: "silent", seed: "test-seed", ...options });
   return { app: createApp(deps), deps };
@@ -320,13 +320,13 @@ export function rootText(xml: string, name: string): string | undefined {
 }
 
 /** The stored transactions the operator API lists for these filters (merchant_id, order_no): what any replica holds. */
-export async function storedTransactions(app: Express, query: Record<string, string> = {}): Promise<Transaction[]> {
+export async function storedTransactions(app: App, query: Record<string, string> = {}): Promise<Transaction[]> {
   const res = await request(app).get("/__sandbox/transactions").query(query);
   return (res.body as { transactions: Transaction[] }).transactions;
 }
 
 /** The notification outbox as the operator API lists it (merchant_id, event, state filters). */
-export async function storedNotifications(app: Express, query: Record<string, string> = {}): Promise<Notification[]> {
+export async function storedNotifications(app: App, query: Record<string, string> = {}): Promise<Notification[]> {
   const res = await request(app).get("/__sandbox/notifications").query(query);
   return (res.body as { notifications: Notification[] }).notifications;
 }

@@ -1,6 +1,6 @@
 // Builders for lifecycle tests: a payment brought to any state through the real HTTP interface.
 import request from "supertest";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
 
 export const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
@@ -32,7 +32,7 @@ export const MESSAGE_FIELD: Record<BatchOp, string> = {
   refund: "refund_message",
 };
 
-export async function pay(app: Express, overrides: Record<string, unknown> = {}): Promise<PaymentRef> {
+export async function pay(app: App, overrides: Record<string, unknown> = {}): Promise<PaymentRef> {
   const body = directPayment({ amount: "100.00", ...overrides });
   const res = await request(app).post("/v1/authorise").send(body);
   if (res.status !== 200) throw new Error(`payment failed: ${res.text}`);
@@ -40,12 +40,12 @@ export async function pay(app: Express, overrides: Record<string, unknown> = {})
   return { transaction_id: String(xml.transaction_id), order_no: String(body.order_no), currency: String(body.currency), amount: String(xml.amount) };
 }
 
-export async function batch(app: Express, op: BatchOp, orders: unknown[], envelope: Record<string, unknown> = ENVELOPE) {
+export async function batch(app: App, op: BatchOp, orders: unknown[], envelope: Record<string, unknown> = ENVELOPE) {
   return request(app).post(`/v1/${op}`).send({ ...envelope, [ORDER_ARRAY[op]]: orders });
 }
 
 /** Runs one order and returns its result element; throws when the envelope itself failed. */
-export async function one(app: Express, op: BatchOp, order: Record<string, unknown>): Promise<Record<string, string>> {
+export async function one(app: App, op: BatchOp, order: Record<string, unknown>): Promise<Record<string, string>> {
   const res = await batch(app, op, [order]);
   if (res.status !== 200 || res.body.return_status !== "1") throw new Error(`${op} envelope failed: ${res.text}`);
   return res.body[ORDER_ARRAY[op]][0];
@@ -54,7 +54,7 @@ export async function one(app: Express, op: BatchOp, order: Record<string, unkno
 export type PaymentStateName = "pending" | "authorised" | "review" | "paid" | "partially_refunded" | "refunded" | "cancelled" | "declined";
 
 /** A fresh payment of 100.00 on the manual-capture account A10001, brought to `state` through HTTP. */
-export async function paymentIn(app: Express, state: PaymentStateName): Promise<PaymentRef> {
+export async function paymentIn(app: App, state: PaymentStateName): Promise<PaymentRef> {
   switch (state) {
     case "pending":
       return pay(app, { card: "4000002760003184" });
@@ -88,7 +88,7 @@ export async function paymentIn(app: Express, state: PaymentStateName): Promise<
 }
 
 /** payment_status of one transaction, as the query operation reports it. */
-export async function paymentStatus(app: Express, transactionId: string): Promise<string> {
+export async function paymentStatus(app: App, transactionId: string): Promise<string> {
   const res = await request(app).post("/v1/retrievalTrans").type("form").send({ ...ENVELOPE, transaction_id: transactionId });
   return res.body.orders_list[0].payment_status;
 }

@@ -3,7 +3,7 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { defaultFixturesDir } from "../src/paths.js";
@@ -12,7 +12,7 @@ import { ACME, ANY_SIGNATURE, makeApp, signRequest, signResponseFields } from ".
 
 const PATH = "/v1/paymentMethods/optimise";
 
-const optimise = (app: Express, fields: Record<string, unknown>) =>
+const optimise = (app: App, fields: Record<string, unknown>) =>
   request(app)
     .post(PATH)
     .send({ merchant_id: ACME.merchant_id, account_id: "A10002", encryption_data: ANY_SIGNATURE, ...fields });

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import qs from "qs";
 import request from "supertest";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 import type { NotificationEvent } from "../src/notify/notifier.js";
 import { loadPayoutPricing } from "../src/store/payout-pricing.js";
 import { openStore } from "../src/store/store.js";
@@ -138,8 +138,8 @@ function fullPayout(): Record<string, unknown> {
 /** The payout notifications emitted so far (the clock also runs the fixtures' subscriptions). */
 const payoutEvents = (emit: { mock: { calls: [NotificationEvent][] } }) => emit.mock.calls.map(([e]) => e).filter((e) => e.event.startsWith("payout."));
 
-const post = (app: Express, body: Record<string, unknown>) => request(app).post("/v1/payout").send(body);
-const advance = (app: Express, by: string) => request(app).post("/__sandbox/clock").send({ advance: by });
+const post = (app: App, body: Record<string, unknown>) => request(app).post("/v1/payout").send(body);
+const advance = (app: App, by: string) => request(app).post("/__sandbox/clock").send({ advance: by });
 
 /** The value at a dotted path with [i] indexes. */
 function at(value: unknown, path: string): unknown {
@@ -550,7 +550,7 @@ describe("outcomes by scenario (default): account number suffixes and the benefi
 
 describe("PENDING payouts settle later: by the clock or by the operator, each change notified", () => {
   const pending = (suffix: string) => payoutBody({ notify_url: "https://merchant.example.com/hook", beneficiary: beneficiaryWith({ account_number: `7700${suffix}` }) });
-  const listed = async (app: Express, merchant = ACME.merchant_id) => (await request(app).get(`/__sandbox/payouts?merchant_id=${merchant}`)).body.payouts as Record<string, unknown>[];
+  const listed = async (app: App, merchant = ACME.merchant_id) => (await request(app).get(`/__sandbox/payouts?merchant_id=${merchant}`)).body.payouts as Record<string, unknown>[];
 
   test.each([
     ["0008", "COMPLETED", "", ""],
@@ -716,7 +716,7 @@ describe("scenario rules of your own (chosen by X-Sandbox-Scenario)", () => {
 });
 
 describe("bodies: JSON, form, JSON sent as a form", () => {
-  const sends: [string, (app: Express, body: Record<string, unknown>) => request.Test][] = [
+  const sends: [string, (app: App, body: Record<string, unknown>) => request.Test][] = [
     ["JSON", (app, body) => request(app).post("/v1/payout").send(body)],
     ["a form with bracket nesting", (app, body) => request(app).post("/v1/payout").type("form").send(qs.stringify(body))],
     ["JSON sent with the form content type", (app, body) => request(app).post("/v1/payout").set("Content-Type", FORM).send(JSON.stringify(body))],

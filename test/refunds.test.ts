@@ -4,9 +4,9 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { ACME, makeApp } from "./helpers.js";
 import { ENVELOPE, batch, one, pay, paymentIn, paymentStatus, type PaymentRef } from "./lifecycle-helpers.js";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 
-async function search(app: Express, selector: Record<string, string> = {}) {
+async function search(app: App, selector: Record<string, string> = {}) {
   const res = await request(app).post("/v1/retrievalRefund").type("form").send({ ...ENVELOPE, ...selector });
   expect(res.status).toBe(200);
   expect(res.body.return_status).toBe("1");
@@ -14,7 +14,7 @@ async function search(app: Express, selector: Record<string, string> = {}) {
 }
 
 const refundOf = (p: PaymentRef, refund_amount: string, extra: Record<string, string> = {}) => ({ ...p, refund_amount, ...extra });
-const advance = (app: Express, advance: string) => request(app).post("/__sandbox/clock").send({ advance });
+const advance = (app: App, advance: string) => request(app).post("/__sandbox/clock").send({ advance });
 
 describe("partial refunds", () => {
   test("many partial refunds up to the captured amount, numbered -01, -02, …; then nothing more", async () => {

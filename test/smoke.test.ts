@@ -1,6 +1,7 @@
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { ACME, childNames, directPayment, makeApp, parseXml } from "./helpers.js";
+import { routePath } from "../src/http/operation.js";
 
 describe("helpers", () => {
   test("a direct payment answers XML in the seed's element order", async () => {
@@ -16,7 +17,7 @@ describe("helpers", () => {
 describe("operation paths", () => {
   test("match as Express routes do: any case, one trailing slash; other methods and paths are not operations", async () => {
     const { app } = await makeApp();
-    for (const path of ["/V1/Authorise", "/v1/authorise/"]) {
+    for (const path of ["/V1/Authorise", "/v1/authorise/", "/v1/authorise?debug=1"]) {
       const res = await request(app).post(path).send(directPayment());
       expect(res.status, path).toBe(200);
       expect(parseXml(res.text).order_status, path).toBe("1");
@@ -26,5 +27,11 @@ describe("operation paths", () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.return_message, `${method} ${path}`).toMatch(/^I0404:No such operation/);
     }
+  });
+
+  test("a request target in absolute form (as sent through a proxy) names the same operation", () => {
+    expect(routePath("http://127.0.0.1:3000/V1/Capture/?x=1")).toBe("/v1/capture");
+    expect(routePath("/v1/capture?x=/y")).toBe("/v1/capture");
+    expect(routePath("http://[not a url")).toBe("");
   });
 });

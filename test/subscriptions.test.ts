@@ -3,7 +3,7 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Express } from "express";
+import type { App } from "../src/app.js";
 import request from "supertest";
 import { describe, expect, test, vi, type MockInstance } from "vitest";
 import { createClock } from "../src/clock.js";
@@ -28,7 +28,7 @@ interface Started {
   token_id: string;
 }
 
-async function subscribe(app: Express, subscription: Record<string, unknown>, overrides: Record<string, unknown> = {}): Promise<Started> {
+async function subscribe(app: App, subscription: Record<string, unknown>, overrides: Record<string, unknown> = {}): Promise<Started> {
   const body = directPayment({ ...SHOP, notify_url: "https://shop.example.com/notify", subscription, ...overrides });
   const res = await postAuthorise(app, body);
   const xml = parseXml(res.text);
@@ -36,7 +36,7 @@ async function subscribe(app: Express, subscription: Record<string, unknown>, ov
   return { recurring_id: textOf(xml.recurring_id), order_no: String(body.order_no), transaction_id: textOf(xml.transaction_id), token_id: textOf(xml.token_id) };
 }
 
-const advance = async (app: Express, by: string) => {
+const advance = async (app: App, by: string) => {
   const res = await request(app).post("/__sandbox/clock").send({ advance: by });
   expect(res.status, res.text).toBe(200);
   return res.body as { now: string; applied: number };
@@ -51,7 +51,7 @@ interface OperatorSubscription {
   transactions: { transaction_id: string; order_no: string; amount: string; payment_status: string; result: string; created_at: string }[];
 }
 
-async function operatorView(app: Express, recurringId: string): Promise<OperatorSubscription> {
+async function operatorView(app: App, recurringId: string): Promise<OperatorSubscription> {
   expect(recurringId).not.toBe("");
   const res = await request(app).get("/__sandbox/subscriptions").query({ recurring_id: recurringId });
   expect(res.status).toBe(200);
@@ -60,18 +60,18 @@ async function operatorView(app: Express, recurringId: string): Promise<Operator
 }
 
 /** The deductions (not the first payment) of a subscription: [created_at, amount] in order. */
-async function deductions(app: Express, s: Started): Promise<[string, string][]> {
+async function deductions(app: App, s: Started): Promise<[string, string][]> {
   const view = await operatorView(app, s.recurring_id);
   return view.transactions.filter((t) => t.transaction_id !== s.transaction_id).map((t) => [t.created_at, t.amount]);
 }
 
-const query = (app: Express, fields: Record<string, unknown>) =>
+const query = (app: App, fields: Record<string, unknown>) =>
   request(app)
     .post("/v1/retrievalTrans")
     .type("form")
     .send({ ...SHOP, encryption_data: ANY_SIGNATURE, ...fields });
 
-const cancel = (app: Express, fields: Record<string, unknown>, merchant: Record<string, string> = SHOP) =>
+const cancel = (app: App, fields: Record<string, unknown>, merchant: Record<string, string> = SHOP) =>
   request(app)
     .post("/v1/subscription/cancel")
     .send({ ...merchant, encryption_data: ANY_SIGNATURE, ...fields });

@@ -1,7 +1,7 @@
 // Request bodies as the gateway's clients send them: JSON, form-urlencoded (bracket nesting
 // allowed), and a JSON document sent with a form content type (the seed's samples do that).
 // Anything else is a GatewayError that the operation renders in its own format.
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import bodyParser from "body-parser";
 import qs from "qs";
 import { GatewayError } from "../codes.js";
@@ -19,13 +19,14 @@ export interface ReadBody {
 /** Reads the raw bytes with body-parser (limit → 413), decodes them as UTF-8 and turns them into a plain object. */
 export function createBodyReader(limit: string) {
   const raw = bodyParser.raw({ type: () => true, limit });
-  return (req: Request, res: Response): Promise<ReadBody> =>
+  return (req: IncomingMessage, res: ServerResponse): Promise<ReadBody> =>
     new Promise<ReadBody>((resolve, reject) => {
       raw(req, res, (err?: unknown) => {
         if (err) return reject(translateParserError(err, limit));
         try {
-          const text = decode(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-          resolve({ body: parseText(text, req.get("content-type") ?? ""), text });
+          const raw = (req as { body?: unknown }).body;
+          const text = decode(Buffer.isBuffer(raw) ? raw : Buffer.alloc(0));
+          resolve({ body: parseText(text, req.headers["content-type"] ?? ""), text });
         } catch (e) {
           reject(e);
         }

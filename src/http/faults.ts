@@ -1,6 +1,6 @@
 // What a scenario can do to the transport of an answer: wait, hang, reset the connection, cut the
 // body short, or send nothing. Applied after the answer is rendered (and signed).
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { Then } from "../scenarios/schema.js";
 
 export interface Rendered {
@@ -24,7 +24,7 @@ export function latencyMs(then: Then, pick: (min: number, max: number) => number
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
-export async function deliver(res: Response, rendered: Rendered, then: Then, waitMs: number): Promise<void> {
+export async function deliver(res: ServerResponse, rendered: Rendered, then: Then, waitMs: number): Promise<void> {
   if (waitMs > 0) await sleep(waitMs);
   if (res.req.socket.destroyed) return;
   switch (then.fault) {
@@ -49,7 +49,7 @@ export async function deliver(res: Response, rendered: Rendered, then: Then, wai
  * freshness to work out, so Express's send() would only add work (and turn a long body into a
  * Buffer written apart from the headers).
  */
-function send(res: Response, rendered: Rendered, body: string): void {
+function send(res: ServerResponse, rendered: Rendered, body: string): void {
   res.writeHead(rendered.status, { "Content-Type": rendered.contentType, "Content-Length": Buffer.byteLength(body) });
   res.end(body);
 }

@@ -2,9 +2,9 @@
 //   read body → identify caller → check signature → operation.handle (validate → decide → change
 //   state) → commit → render in the operation's format with encryption_data → log.
 // A GatewayError thrown anywhere is rendered in the same format; nothing else reaches the client.
-import type { Request, RequestHandler, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { GatewayError } from "../codes.js";
+import { GatewayError, resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
@@ -76,26 +76,52 @@ export interface Operation {
   handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
 }
 
+/** A gateway request's handler: true when the request was an operation's (and is answered), false to pass it on. */
+export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 /**
- * The gateway's operations as one middleware: a POST to an operation's path (as Express would match
- * it: any case, one trailing slash allowed) is answered by it; anything else goes on. One map lookup
- * instead of a router walking its routes.
+ * The gateway's operations, in front of the Express app (which serves pages and the operator API):
+ * a POST to an operation's path, matched as an Express route would be (any case, one trailing slash
+ * allowed), is answered here with one map lookup and none of Express's per-request work.
  */
-export function gatewayOperations(operations: readonly Operation[], deps: Deps): RequestHandler {
+export function gatewayOperations(operations: readonly Operation[], deps: Deps): GatewayHandler {
   const byPath = new Map(operations.map((op) => [op.path.toLowerCase(), operationHandler(op, deps)]));
-  return (req, res, next) => {
-    if (req.method !== "POST") return next();
-    const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
-    const handle = byPath.get(path.toLowerCase());
-    if (!handle) return next();
-    // what fails after the answer's own try (rendering, logging, sending) reaches the app's error handler, as with a route
-    handle(req, res).catch(next);
+  return (req, res) => {
+    if (req.method !== "POST") return false;
+    const handle = byPath.get(routePath(req.url ?? "/"));
+    if (!handle) return false;
+    // what fails after the answer's own try (rendering, logging, sending) is a 500 without details
+    handle(req, res).catch((err: unknown) => {
+      deps.log.error({ err }, "unhandled error");
+      if (res.headersSent) return;
+      res.writeHead(500, { "Content-Type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify({ return_status: "0", return_message: resultInfo("internal_error") }));
+    });
+    return true;
   };
 }
 
-function operationHandler(op: Operation, deps: Deps): (req: Request, res: Response) => Promise<void> {
+/** The request target's path, lower-cased and without one trailing slash: the key of an operation. */
+export function routePath(url: string): string {
+  let path: string;
+  if (url.startsWith("/")) {
+    const query = url.indexOf("?");
+    path = query < 0 ? url : url.slice(0, query);
+  } else {
+    // absolute form (through a proxy): http://host/v1/authorise
+    try {
+      path = new URL(url).pathname;
+    } catch {
+      return "";
+    }
+  }
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  return path.toLowerCase();
+}
+
+function operationHandler(op: Operation, deps: Deps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const readBody = createBodyReader(deps.config.bodyLimit);
-  return async (req: Request, res: Response) => {
+  return async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const requestId = deps.requests.nextId();
     res.setHeader("X-Request-Id", requestId);
@@ -132,19 +158,19 @@ interface Seen {
 }
 
 /** Identify the caller → check the signature → decide → operation.handle → commit. */
-async function runOperation(op: Operation, deps: Deps, req: Request, requestId: string, body: Body, seen: Seen): Promise<Reply> {
+async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, requestId: string, body: Body, seen: Seen): Promise<Reply> {
   const merchantId = requireText(body, "merchant_id");
   const accountId = requireText(body, "account_id");
   const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
   seen.caller = caller;
-  if (op.registeredIpOnly) checkRegisteredIp(caller, req.ip ?? "");
+  if (op.registeredIpOnly) checkRegisteredIp(caller, req.socket.remoteAddress ?? "");
   const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
   seen.signature = signature;
-  const baseUrl = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+  const baseUrl = deps.config.baseUrl ?? origin(req);
   const now = deps.clock.now();
   const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
 
-  const header = req.get("x-sandbox-scenario");
+  const header = header1(req, "x-sandbox-scenario");
   const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
     deps.scenarios.decide({ operation, fields, merchantId, header, orderNo, fallback });
   const view = op.scenarioView?.(body, caller, deps) ?? { operation: op.name, fields: body, fallback: "" };
@@ -161,6 +187,15 @@ async function runOperation(op: Operation, deps: Deps, req: Request, requestId: 
   caller.commitProvisioning();
   if (reply.changed) await deps.store.commit();
   return reply;
+}
+
+/** This server as the client addressed it (Sandgate serves plain HTTP; no proxy is trusted). */
+const origin = (req: IncomingMessage) => `http://${req.headers.host ?? "localhost"}`;
+
+/** A request header's value (the first, if sent twice), as Express's req.get gives it. */
+function header1(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function requireText(body: Body, field: string): string {
@@ -203,16 +238,16 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
 const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario"]);
 
 /** What went over the wire (the request log keeps it for the most recent requests): the body as its text, the rest by reference. */
-function exchangeOf(req: Request, res: Response, body: string, rendered: Rendered, started: number): Exchange {
+function exchangeOf(req: IncomingMessage, res: ServerResponse, body: string, rendered: Rendered, started: number): Exchange {
   const requestHeaders: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) requestHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   const responseHeaders: [string, string][] = res.getHeaderNames().map((name) => [name, String(res.getHeader(name))]);
   responseHeaders.push(["content-type", rendered.contentType]);
   return {
-    method: req.method,
-    url: `${req.protocol}://${req.get("host") ?? "localhost"}${req.originalUrl}`,
+    method: req.method ?? "POST",
+    url: `${origin(req)}${req.url ?? ""}`,
     requestHeaders,
-    requestType: req.get("content-type") ?? "",
+    requestType: header1(req, "content-type") ?? "",
     body,
     status: rendered.status,
     responseHeaders,
@@ -222,13 +257,13 @@ function exchangeOf(req: Request, res: Response, body: string, rendered: Rendere
   };
 }
 
-function record(deps: Deps, op: Operation, req: Request, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
+function record(deps: Deps, op: Operation, req: IncomingMessage, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
   const entry = {
     id,
     at: deps.clock.now().toISOString(),
     operation: op.name,
     path: op.path,
-    ip: normaliseIp(req.ip ?? ""),
+    ip: normaliseIp(req.socket.remoteAddress ?? ""),
     merchant_id: text(body.merchant_id),
     account_id: text(body.account_id),
     order_no: text(body.order_no),
