@@ -1,12 +1,13 @@
 // --data as a real process would meet it: the state file is a snapshot plus a journal of what each
 // commit changed. kill -9 at any moment loses nothing that was acknowledged; every kind of change
 // comes back after a restart; a commit writes what it changed, not the whole state.
-import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startSandbox } from "../src/sandbox.js";
+import { openJournal, replayJournal } from "../src/store/journal.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
 
 let dir: string;
@@ -157,6 +158,60 @@ describe("the journal", () => {
       expect(JSON.stringify(sandbox.deps.store.data).length).toBeGreaterThan(written * 100);
     } finally {
       await sandbox.close();
+    }
+  });
+
+  test("a commit of 50 records in text of every UTF-8 width comes back whole after kill -9", async () => {
+    const file = join(dir, "state.json");
+    const { url, child } = await startProcess(file);
+    // 1-, 2-, 3- and 4-byte UTF-8 (the last a surrogate pair in JavaScript); 50 records of ~2 KB in one commit
+    const note = (i: number) => `Zoë ⟨${i}⟩ 日本語 😀 ${"é".repeat(600)}`;
+    const orders = [];
+    for (let i = 0; i < 50; i++) {
+      const body = directPayment({ order_no: `U-${i}`, note: note(i) });
+      const id = textOf(parseXml((await post(url, "/v1/authorise", body)).text).transaction_id);
+      orders.push({ transaction_id: id, order_no: body.order_no, currency: "USD", amount: "10.00" });
+    }
+    const captured = await post(url, "/v1/capture", { ...ENVELOPE, capture_orders: orders });
+    expect(JSON.parse(captured.text).capture_orders.every((o: { capture_status: string }) => o.capture_status === "1")).toBe(true);
+    await killed(child);
+    const state = await reopened(file);
+    const byId = new Map(state.transactions.map((t) => [t.transaction_id, t]));
+    orders.forEach((o, i) => {
+      expect(byId.get(o.transaction_id)?.note).toBe(note(i));
+      expect(byId.get(o.transaction_id)?.captured_amount).toBe("10.00");
+    });
+  }, 30_000);
+
+  test("a disk that fills up mid-append leaves whole lines only, and later appends replay", async (context) => {
+    // a real full disk: a 256 KB tmpfs (needs root and mount: skipped where the machine allows neither)
+    const tiny = join(dir, "full");
+    mkdirSync(tiny);
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", tiny], { stdio: "ignore" });
+    } catch {
+      context.skip();
+    }
+    try {
+      const path = join(tiny, "state.json.journal");
+      const journal = await openJournal(path);
+      const line = JSON.stringify({ c: "tokens", v: { token_id: "tok_full", merchant_id: "M10001", pad: "x".repeat(3000) } });
+      await expect(
+        (async () => {
+          for (;;) await journal.append([line, line, line]);
+        })(),
+      ).rejects.toThrow(/ENOSPC/);
+      const text = readFileSync(path, "utf8");
+      expect(text.endsWith("\n")).toBe(true);
+      expect(text.length).toBe(journal.size);
+      // room again (a snapshot cleared it, say): the next append follows whole lines
+      await journal.clear();
+      await journal.append([JSON.stringify({ c: "tokens", v: { token_id: "tok_after", merchant_id: "M10001" } })]);
+      await journal.close();
+      const state = { tokens: [] } as unknown as Parameters<typeof replayJournal>[1];
+      expect(replayJournal(path, state)).toBe(1);
+    } finally {
+      execFileSync("umount", [tiny], { stdio: "ignore" });
     }
   });
 

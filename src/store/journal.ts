@@ -43,10 +43,21 @@ export async function openJournal(path: string): Promise<Journal> {
     },
     async append(lines) {
       if (!lines.length) return;
-      const text = `${lines.join("\n")}\n`;
-      await handle.write(text);
-      await handle.datasync();
-      size += Buffer.byteLength(text);
+      const bytes = Buffer.from(`${lines.join("\n")}\n`);
+      try {
+        // a write the disk took only part of (it filled up, say) is continued or fails
+        for (let done = 0; done < bytes.length; ) {
+          const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
+          if (bytesWritten === 0) throw new Error("the journal file takes no more bytes");
+          done += bytesWritten;
+        }
+        await handle.datasync();
+      } catch (err) {
+        // what this append wrote is taken back: a later append must never follow a torn line
+        await handle.truncate(size).catch(() => undefined);
+        throw err;
+      }
+      size += bytes.length;
     },
     async clear() {
       await handle.truncate(0);
