@@ -2,7 +2,7 @@
 // commit changed. kill -9 at any moment loses nothing that was acknowledged; every kind of change
 // comes back after a restart; a commit writes what it changed, not the whole state.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -206,23 +206,31 @@ describe("the journal", () => {
       expect(text.length).toBe(journal.size);
       // room again (a snapshot cleared it, say): the next append follows whole lines
       await journal.clear();
-      await journal.append([JSON.stringify({ c: "tokens", v: { token_id: "tok_after", merchant_id: "M10001" } })]);
+      await journal.append([JSON.stringify({ c: "tokens", v: { token_id: "tok_after", merchant_id: "M10001" } }), JSON.stringify({ counters: {} })]);
       await journal.close();
-      const state = { tokens: [] } as unknown as Parameters<typeof replayJournal>[1];
-      expect(replayJournal(path, state)).toBe(1);
+      const state = { tokens: [], counters: {} } as unknown as Parameters<typeof replayJournal>[1];
+      expect(replayJournal(path, state)).toBe(2);
+      expect(state.tokens.map((t) => t.token_id)).toEqual(["tok_after"]);
     } finally {
       execFileSync("umount", [tiny], { stdio: "ignore" });
     }
   });
 
-  test("a line torn by a crash is ignored; a damaged line before the end stops the start, naming the file", async () => {
+  test("a commit cut short by a crash is ignored whole; a damaged line before the end stops the start, naming the file", async () => {
     const file = join(dir, "state.json");
     const first = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "t" });
     await first.close();
-    writeFileSync(`${file}.journal`, "");
-    appendFileSync(`${file}.journal`, `${JSON.stringify({ c: "tokens", v: { token_id: "tok_torn", merchant_id: "M10001" } })}\n{"c":"transac`);
-    const state = await reopened(file);
-    expect(state.tokens.some((t) => t.token_id === "tok_torn")).toBe(true);
+    const token = (id: string) => JSON.stringify({ c: "tokens", v: { token_id: id, merchant_id: "M10001" } });
+    const counters = JSON.stringify({ counters: {} });
+    // a whole commit (its record, then its counters line), then one torn in its second line
+    writeFileSync(`${file}.journal`, `${token("tok_whole")}\n${counters}\n${token("tok_half")}\n{"c":"transac`);
+    let state = await reopened(file);
+    expect(state.tokens.map((t) => t.token_id)).toContain("tok_whole");
+    expect(state.tokens.map((t) => t.token_id)).not.toContain("tok_half");
+    // a commit whose lines are whole but whose counters line never came
+    writeFileSync(`${file}.journal`, `${token("tok_whole")}\n${counters}\n${token("tok_no_counters")}\n`);
+    state = await reopened(file);
+    expect(state.tokens.map((t) => t.token_id)).not.toContain("tok_no_counters");
     writeFileSync(`${file}.journal`, `{"c":"transac\n${JSON.stringify({ counters: {} })}\n`);
     await expect(startSandbox({ port: 0, logLevel: "silent", data: file })).rejects.toThrow(`${file}.journal`);
     expect(readFileSync(`${file}.journal`, "utf8")).toContain('{"c":"transac');

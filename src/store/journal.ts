@@ -2,8 +2,9 @@
 // (the whole record, so replaying a line twice is harmless), plus the id counters. A commit costs
 // what it changed, not the size of the state; the snapshot (lowdb's file) is rewritten only when
 // the journal has grown as large as it (and at start, on reset and on close), so that cost is
-// spread over as many commits. A crash mid-append leaves a torn last line: it was never
-// acknowledged, and replay ignores it.
+// spread over as many commits. Each commit ends with the counters line, so replay applies whole
+// commits only: one a crash cut short (a torn line, or lines without their counters line) was
+// never acknowledged, and none of it is applied.
 import { existsSync, readFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import type { Counters } from "../ids.js";
@@ -70,8 +71,10 @@ export async function openJournal(path: string): Promise<Journal> {
 
 /**
  * Applies the journal at `path` to a state read from the snapshot: each record replaces the one
- * with its key, or is added. A last line cut short by a crash is ignored; a bad line before it
- * means the file is not what Sandgate wrote, and throws.
+ * with its key, or is added, a commit at a time (its records, then its counters line). What
+ * follows the last counters line, a torn line included, is a commit a crash cut short and is
+ * ignored; a line that is not JSON before the end means the file is not what Sandgate wrote, and
+ * throws.
  */
 export function replayJournal(path: string, state: State): number {
   if (!existsSync(path)) return 0;
@@ -87,7 +90,17 @@ export function replayJournal(path: string, state: State): number {
     }
     return map;
   };
+  const put = (c: Collection, record: Record<string, unknown>) => {
+    const list = state[c] as unknown as Record<string, unknown>[];
+    const key = String(record[KEY_FIELD[c]]);
+    const at = positionsOf(c).get(key);
+    if (at === undefined) {
+      positionsOf(c).set(key, list.length);
+      list.push(record);
+    } else list[at] = record;
+  };
   let applied = 0;
+  let commit: { c: Collection; v: Record<string, unknown> }[] = [];
   lines.forEach((text, i) => {
     let line: JournalLine;
     try {
@@ -96,20 +109,16 @@ export function replayJournal(path: string, state: State): number {
       if (i === lines.length - 1) return; // torn by a crash: never acknowledged
       throw new Error(`line ${i + 1} is not JSON (${(err as Error).message})`);
     }
-    if ("counters" in line) {
-      // counters only grow: never step back below what the snapshot already used
-      for (const [kind, n] of Object.entries(line.counters)) state.counters[kind] = Math.max(state.counters[kind] ?? 0, n);
-    } else {
+    if (!("counters" in line)) {
       if (!(line.c in KEY_FIELD)) throw new Error(`line ${i + 1} names no known collection`);
-      const list = state[line.c] as unknown as Record<string, unknown>[];
-      const key = String(line.v[KEY_FIELD[line.c]]);
-      const at = positionsOf(line.c).get(key);
-      if (at === undefined) {
-        positionsOf(line.c).set(key, list.length);
-        list.push(line.v);
-      } else list[at] = line.v;
+      commit.push(line);
+      return;
     }
-    applied++;
+    // the commit is whole: its records, then the counters, which only grow (never below the snapshot's)
+    for (const { c, v } of commit) put(c, v);
+    for (const [kind, n] of Object.entries(line.counters)) state.counters[kind] = Math.max(state.counters[kind] ?? 0, n);
+    applied += commit.length + 1;
+    commit = [];
   });
   return applied;
 }
