@@ -29,7 +29,19 @@ export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, chec
 export type App = (req: IncomingMessage, res: ServerResponse) => void;
 
 export function createApp(deps: Deps): App {
-  const gateway = gatewayOperations(OPERATIONS, deps);
+  // An error no answer was made for (a page's own body parser, a gateway operation failing after
+  // its own try): a client error keeps its status, anything else is a 500 without details.
+  const failed = (err: unknown, res: ServerResponse) => {
+    const status = (err as { status?: unknown }).status;
+    const clientError = typeof status === "number" && status >= 400 && status < 500;
+    if (!clientError) deps.log.error({ err }, "unhandled error");
+    if (res.headersSent) return;
+    const reason = !clientError ? "internal_error" : status === 413 ? "body_too_large" : "malformed_body";
+    const body = JSON.stringify({ return_status: "0", return_message: resultInfo(reason) });
+    res.writeHead(clientError ? status : 500, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const gateway = gatewayOperations(OPERATIONS, deps, failed);
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
@@ -48,16 +60,7 @@ export function createApp(deps: Deps): App {
   app.use((req, res) => {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });
   });
-  // Only errors raised outside the gateway's operations reach here (e.g. a page's own body parser):
-  // a client error keeps its status, anything else is a 500 without details.
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const status = (err as { status?: unknown }).status;
-    const clientError = typeof status === "number" && status >= 400 && status < 500;
-    if (!clientError) deps.log.error({ err }, "unhandled error");
-    if (res.headersSent) return;
-    if (clientError) res.status(status).json({ return_status: "0", return_message: resultInfo(status === 413 ? "body_too_large" : "malformed_body") });
-    else res.status(500).json({ return_status: "0", return_message: resultInfo("internal_error") });
-  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => failed(err, res));
   return (req, res) => {
     if (!gateway(req, res)) app(req, res);
   };

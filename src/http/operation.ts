@@ -4,7 +4,7 @@
 // A GatewayError thrown anywhere is rendered in the same format; nothing else reaches the client.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
-import { GatewayError, resultInfo } from "../codes.js";
+import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
@@ -84,19 +84,14 @@ export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => bool
  * a POST to an operation's path, matched as an Express route would be (any case, one trailing slash
  * allowed), is answered here with one map lookup and none of Express's per-request work.
  */
-export function gatewayOperations(operations: readonly Operation[], deps: Deps): GatewayHandler {
+export function gatewayOperations(operations: readonly Operation[], deps: Deps, failed: (err: unknown, res: ServerResponse) => void): GatewayHandler {
   const byPath = new Map(operations.map((op) => [op.path.toLowerCase(), operationHandler(op, deps)]));
   return (req, res) => {
     if (req.method !== "POST") return false;
     const handle = byPath.get(routePath(req.url ?? "/"));
     if (!handle) return false;
-    // what fails after the answer's own try (rendering, logging, sending) is a 500 without details
-    handle(req, res).catch((err: unknown) => {
-      deps.log.error({ err }, "unhandled error");
-      if (res.headersSent) return;
-      res.writeHead(500, { "Content-Type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify({ return_status: "0", return_message: resultInfo("internal_error") }));
-    });
+    // what fails after the answer's own try (rendering, logging, sending) goes to the app's error answer
+    handle(req, res).catch((err: unknown) => failed(err, res));
     return true;
   };
 }
@@ -192,7 +187,7 @@ async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, req
 /** This server as the client addressed it (Sandgate serves plain HTTP; no proxy is trusted). */
 const origin = (req: IncomingMessage) => `http://${req.headers.host ?? "localhost"}`;
 
-/** A request header's value (the first, if sent twice), as Express's req.get gives it. */
+/** A request header's value (the first, if a header Node keeps as a list was sent twice). */
 function header1(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -247,7 +242,7 @@ function exchangeOf(req: IncomingMessage, res: ServerResponse, body: string, ren
     method: req.method ?? "POST",
     url: `${origin(req)}${req.url ?? ""}`,
     requestHeaders,
-    requestType: header1(req, "content-type") ?? "",
+    requestType: req.headers["content-type"] ?? "",
     body,
     status: rendered.status,
     responseHeaders,

@@ -23,7 +23,9 @@ export const KEY_FIELD = {
   notifications: "notification_id",
 } as const satisfies Record<Collection, string>;
 
-export type JournalLine = { c: Collection; v: Record<string, unknown> } | { counters: Counters };
+/** A record as a commit left it. */
+type RecordLine = { c: Collection; v: Record<string, unknown> };
+export type JournalLine = RecordLine | { counters: Counters };
 
 export interface Journal {
   /** bytes appended since the last snapshot */
@@ -100,7 +102,7 @@ export function replayJournal(path: string, state: State): number {
     } else list[at] = record;
   };
   let applied = 0;
-  let commit: { c: Collection; v: Record<string, unknown> }[] = [];
+  let commit: RecordLine[] = [];
   lines.forEach((text, i) => {
     let line: JournalLine;
     try {
