@@ -1,10 +1,12 @@
-// The append-only journal beside the --data snapshot: one JSON line per record a commit changed
-// (the whole record, so replaying a line twice is harmless), plus the id counters. A commit costs
-// what it changed, not the size of the state; the snapshot (lowdb's file) is rewritten only when
-// the journal has grown as large as it (and at start, on reset and on close), so that cost is
-// spread over as many commits. Each commit ends with the counters line, so replay applies whole
-// commits only: one a crash cut short (a torn line, or lines without their counters line) was
-// never acknowledged, and none of it is applied.
+// The append-only journal beside the --data snapshot: one JSON line per record a commit changed,
+// plus the id counters. A record the journal has not had since the last snapshot goes whole; a
+// payment or refund it has had goes as the fields that changed since (a capture is its state, its
+// amounts, its time and one history line, not the whole payment), so a commit costs what it
+// changed, not the size of its records or of the state. Replaying a line twice is harmless. The
+// snapshot (lowdb's file) is rewritten only when the journal has grown as large as it (and at
+// start, on reset and on close), so that cost is spread over as many commits. Each commit ends with
+// the counters line, so replay applies whole commits only: one a crash cut short (a torn line, or
+// lines without their counters line) was never acknowledged, and none of it is applied.
 import { existsSync, readFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import type { Counters } from "../ids.js";
@@ -23,9 +25,95 @@ export const KEY_FIELD = {
   notifications: "notification_id",
 } as const satisfies Record<Collection, string>;
 
-/** A record as a commit left it. */
-type RecordLine = { c: Collection; v: Record<string, unknown> };
+/**
+ * The collections journaled by changed fields, each with the one list its records grow (null when
+ * none). Their records' other nested values are replaced when they change, never changed in place;
+ * the list only grows at its end and may drop its oldest entries. Other collections' records are
+ * small or rarely changed, and go whole.
+ */
+const BY_FIELD = new Map<Collection, string | null>([
+  ["transactions", "history"],
+  ["refunds", null],
+]);
+
+/**
+ * A record as a commit left it (`v`), or what a commit changed in one journaled before (`k`, its
+ * key): fields set (`s`), fields removed (`d`), and the entries its list gained from position
+ * h[0] on (`h`).
+ */
+type RecordLine = { c: Collection; v: Record<string, unknown> } | { c: Collection; k: string; s?: Record<string, unknown>; d?: string[]; h?: [number, ...unknown[]] };
 export type JournalLine = RecordLine | { counters: Counters };
+
+type Fields = Record<string, unknown>;
+
+/** A record's top-level values as last journaled, and its list then. */
+interface Written {
+  fields: Fields;
+  list: unknown[] | undefined;
+  listLength: number;
+  listFirst: unknown;
+}
+
+export interface LineEncoder {
+  /** the journal line for a record a commit changed; undefined when nothing in it differs from its last line */
+  line(c: Collection, record: object): string | undefined;
+  /** the record as it is now is on disk (a snapshot has it): its next line is what changed since */
+  written(c: Collection, record: object): void;
+  /** every record's next line is whole: after an append or a snapshot that failed */
+  forget(): void;
+}
+
+export function lineEncoder(): LineEncoder {
+  let written = new WeakMap<object, Written>();
+  const remember = (held: Fields, listField: string | null): Written => {
+    const list = listField ? (held[listField] as unknown[] | undefined) : undefined;
+    return { fields: { ...held }, list, listLength: list?.length ?? 0, listFirst: list?.[0] };
+  };
+  return {
+    line(c, record) {
+      const held = record as Fields;
+      const listField = BY_FIELD.get(c);
+      const before = written.get(record);
+      if (listField === undefined || !before) {
+        if (listField !== undefined) written.set(record, remember(held, listField));
+        return JSON.stringify({ c, v: record });
+      }
+      const line: Extract<RecordLine, { k: string }> = { c, k: String(held[KEY_FIELD[c]]) };
+      const was = before.fields;
+      for (const field in held) {
+        const value = held[field];
+        if (field === listField || value === was[field]) continue;
+        if (value === undefined) (line.d ??= []).push(field);
+        else (line.s ??= {})[field] = value;
+        was[field] = value;
+      }
+      for (const field in was) {
+        if (field === listField || field in held) continue;
+        (line.d ??= []).push(field);
+        delete was[field];
+      }
+      if (listField) {
+        // the entries added since its last line, or the whole list when it is not the one that grew
+        const list = held[listField] as unknown[] | undefined;
+        const from = before.list ? before.listLength : 0;
+        if (list === undefined) {
+          if (before.list !== undefined) (line.d ??= []).push(listField);
+        } else if (before.list === undefined || (list === before.list && list.length >= from && list[0] === before.listFirst)) {
+          if (list.length > from) line.h = [from, ...list.slice(from)];
+        } else (line.s ??= {})[listField] = list;
+        Object.assign(before, { list, listLength: list?.length ?? 0, listFirst: list?.[0] });
+      }
+      return line.s || line.d || line.h ? JSON.stringify(line) : undefined;
+    },
+    written(c, record) {
+      const listField = BY_FIELD.get(c);
+      if (listField !== undefined) written.set(record, remember(record as Fields, listField));
+    },
+    forget() {
+      written = new WeakMap();
+    },
+  };
+}
 
 export interface Journal {
   /** bytes appended since the last snapshot */
@@ -72,10 +160,11 @@ export async function openJournal(path: string): Promise<Journal> {
 }
 
 /**
- * Applies the journal at `path` to a state read from the snapshot: each record replaces the one
- * with its key, or is added, a commit at a time (its records, then its counters line). What
- * follows the last counters line, a torn line included, is a commit a crash cut short and is
- * ignored; a line that is not JSON before the end means the file is not what Sandgate wrote, and
+ * Applies the journal at `path` to a state read from the snapshot, a commit at a time (its
+ * records, then its counters line): a whole record replaces the one with its key, or is added; a
+ * change is applied to the record with its key. What follows the last counters line, a torn line
+ * included, is a commit a crash cut short and is ignored; a line that is not JSON before the end,
+ * or a change to a record the state does not have, means the file is not what Sandgate wrote, and
  * throws.
  */
 export function replayJournal(path: string, state: State): number {
@@ -86,23 +175,36 @@ export function replayJournal(path: string, state: State): number {
   const positionsOf = (c: Collection) => {
     let map = positions.get(c);
     if (!map) {
-      const list = state[c] as unknown as Record<string, unknown>[];
+      const list = state[c] as unknown as Fields[];
       map = new Map(list.map((r, i) => [String(r[KEY_FIELD[c]]), i]));
       positions.set(c, map);
     }
     return map;
   };
-  const put = (c: Collection, record: Record<string, unknown>) => {
-    const list = state[c] as unknown as Record<string, unknown>[];
-    const key = String(record[KEY_FIELD[c]]);
-    const at = positionsOf(c).get(key);
-    if (at === undefined) {
-      positionsOf(c).set(key, list.length);
-      list.push(record);
-    } else list[at] = record;
+  const apply = (line: RecordLine, number: number) => {
+    const list = state[line.c] as unknown as Fields[];
+    if ("v" in line) {
+      const key = String(line.v[KEY_FIELD[line.c]]);
+      const at = positionsOf(line.c).get(key);
+      if (at === undefined) {
+        positionsOf(line.c).set(key, list.length);
+        list.push(line.v);
+      } else list[at] = line.v;
+      return;
+    }
+    const at = positionsOf(line.c).get(line.k);
+    const listField = BY_FIELD.get(line.c);
+    if (at === undefined || listField === undefined) throw new Error(`line ${number} changes ${line.c} ${line.k}, which the state does not hold whole`);
+    const held = list[at]!;
+    Object.assign(held, line.s);
+    for (const field of line.d ?? []) delete held[field];
+    if (line.h && listField) {
+      const [from, ...added] = line.h;
+      held[listField] = [...((held[listField] as unknown[] | undefined) ?? []).slice(0, from), ...added];
+    }
   };
   let applied = 0;
-  let commit: RecordLine[] = [];
+  let commit: { line: RecordLine; number: number }[] = [];
   lines.forEach((text, i) => {
     let line: JournalLine;
     try {
@@ -112,12 +214,12 @@ export function replayJournal(path: string, state: State): number {
       throw new Error(`line ${i + 1} is not JSON (${(err as Error).message})`);
     }
     if (!("counters" in line)) {
-      if (!(line.c in KEY_FIELD)) throw new Error(`line ${i + 1} names no known collection`);
-      commit.push(line);
+      if (!(line.c in KEY_FIELD) || !("v" in line || "k" in line)) throw new Error(`line ${i + 1} is not a record of a known collection`);
+      commit.push({ line, number: i + 1 });
       return;
     }
     // the commit is whole: its records, then the counters, which only grow (never below the snapshot's)
-    for (const { c, v } of commit) put(c, v);
+    for (const { line: record, number } of commit) apply(record, number);
     for (const [kind, n] of Object.entries(line.counters)) state.counters[kind] = Math.max(state.counters[kind] ?? 0, n);
     applied += commit.length + 1;
     commit = [];

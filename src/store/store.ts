@@ -14,7 +14,7 @@ import { DataFile } from "lowdb/node";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
 import { resetMerchant, stateFromFixtures } from "./initial-state.js";
-import { openJournal, replayJournal, type Journal } from "./journal.js";
+import { lineEncoder, openJournal, replayJournal, type Journal } from "./journal.js";
 import { createRepository, type Repository } from "./records.js";
 import type { State } from "./types.js";
 import type { Clock } from "../clock.js";
@@ -119,14 +119,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let ids = createIds(state().seed, state().counters);
   let records = createRepository(state());
   let journal: Journal | undefined;
+  const lines = lineEncoder();
   let snapshotBytes = 0;
   let closed = false;
 
   /** The whole state as the new snapshot; the journal is then empty. */
   async function snapshot(): Promise<void> {
     if (!dataFile) return;
-    records.takeChanges();
-    await db.write();
+    // the snapshot has every record as it is now (lowdb stringifies it before its first await), those
+    // changed since the last commit too: each one's next journal line is what changed since
+    for (const { c, v } of records.takeChanges()) lines.written(c, v);
+    try {
+      await db.write();
+    } catch (err) {
+      lines.forget();
+      throw err;
+    }
     snapshotBytes = statSync(dataFile).size;
     await journal?.clear();
   }
@@ -144,9 +152,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // after close (a notification attempt that finished late, say) each commit is a snapshot
     if (closed && changes.length) return snapshot();
     if (!journal) return;
-    const lines = changes.map(({ c, v }) => JSON.stringify({ c, v }));
-    lines.push(JSON.stringify({ counters: state().counters }));
-    await journal.append(lines);
+    const appended: string[] = [];
+    for (const { c, v } of changes) {
+      const line = lines.line(c, v);
+      if (line !== undefined) appended.push(line);
+    }
+    appended.push(JSON.stringify({ counters: state().counters }));
+    try {
+      await journal.append(appended);
+    } catch (err) {
+      // these lines may not be on disk: a record's next line must not count on them
+      lines.forget();
+      throw err;
+    }
     if (journal.size >= Math.max(snapshotBytes, MIN_SNAPSHOT_EVERY_BYTES)) await snapshot();
   });
 

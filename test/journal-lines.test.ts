@@ -1,0 +1,122 @@
+// The journal's lines for records changed in place: whatever a run of changes, commits and
+// snapshots did, replaying the journal on the last snapshot gives the state as it is in memory.
+// Payments and refunds go as the fields that changed (and the history lines added), so this is
+// where a change the line left out would show.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, test } from "vitest";
+import { lineEncoder, replayJournal, type Collection } from "../src/store/journal.js";
+import type { State } from "../src/store/types.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sandgate-lines-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Rec = Record<string, unknown> & { history?: unknown[] };
+const KEYS = { transactions: "transaction_id", refunds: "refund_reference_id", tokens: "token_id" } as const;
+type Kind = keyof typeof KEYS;
+/** as src/domain/history.ts does, smaller: the oldest lines go once there are more than this */
+const CAP = 2;
+
+const value = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(undefined), fc.record({ x: fc.string({ maxLength: 3 }) }));
+const field = fc.constantFrom("state", "note", "payer_request");
+const change = fc.oneof(
+  fc.record({ op: fc.constant("add" as const), kind: fc.constantFrom<Kind>("transactions", "refunds", "tokens"), note: value }),
+  fc.record({ op: fc.constant("set" as const), pick: fc.nat(), field, value }),
+  fc.record({ op: fc.constant("delete" as const), pick: fc.nat(), field }),
+  fc.record({ op: fc.constant("history" as const), pick: fc.nat(), lines: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ op: fc.constant("new history" as const), pick: fc.nat() }),
+  fc.record({ op: fc.constant("drop history" as const), pick: fc.nat() }),
+  fc.constant({ op: "commit" as const }),
+  fc.constant({ op: "snapshot" as const }),
+  fc.constant({ op: "forget" as const }),
+);
+
+describe("journal lines of changed records", () => {
+  test("replaying them on the last snapshot gives the state in memory, after any run of changes, commits and snapshots", () => {
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 60, size: "max" }), (changes) => {
+        const state = { counters: {}, transactions: [], refunds: [], tokens: [] } as unknown as State;
+        const all: { kind: Kind; rec: Rec }[] = [];
+        const dirty = new Map<Rec, Kind>();
+        const lines = lineEncoder();
+        let snapshot = JSON.stringify(state);
+        let journal: string[] = [];
+        let n = 0;
+        const commit = () => {
+          for (const [rec, kind] of dirty) {
+            const line = lines.line(kind as Collection, rec);
+            if (line !== undefined) journal.push(line);
+          }
+          dirty.clear();
+          journal.push(JSON.stringify({ counters: {} }));
+        };
+        for (const c of changes) {
+          if (c.op === "add") {
+            const rec: Rec = { [KEYS[c.kind]]: `${c.kind}-${++n}`, state: "new", note: c.note };
+            (state[c.kind] as unknown as Rec[]).push(rec);
+            all.push({ kind: c.kind, rec });
+            dirty.set(rec, c.kind);
+          } else if (c.op === "commit") commit();
+          else if (c.op === "forget") lines.forget();
+          else if (c.op === "snapshot") {
+            // as the store does: the snapshot has the records changed since the last commit too
+            for (const [rec, kind] of dirty) lines.written(kind as Collection, rec);
+            dirty.clear();
+            snapshot = JSON.stringify(state);
+            journal = [];
+          } else if (all.length) {
+            const { kind, rec } = all[c.pick % all.length]!;
+            // only payments have a history (a list that grows); other nested values are replaced, never changed in place
+            if (kind !== "transactions" && c.op !== "set" && c.op !== "delete") continue;
+            if (c.op === "set") rec[c.field] = c.value;
+            else if (c.op === "delete") delete rec[c.field];
+            else if (c.op === "new history") rec.history = [{ event: `fresh ${++n}` }];
+            else if (c.op === "drop history") delete rec.history;
+            else {
+              rec.history ??= [];
+              for (let i = 0; i < c.lines; i++) rec.history.push({ event: `line ${++n}` });
+              if (rec.history.length > CAP) rec.history.splice(0, rec.history.length - CAP);
+            }
+            dirty.set(rec, kind);
+          }
+        }
+        commit();
+        const path = join(dir, `run-${++run}.journal`);
+        writeFileSync(path, `${journal.join("\n")}\n`);
+        const replayed = JSON.parse(snapshot) as State;
+        replayJournal(path, replayed);
+        expect(replayed).toEqual(JSON.parse(JSON.stringify(state)));
+      }),
+      {
+        numRuns: 1000,
+        // the edges, besides what the random runs find: a field left undefined, a history past its cap, a history dropped
+        examples: [
+          [[{ op: "add", kind: "transactions", note: "a" }, { op: "commit" }, { op: "set", pick: 0, field: "note", value: undefined }]],
+          [[{ op: "add", kind: "transactions", note: 1 }, { op: "history", pick: 0, lines: 2 }, { op: "commit" }, { op: "history", pick: 0, lines: 1 }]],
+          [[{ op: "add", kind: "transactions", note: 1 }, { op: "history", pick: 0, lines: 1 }, { op: "commit" }, { op: "drop history", pick: 0 }]],
+          // changed back after a snapshot that had the change: the line must not count on what the journal had before it
+          [[{ op: "add", kind: "refunds", note: "a" }, { op: "commit" }, { op: "set", pick: 0, field: "note", value: "b" }, { op: "snapshot" }, { op: "set", pick: 0, field: "note", value: "a" }]],
+        ],
+      },
+    );
+  });
+
+  test("a capture-like change is a line of the fields that changed and the history line added", () => {
+    const lines = lineEncoder();
+    const tx: Rec = { transaction_id: "T1", order_no: "O-1", state: "authorised", captured_amount: "0.00", history: [{ event: "created" }] };
+    expect(JSON.parse(lines.line("transactions", tx)!)).toEqual({ c: "transactions", v: tx });
+    tx.state = "paid";
+    tx.captured_amount = "10.00";
+    tx.history!.push({ event: "capture" });
+    expect(JSON.parse(lines.line("transactions", tx)!)).toEqual({ c: "transactions", k: "T1", s: { state: "paid", captured_amount: "10.00" }, h: [1, { event: "capture" }] });
+    // nothing changed since: no line
+    expect(lines.line("transactions", tx)).toBeUndefined();
+    // records of other collections always go whole
+    const token = { token_id: "tok", merchant_id: "M" };
+    lines.line("tokens", token);
+    expect(JSON.parse(lines.line("tokens", token)!)).toEqual({ c: "tokens", v: token });
+  });
+});
