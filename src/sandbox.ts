@@ -32,6 +32,8 @@ export interface SandboxOptions extends Partial<Config> {
   logger?: Logger;
   /** reload scenario files when they change (default: on for startSandbox, off for createDeps) */
   watchScenarios?: boolean;
+  /** with --data: the journal size that starts a new snapshot (at least the snapshot's own size; 4 MB by default) */
+  snapshotAfterBytes?: number;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const store = config.redisUrl
     ? // loaded only when asked for: the Redis client is not part of a single process's start
       await (await import("./store/redis-store.js")).openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, fixturesDir: config.fixtures, seed: config.seed })
-    : await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed });
+    : await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed, snapshotAfterBytes: options.snapshotAfterBytes });
   loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
   const scenarios = createRegistry({
     dir: config.scenarios,
@@ -82,7 +84,7 @@ export function writeCoverageReport(path: string, deps: Deps): void {
 }
 
 function stripUndefined(options: SandboxOptions): Partial<Config> {
-  const { clock: _c, logger: _l, watchScenarios: _w, ...rest } = options;
+  const { clock: _c, logger: _l, watchScenarios: _w, snapshotAfterBytes: _s, ...rest } = options;
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Config>;
 }
 

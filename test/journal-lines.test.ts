@@ -31,10 +31,14 @@ const change = fc.oneof(
   fc.constant({ op: "commit" as const }),
   fc.constant({ op: "snapshot" as const }),
   fc.constant({ op: "forget" as const }),
+  // a snapshot written behind the commits: started (the journal kept aside), a record of it written, all of it written
+  fc.constant({ op: "behind" as const }),
+  fc.constant({ op: "slice" as const }),
+  fc.constant({ op: "finish" as const }),
 );
 
 describe("journal lines of changed records", () => {
-  test("replaying them on the last snapshot gives the state in memory, after any run of changes, commits and snapshots", () => {
+  test("replaying them on the last snapshot gives the state in memory, after any run of changes, commits and snapshots (written behind the commits too, a crash at any point of one)", () => {
     let run = 0;
     fc.assert(
       fc.property(fc.array(change, { maxLength: 60, size: "max" }), (changes) => {
@@ -53,6 +57,29 @@ describe("journal lines of changed records", () => {
           dirty.clear();
           journal.push(JSON.stringify({ counters: {} }));
         };
+        // the snapshot written behind: the journal kept aside, what is written so far, where it is
+        let behind: { kept: string[]; written: Record<Kind, Rec[]>; at: number; list: number } | undefined;
+        let lastKept: string[] | undefined;
+        const lists = ["transactions", "refunds", "tokens"] as const;
+        /** one more record of the state into the snapshot being written (each as it is now); false when all are */
+        const slice = (): boolean => {
+          if (!behind) return false;
+          for (; behind.list < lists.length; behind.list++, behind.at = 0) {
+            const list = state[lists[behind.list]!] as unknown as Rec[];
+            if (behind.at < list.length) {
+              behind.written[lists[behind.list]!].push(JSON.parse(JSON.stringify(list[behind.at++])) as Rec);
+              return true;
+            }
+          }
+          return false;
+        };
+        const finish = () => {
+          if (!behind) return;
+          while (slice());
+          snapshot = JSON.stringify({ counters: {}, ...behind.written });
+          lastKept = behind.kept;
+          behind = undefined;
+        };
         for (const c of changes) {
           if (c.op === "add") {
             const rec: Rec = { [KEYS[c.kind]]: `${c.kind}-${++n}`, state: "new", note: c.note };
@@ -61,12 +88,22 @@ describe("journal lines of changed records", () => {
             dirty.set(rec, c.kind);
           } else if (c.op === "commit") commit();
           else if (c.op === "forget") lines.forget();
+          else if (c.op === "behind") {
+            // one at a time, as in the store
+            if (behind) continue;
+            behind = { kept: journal, written: { transactions: [], refunds: [], tokens: [] }, at: 0, list: 0 };
+            journal = [];
+            lastKept = undefined;
+          } else if (c.op === "slice") slice();
+          else if (c.op === "finish") finish();
           else if (c.op === "snapshot") {
-            // as the store does: the snapshot has the records changed since the last commit too
+            // as the store does: one written behind ends first; this one has the records changed since the last commit too
+            finish();
             for (const [rec, kind] of dirty) lines.written(kind as Collection, rec);
             dirty.clear();
             snapshot = JSON.stringify(state);
             journal = [];
+            lastKept = undefined;
           } else if (all.length) {
             const { kind, rec } = all[c.pick % all.length]!;
             // only payments have a history (a list that grows); other nested values are replaced, never changed in place
@@ -84,11 +121,22 @@ describe("journal lines of changed records", () => {
           }
         }
         commit();
-        const path = join(dir, `run-${++run}.journal`);
-        writeFileSync(path, `${journal.join("\n")}\n`);
-        const replayed = JSON.parse(snapshot) as State;
-        replayJournal(path, replayed);
-        expect(replayed).toEqual(JSON.parse(JSON.stringify(state)));
+        /** what a start after a crash now reads: the snapshot, then each journal in turn */
+        const replayed = (snapshotText: string, ...journals: string[][]) => {
+          const back = JSON.parse(snapshotText) as State;
+          for (const j of journals) {
+            const path = join(dir, `run-${++run}.journal`);
+            writeFileSync(path, j.length ? `${j.join("\n")}\n` : "");
+            replayJournal(path, back);
+          }
+          return back;
+        };
+        const now = JSON.parse(JSON.stringify(state)) as State;
+        // a snapshot half written: the last whole one, the journal kept aside, the new journal
+        if (behind) expect(replayed(snapshot, behind.kept, journal)).toEqual(now);
+        else expect(replayed(snapshot, journal)).toEqual(now);
+        // the new snapshot whole on disk, the kept journal not yet removed
+        if (lastKept) expect(replayed(snapshot, lastKept, journal)).toEqual(now);
       }),
       {
         numRuns: 1000,

@@ -2,7 +2,7 @@
 // commit changed. kill -9 at any moment loses nothing that was acknowledged; every kind of change
 // comes back after a restart; a commit writes what it changed, not the whole state.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -96,6 +96,65 @@ describe("kill -9 under load", () => {
       expect(state.refunds.some((r) => r.refund_reference_id === `${id}-01`)).toBe(true);
     }
     expect(new Set(state.transactions.map((t) => t.transaction_id)).size).toBe(state.transactions.length);
+  }, 60_000);
+});
+
+describe("a snapshot written behind the commits", () => {
+  test("commits go on while it is written, and a crash at any moment of it loses nothing acknowledged", async () => {
+    const file = join(dir, "state.json");
+    const kept = `${file}.journal.old`;
+    // a new snapshot each time the journal is as large as the snapshot: several during the run
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "behind", watchScenarios: false, snapshotAfterBytes: 0 });
+    const acknowledged = { payments: new Map<string, string>(), captured: new Set<string>() };
+    let answeredWhileWriting = 0;
+    const crashes: { at: string; payments: Map<string, string>; captured: Set<string>; writing: boolean }[] = [];
+    /** the files as a crash now would leave them, with what was acknowledged by then */
+    const crashNow = () => {
+      const at = join(dir, `crash-${crashes.length}`);
+      mkdirSync(at);
+      for (const name of ["state.json.journal", "state.json.journal.old", "state.json"]) {
+        if (existsSync(join(dir, name))) writeFileSync(join(at, name), readFileSync(join(dir, name)));
+      }
+      crashes.push({ at, payments: new Map(acknowledged.payments), captured: new Set(acknowledged.captured), writing: existsSync(join(at, "state.json.journal.old")) });
+    };
+    let running = true;
+    // every turn of the event loop (the snapshot yields to requests between slices): a crash while one is written
+    const watch = () => {
+      if (!running) return;
+      if (existsSync(kept) && crashes.filter((c) => c.writing).length < 40) crashNow();
+      setImmediate(watch);
+    };
+    watch();
+    const every = setInterval(() => crashes.length < 80 && crashNow(), 20);
+    const worker = async (w: number) => {
+      while (running) {
+        const body = directPayment({ order_no: nextOrderNo(`B${w}`) });
+        const paid = await post(sandbox.url, "/v1/authorise", body);
+        const id = textOf(parseXml(paid.text).transaction_id);
+        acknowledged.payments.set(id, String(body.order_no));
+        if (existsSync(kept)) answeredWhileWriting++;
+        const captured = await post(sandbox.url, "/v1/capture", { ...ENVELOPE, capture_orders: [{ transaction_id: id, order_no: body.order_no, currency: "USD", amount: "10.00" }] });
+        if (JSON.parse(captured.text).capture_orders[0].capture_status === "1") acknowledged.captured.add(id);
+        if (existsSync(kept)) answeredWhileWriting++;
+      }
+    };
+    try {
+      const workers = Array.from({ length: 6 }, (_, w) => worker(w));
+      await new Promise((r) => setTimeout(r, 1500));
+      running = false;
+      await Promise.all(workers);
+    } finally {
+      clearInterval(every);
+      await sandbox.close();
+    }
+    expect(crashes.filter((c) => c.writing).length).toBeGreaterThan(0);
+    expect(answeredWhileWriting).toBeGreaterThan(0);
+    for (const crash of crashes) {
+      const state = await reopened(join(crash.at, "state.json"));
+      const byId = new Map(state.transactions.map((t) => [t.transaction_id, t]));
+      for (const [id, orderNo] of crash.payments) expect(byId.get(id)?.order_no, `${crash.at}: ${id}`).toBe(orderNo);
+      for (const id of crash.captured) expect(byId.get(id)?.captured_amount, `${crash.at}: ${id}`).toBe("10.00");
+    }
   }, 60_000);
 });
 

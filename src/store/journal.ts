@@ -8,7 +8,8 @@
 // the counters line, so replay applies whole commits only: one a crash cut short (a torn line, or
 // lines without their counters line) was never acknowledged, and none of it is applied.
 import { existsSync, readFileSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { open, rename, rm, type FileHandle } from "node:fs/promises";
+import { writeWhole } from "./snapshot-file.js";
 import type { Counters } from "../ids.js";
 import type { State } from "./types.js";
 
@@ -116,45 +117,59 @@ export function lineEncoder(): LineEncoder {
 }
 
 export interface Journal {
-  /** bytes appended since the last snapshot */
+  /** bytes appended since the last snapshot began */
   readonly size: number;
   /** appends the lines and waits until they are on disk */
   append(lines: readonly string[]): Promise<void>;
-  /** empties it (a snapshot now holds everything) */
+  /** empties it, and drops the journal kept by rotate() (a snapshot now holds everything) */
   clear(): Promise<void>;
+  /**
+   * Goes on in a new, empty file; the lines so far stay in `<path>.old` until dropOld(), for a
+   * snapshot being written while commits go on: until it is whole on disk, those lines are
+   * what holds their changes.
+   */
+  rotate(): Promise<void>;
+  /** the snapshot has what `<path>.old` held */
+  dropOld(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** The journal a snapshot in the making still needs; replayed before the journal itself. */
+export const oldJournalPath = (path: string) => `${path}.old`;
+
 export async function openJournal(path: string): Promise<Journal> {
-  const handle: FileHandle = await open(path, "a");
+  let handle: FileHandle = await open(path, "a");
   let size = (await handle.stat()).size;
+  const dropOld = () => rm(oldJournalPath(path), { force: true });
   return {
     get size() {
       return size;
     },
     async append(lines) {
       if (!lines.length) return;
-      const bytes = Buffer.from(`${lines.join("\n")}\n`);
       try {
-        // a write the disk took only part of (it filled up, say) is continued or fails
-        for (let done = 0; done < bytes.length; ) {
-          const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
-          if (bytesWritten === 0) throw new Error("the journal file takes no more bytes");
-          done += bytesWritten;
-        }
+        const written = await writeWhole(handle, `${lines.join("\n")}\n`);
         await handle.datasync();
+        size += written;
       } catch (err) {
         // what this append wrote is taken back: a later append must never follow a torn line
         await handle.truncate(size).catch(() => undefined);
         throw err;
       }
-      size += bytes.length;
     },
     async clear() {
       await handle.truncate(0);
       await handle.datasync();
       size = 0;
+      await dropOld();
     },
+    async rotate() {
+      await handle.close();
+      await rename(path, oldJournalPath(path));
+      handle = await open(path, "a");
+      size = 0;
+    },
+    dropOld,
     close: () => handle.close(),
   };
 }

@@ -3,18 +3,19 @@
 // Handlers change records through `store.records` synchronously (Node runs one at a time, so a
 // request's changes are atomic) and then `await store.commit()` before answering: the records the
 // request changed are appended to the journal and synced, so an acknowledged change is on disk,
-// at a cost that follows the change, not the state. The snapshot is rewritten (lowdb's DataFile
-// writes through steno: temp file + rename, never half-written) when the journal has grown as
-// large as it, at start, on reset and on close.
+// at a cost that follows the change, not the state. The snapshot (lowdb's file, written through
+// SnapshotFile: a slice at a time between requests, synced temp file + rename, never half-written)
+// is rewritten when the journal has grown as large as it, behind the commits (see behind()), and
+// at start, on reset and on close, with commits waiting.
 import { randomBytes } from "node:crypto";
 import { existsSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
-import { DataFile } from "lowdb/node";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
 import { resetMerchant, stateFromFixtures } from "./initial-state.js";
-import { lineEncoder, openJournal, replayJournal, type Journal } from "./journal.js";
+import { lineEncoder, oldJournalPath, openJournal, replayJournal, type Journal } from "./journal.js";
+import { SnapshotFile } from "./snapshot-file.js";
 import { createRepository, type Repository } from "./records.js";
 import type { State } from "./types.js";
 import type { Clock } from "../clock.js";
@@ -58,6 +59,8 @@ export interface StoreOptions {
   fixturesDir: string;
   dataFile: string | undefined;
   seed: string | undefined;
+  /** the journal size that starts a new snapshot, when the snapshot is smaller (default MIN_SNAPSHOT_AFTER_BYTES) */
+  snapshotAfterBytes?: number | undefined;
 }
 
 export class StoreError extends Error {
@@ -83,16 +86,15 @@ function unwritable(file: string, err: NodeJS.ErrnoException): StoreError {
 }
 
 /** The journal is folded into a new snapshot once it is this large and as large as the snapshot. */
-const MIN_SNAPSHOT_EVERY_BYTES = 4 * 1024 * 1024;
+const MIN_SNAPSHOT_AFTER_BYTES = 4 * 1024 * 1024;
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const fixtures = loadFixtures(options.fixturesDir);
   const fresh = stateFromFixtures(fixtures, options.seed ?? randomBytes(8).toString("hex"));
   const dataFile = options.dataFile;
   const journalFile = dataFile && `${dataFile}.journal`;
-  // compact JSON: the file is for Sandgate to read back, and pretty-printing costs a third more per write
-  const file = () => new DataFile<State>(dataFile!, { parse: (text) => JSON.parse(text) as State, stringify: (data) => JSON.stringify(data) });
-  const db = dataFile ? new Low<State>(file(), fresh) : new Low<State>(new Memory<State>(), fresh);
+  // compact JSON (the file is for Sandgate to read back), written a slice at a time between requests
+  const db = dataFile ? new Low<State>(new SnapshotFile(dataFile), fresh) : new Low<State>(new Memory<State>(), fresh);
 
   if (dataFile && existsSync(dataFile) && statSync(dataFile).size > 0) {
     try {
@@ -107,11 +109,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     db.data.notifications ??= [];
     db.data.payouts ??= [];
   }
-  if (journalFile) {
+  // a journal kept for a snapshot that was being written when the process stopped comes first
+  for (const path of journalFile ? [oldJournalPath(journalFile), journalFile] : []) {
     try {
-      replayJournal(journalFile, db.data);
+      replayJournal(path, db.data);
     } catch (err) {
-      throw new StoreError(`${journalFile}: cannot replay (${(err as Error).message}); move it away to start from ${dataFile} alone`);
+      throw new StoreError(`${path}: cannot replay (${(err as Error).message}); move it away to start from ${dataFile} alone`);
     }
   }
 
@@ -122,12 +125,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const lines = lineEncoder();
   let snapshotBytes = 0;
   let closed = false;
+  /** a snapshot being written while commits go on into a new journal (see behind()) */
+  let behindWrite: Promise<void> | undefined;
+  /** one written behind failed: the kept journal still holds its lines, so the next snapshot is a whole one */
+  let behindFailed = false;
 
-  /** The whole state as the new snapshot; the journal is then empty. */
+  /** The whole state as the new snapshot, commits waiting; the journal is then empty. */
   async function snapshot(): Promise<void> {
     if (!dataFile) return;
-    // the snapshot has every record as it is now (lowdb stringifies it before its first await), those
-    // changed since the last commit too: each one's next journal line is what changed since
+    await behindWrite;
+    // the snapshot has every record as it is now or later (it is written between requests), those
+    // changed since the last commit too: each one's next journal line is what changed since now,
+    // and a record changed while it is written is journaled after it (commits wait for it)
     for (const { c, v } of records.takeChanges()) lines.written(c, v);
     try {
       await db.write();
@@ -137,12 +146,37 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     }
     snapshotBytes = statSync(dataFile).size;
     await journal?.clear();
+    behindFailed = false;
+  }
+
+  /**
+   * The journal has grown as large as the snapshot: a new snapshot is written behind the commits.
+   * The journal so far is kept aside (replayed before the journal at start) and commits go on into
+   * a new one; the snapshot is written a slice at a time between requests, so records may change
+   * while it is written: it can have a record as it was at any moment since the journal was kept
+   * aside, and replaying the new journal over it (every change since then, in order, each line
+   * setting what it changed) ends at the state as committed. Once the snapshot is whole on disk,
+   * the kept journal goes.
+   */
+  async function behind(): Promise<void> {
+    await journal!.rotate();
+    behindWrite = (async () => {
+      try {
+        await db.write();
+        snapshotBytes = statSync(dataFile!).size;
+        await journal?.dropOld();
+      } catch {
+        behindFailed = true;
+      } finally {
+        behindWrite = undefined;
+      }
+    })();
   }
 
   try {
     // what was replayed becomes the snapshot, so the journal starts empty
-    await snapshot();
     if (journalFile) journal = await openJournal(journalFile);
+    await snapshot();
   } catch (err) {
     throw unwritable(dataFile!, err as NodeJS.ErrnoException);
   }
@@ -165,7 +199,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       lines.forget();
       throw err;
     }
-    if (journal.size >= Math.max(snapshotBytes, MIN_SNAPSHOT_EVERY_BYTES)) await snapshot();
+    if (behindWrite || journal.size < Math.max(snapshotBytes, options.snapshotAfterBytes ?? MIN_SNAPSHOT_AFTER_BYTES)) return;
+    await (behindFailed ? snapshot() : behind());
   });
 
   return {
@@ -195,6 +230,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await write.exclusive(snapshot);
       await journal?.close();
       if (journalFile && existsSync(journalFile)) unlinkSync(journalFile);
+      // (snapshot() dropped the kept one)
       journal = undefined;
       closed = true;
     },
