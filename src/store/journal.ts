@@ -3,8 +3,9 @@
 // payment or refund it has had goes as the fields that changed since (a capture is its state, its
 // amounts, its time and one history line, not the whole payment), so a commit costs what it
 // changed, not the size of its records or of the state. Replaying a line twice is harmless. The
-// snapshot (lowdb's file) is rewritten only when the journal has grown as large as it (and at
-// start, on reset and on close), so that cost is spread over as many commits. Each commit ends with
+// snapshot (lowdb's file) is rewritten only when the journal has grown as large as it, behind the
+// commits (see store.ts), and at start, on reset and on close, so that cost is spread over as many
+// commits. Each commit ends with
 // the counters line, so replay applies whole commits only: one a crash cut short (a torn line, or
 // lines without their counters line) was never acknowledged, and none of it is applied.
 import { existsSync, readFileSync } from "node:fs";

@@ -17,7 +17,7 @@ export async function writeWhole(handle: FileHandle, text: string): Promise<numb
   const bytes = Buffer.from(text);
   for (let done = 0; done < bytes.length; ) {
     const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
-    if (bytesWritten === 0) throw new Error(`${handle.fd}: the file takes no more bytes`);
+    if (bytesWritten === 0) throw new Error("the file takes no more bytes");
     done += bytesWritten;
   }
   return bytes.length;
