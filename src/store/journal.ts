@@ -61,6 +61,8 @@ export interface LineEncoder {
   line(c: Collection, record: object): string | undefined;
   /** the record as it is now is on disk (a snapshot has it): its next line is what changed since */
   written(c: Collection, record: object): void;
+  /** its next line is whole: a snapshot has it with changes no line has yet, which may be undone before the next commit */
+  wholeNext(record: object): void;
   /** every record's next line is whole: after an append or a snapshot that failed */
   forget(): void;
 }
@@ -110,6 +112,9 @@ export function lineEncoder(): LineEncoder {
     written(c, record) {
       const listField = BY_FIELD.get(c);
       if (listField !== undefined) written.set(record, remember(record as Fields, listField));
+    },
+    wholeNext(record) {
+      written.delete(record);
     },
     forget() {
       written = new WeakMap();

@@ -16,6 +16,8 @@ export interface Repository {
   changed(collection: Collection, record: object): void;
   /** the records changed since the last call, each once, in the order they first changed */
   takeChanges(): { c: Collection; v: object }[];
+  /** whether the record has changes the next takeChanges() will give */
+  hasChanges(record: object): boolean;
   /** the keys of records forgotten since the last call (old finished notifications) */
   takeRemoved(): { c: Collection; k: string }[];
   /**
@@ -223,6 +225,7 @@ export function createRepository(state: State): Repository {
       dirty.clear();
       return out;
     },
+    hasChanges: (record) => dirty.has(record),
     takeRemoved() {
       const out = removed;
       removed = [];

@@ -27,7 +27,7 @@ export async function writeWhole(handle: FileHandle, text: string): Promise<numb
  * The state as JSON text, in slices: each list a slice of records at a time, then the other fields
  * (the id counters among them) last, so they are read after every record was.
  */
-function* slicesOf(state: State): Generator<string> {
+function* slicesOf(state: State, onSlice: (records: readonly unknown[]) => void): Generator<string> {
   const fields = Object.entries(state);
   let opened = false;
   const key = (name: string) => `${opened ? "," : "{"}${JSON.stringify(name)}:`;
@@ -37,7 +37,9 @@ function* slicesOf(state: State): Generator<string> {
     let text = `${key(name)}[`;
     opened = true;
     for (let at = 0; at < list.length; at += RECORDS_PER_SLICE) {
-      const slice = JSON.stringify(list.slice(at, at + RECORDS_PER_SLICE));
+      const records = list.slice(at, at + RECORDS_PER_SLICE);
+      onSlice(records);
+      const slice = JSON.stringify(records);
       yield `${text}${at ? "," : ""}${slice.slice(1, -1)}`;
       text = "";
     }
@@ -54,7 +56,11 @@ function* slicesOf(state: State): Generator<string> {
 }
 
 export class SnapshotFile implements Adapter<State> {
-  constructor(private readonly path: string) {}
+  /** `onSlice`: told which records go into the file next, as they are at that moment */
+  constructor(
+    private readonly path: string,
+    private readonly onSlice: (records: readonly unknown[]) => void = () => undefined,
+  ) {}
 
   async read(): Promise<State | null> {
     try {
@@ -69,7 +75,7 @@ export class SnapshotFile implements Adapter<State> {
     const temp = `${this.path}.tmp`;
     const handle = await open(temp, "w");
     try {
-      for (const slice of slicesOf(state)) {
+      for (const slice of slicesOf(state, this.onSlice)) {
         await writeWhole(handle, slice);
         await turnForRequests();
       }

@@ -93,8 +93,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const fresh = stateFromFixtures(fixtures, options.seed ?? randomBytes(8).toString("hex"));
   const dataFile = options.dataFile;
   const journalFile = dataFile && `${dataFile}.journal`;
-  // compact JSON (the file is for Sandgate to read back), written a slice at a time between requests
-  const db = dataFile ? new Low<State>(new SnapshotFile(dataFile), fresh) : new Low<State>(new Memory<State>(), fresh);
+  // compact JSON (the file is for Sandgate to read back), written a slice at a time between requests;
+  // a record written with changes not yet committed (they may be undone before the commit, leaving no
+  // line) is journaled whole at its next commit
+  const uncommittedWholeNext = (slice: readonly unknown[]) => {
+    for (const record of slice) if (records.hasChanges(record as object)) lines.wholeNext(record as object);
+  };
+  const db = dataFile ? new Low<State>(new SnapshotFile(dataFile, uncommittedWholeNext), fresh) : new Low<State>(new Memory<State>(), fresh);
 
   if (dataFile && existsSync(dataFile) && statSync(dataFile).size > 0) {
     try {
