@@ -1,3 +1,4 @@
+import express from "express";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { ACME, childNames, directPayment, makeApp, parseXml } from "./helpers.js";
@@ -33,5 +34,18 @@ describe("operation paths", () => {
     expect(routePath("http://127.0.0.1:3000/V1/Capture/?x=1")).toBe("/v1/capture");
     expect(routePath("/v1/capture?x=/y")).toBe("/v1/capture");
     expect(routePath("http://[not a url")).toBe("");
+  });
+});
+
+describe("createApp in a server of the merchant's own", () => {
+  test("mounted in an Express app: its own routes first, then Sandgate's operations and operator API", async () => {
+    const { app } = await makeApp();
+    const outer = express();
+    outer.get("/mine", (_req, res) => res.send("mine"));
+    outer.use(app);
+    expect((await request(outer).get("/mine")).text).toBe("mine");
+    const paid = await request(outer).post("/v1/authorise").send(directPayment());
+    expect(parseXml(paid.text).order_status).toBe("1");
+    expect((await request(outer).get("/__sandbox/health")).status).toBe(200);
   });
 });
