@@ -67,21 +67,44 @@ export interface LineEncoder {
   forget(): void;
 }
 
-export function lineEncoder(): LineEncoder {
-  let written = new WeakMap<object, Written>();
-  const remember = (held: Fields, listField: string | null): Written => {
+/**
+ * How many records' last lines are remembered before the oldest half are forgotten: their next line
+ * is then whole. Bounds the copies (~400 bytes each) whatever the state holds, while a payment
+ * changed within the next ~25,000-50,000 records written (a capture after its authorisation, a
+ * refund after its capture) still goes as its changed fields.
+ */
+export const REMEMBERED_RECORDS = 25_000;
+
+export function lineEncoder(remembered = REMEMBERED_RECORDS): LineEncoder {
+  // two generations: a record is looked up in both; when the young one is full it becomes the old one
+  let young = new WeakMap<object, Written>();
+  let old = new WeakMap<object, Written>();
+  let youngCount = 0;
+  const remember = (record: object, listField: string | null): void => {
+    const held = record as Fields;
     const list = listField ? (held[listField] as unknown[] | undefined) : undefined;
-    return { fields: { ...held }, list, listLength: list?.length ?? 0, listFirst: list?.[0] };
+    keep(record, { fields: { ...held }, list, listLength: list?.length ?? 0, listFirst: list?.[0] });
+  };
+  const keep = (record: object, w: Written): void => {
+    if (young.has(record)) return void young.set(record, w);
+    if (youngCount >= remembered) {
+      old = young;
+      young = new WeakMap();
+      youngCount = 0;
+    }
+    young.set(record, w);
+    youngCount++;
   };
   return {
     line(c, record) {
       const held = record as Fields;
       const listField = BY_FIELD.get(c);
-      const before = written.get(record);
+      const before = young.get(record) ?? old.get(record);
       if (listField === undefined || !before) {
-        if (listField !== undefined) written.set(record, remember(held, listField));
+        if (listField !== undefined) remember(record, listField);
         return JSON.stringify({ c, v: record });
       }
+      keep(record, before);
       const line: Extract<RecordLine, { k: string }> = { c, k: String(held[KEY_FIELD[c]]) };
       const was = before.fields;
       for (const field in held) {
@@ -111,13 +134,16 @@ export function lineEncoder(): LineEncoder {
     },
     written(c, record) {
       const listField = BY_FIELD.get(c);
-      if (listField !== undefined) written.set(record, remember(record as Fields, listField));
+      if (listField !== undefined) remember(record, listField);
     },
     wholeNext(record) {
-      written.delete(record);
+      young.delete(record);
+      old.delete(record);
     },
     forget() {
-      written = new WeakMap();
+      young = new WeakMap();
+      old = new WeakMap();
+      youngCount = 0;
     },
   };
 }
