@@ -160,8 +160,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
    * a new one; the snapshot is written a slice at a time between requests, so records may change
    * while it is written: it can have a record as it was at any moment since the journal was kept
    * aside, and replaying the new journal over it (every change since then, in order, each line
-   * setting what it changed) ends at the state as committed. Once the snapshot is whole on disk,
-   * the kept journal goes.
+   * setting what it changed) ends at the state as committed; a record written with changes not yet
+   * committed goes whole at its next commit (uncommittedWholeNext). Once the snapshot is whole on
+   * disk, the kept journal goes.
    */
   async function behind(): Promise<void> {
     await journal!.rotate();
