@@ -4,7 +4,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startSandbox } from "../src/sandbox.js";
 import { openJournal, replayJournal } from "../src/store/journal.js";
@@ -55,6 +55,21 @@ async function reopened(file: string) {
   const data = structuredClone(sandbox.deps.store.data);
   await sandbox.close();
   return data;
+}
+
+/**
+ * The --data files of `file` as a crash at this moment would leave them, copied into the folder `to`
+ * (created): the journal, the journal kept for a snapshot being written, then the snapshot (in that
+ * order, so a rotation or a snapshot finishing between two reads still leaves files a start can
+ * read: lines twice at worst, which replay takes). Returns the copy's state file.
+ */
+function crashCopy(file: string, to: string): string {
+  mkdirSync(to);
+  const copy = join(to, basename(file));
+  for (const suffix of [".journal", ".journal.old", ""]) {
+    if (existsSync(`${file}${suffix}`)) writeFileSync(`${copy}${suffix}`, readFileSync(`${file}${suffix}`));
+  }
+  return copy;
 }
 
 describe("kill -9 under load", () => {
@@ -110,12 +125,8 @@ describe("a snapshot written behind the commits", () => {
     const crashes: { at: string; payments: Map<string, string>; captured: Set<string>; writing: boolean }[] = [];
     /** the files as a crash now would leave them, with what was acknowledged by then */
     const crashNow = () => {
-      const at = join(dir, `crash-${crashes.length}`);
-      mkdirSync(at);
-      for (const name of ["state.json.journal", "state.json.journal.old", "state.json"]) {
-        if (existsSync(join(dir, name))) writeFileSync(join(at, name), readFileSync(join(dir, name)));
-      }
-      crashes.push({ at, payments: new Map(acknowledged.payments), captured: new Set(acknowledged.captured), writing: existsSync(join(at, "state.json.journal.old")) });
+      const at = crashCopy(file, join(dir, `crash-${crashes.length}`));
+      crashes.push({ at, payments: new Map(acknowledged.payments), captured: new Set(acknowledged.captured), writing: existsSync(`${at}.journal.old`) });
     };
     let running = true;
     // every turn of the event loop (the snapshot yields to requests between slices): a crash while one is written
@@ -150,7 +161,7 @@ describe("a snapshot written behind the commits", () => {
     expect(crashes.filter((c) => c.writing).length).toBeGreaterThan(0);
     expect(answeredWhileWriting).toBeGreaterThan(0);
     for (const crash of crashes) {
-      const state = await reopened(join(crash.at, "state.json"));
+      const state = await reopened(crash.at);
       const byId = new Map(state.transactions.map((t) => [t.transaction_id, t]));
       for (const [id, orderNo] of crash.payments) expect(byId.get(id)?.order_no, `${crash.at}: ${id}`).toBe(orderNo);
       for (const id of crash.captured) expect(byId.get(id)?.captured_amount, `${crash.at}: ${id}`).toBe("10.00");
@@ -261,9 +272,7 @@ describe("the journal", () => {
       await sandbox.deps.store.commit();
       // kill -9 now: what is on disk is what a restart reads
       const acknowledged = JSON.parse(JSON.stringify(sandbox.deps.store.data)) as typeof sandbox.deps.store.data;
-      const crashed = join(dir, "crashed.json");
-      writeFileSync(crashed, readFileSync(file));
-      writeFileSync(`${crashed}.journal`, readFileSync(`${file}.journal`));
+      const crashed = crashCopy(file, join(dir, "crashed"));
       expect(readFileSync(`${crashed}.journal`, "utf8")).toContain('"k":');
       const back = await reopened(crashed);
       expect(back.transactions.find((t) => t.transaction_id === paid)?.history?.length).toBeGreaterThan(3);
