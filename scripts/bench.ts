@@ -1,4 +1,4 @@
-// `npm run bench [-- --reps 3 --connections 10 --large 100000 --quick]`
+// `npm run bench [-- --reps 3 --connections 10 --large 100000 --quick --pin]`
 // Sandgate as users run it (node dist/sandgate.js, its own process) against a floor: a plain Express 5
 // app (scripts/bench/floor.mjs, its own process too) answering canned bodies of the same sizes.
 // Workloads W1-W5 (scripts/bench/workloads.ts) do fresh, valid work; each rep runs every workload
@@ -8,6 +8,7 @@
 // sides. --large N loads N payments through the API into fresh Sandgates (memory and --data) and
 // runs the workloads again on them. Also: cold start (spawn → first answer of /v1/authorise) and
 // idle RSS of both. Tables on stdout, numbers in bench-results.json.
+// --pin runs the servers on one CPU and the load generator on the other(s) (see pin()).
 // Besides req/s, each run reads the server's CPU time (/proc/<pid>/stat, all threads, GC
 // included) per request: on a 2-core machine where the load generator takes a core, CPU per
 // request is the steadier comparison with the floor.
@@ -17,7 +18,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
-import { coldStart, floorArgs, ROOT, sandgateArgs, startFloor, startSandgate, type Service } from "./bench/processes.js";
+import { coldStart, floorArgs, pin, ROOT, sandgateArgs, startFloor, startSandgate, type Service } from "./bench/processes.js";
 import { HAS_REDIS, startRedis } from "./redis-server.js";
 import { createPayments, SIG, WORKLOADS, type Context, type Step, type Workload } from "./bench/workloads.js";
 
@@ -27,6 +28,8 @@ interface Options {
   large: number;
   /** a tenth of the requests per run: a quick look, not figures to quote */
   scale: number;
+  /** servers on one CPU, the load generator on the other(s) */
+  pin: boolean;
 }
 
 interface Run {
@@ -38,8 +41,12 @@ interface Run {
   valid: number;
 }
 
-/** idle time after loading --large payments, before measuring (see where it is used) */
-const SETTLE_MS = 30_000;
+/**
+ * Idle time after loading --large payments, before measuring (see where it is used). V8's memory
+ * reducer starts its compacting collections only ~30 s after the last full collection of the load
+ * here (seen with --trace-gc: at 30.8 s), so 30 s sometimes measured the heap just before it.
+ */
+const SETTLE_MS = 60_000;
 
 /** the workloads also measured on --workers 2 with Redis */
 const SHARED_WORKLOADS = ["W1", "W3"];
@@ -115,8 +122,8 @@ async function loadPayments(s: Service, n: number): Promise<void> {
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({ options: { reps: { type: "string", default: "3" }, connections: { type: "string", default: "10" }, large: { type: "string", default: "0" }, quick: { type: "boolean", default: false } } });
-  const options = { reps: Number(values.reps), connections: Number(values.connections), large: Number(values.large), scale: values.quick ? 0.1 : 1 };
+  const { values } = parseArgs({ options: { reps: { type: "string", default: "3" }, connections: { type: "string", default: "10" }, large: { type: "string", default: "0" }, quick: { type: "boolean", default: false }, pin: { type: "boolean", default: false } } });
+  const options = { reps: Number(values.reps), connections: Number(values.connections), large: Number(values.large), scale: values.quick ? 0.1 : 1, pin: values.pin };
   if (!Number.isInteger(options.reps) || options.reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${values.reps}`);
   if (!Number.isInteger(options.connections) || options.connections < 1) throw new Error(`--connections must be a whole number ≥ 1, not ${values.connections}`);
   if (!Number.isInteger(options.large) || options.large < 0) throw new Error(`--large must be a number of payments, not ${values.large}`);
@@ -129,6 +136,7 @@ const tableOf = (head: string[], rows: string[][]) => [line(head), line(head.map
 
 async function main(): Promise<void> {
   const o = readOptions();
+  if (o.pin) pin();
   const dir = mkdtempSync(join(tmpdir(), "sandgate-bench-"));
   const probe = { path: "/v1/authorise", body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "COLD-1", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: SIG }) };
   const cold = { sandgate: [] as number[], floor: [] as number[], sandgateRss: [] as number[], floorRss: [] as number[] };
@@ -263,7 +271,7 @@ async function main(): Promise<void> {
       (rss.large
         ? `; with ${o.large} payments loaded: ${rss.large_loaded} MB (memory), ${rss.large_data_loaded} MB (--data) at once, ${rss.large_settled} MB and ${rss.large_data_settled} MB after ${SETTLE_MS / 1000} s idle; after the workloads ran on them (more payments): ${rss.large} MB, ${rss.large_data} MB`
         : "") +
-      `\n${o.connections} connections, ${o.reps} reps, medians; wrote ${out}\n`,
+      `\n${o.connections} connections, ${o.reps} reps, medians${o.pin ? "; servers pinned to one CPU, the load generator to the other(s)" : ""}; wrote ${out}\n`,
   );
 }
 

@@ -1,7 +1,8 @@
 // The processes the bench measures, each started as its own process (never in the load
 // generator's): Sandgate as users run it (node dist/sandgate.js, the bundle `npm start` runs) and
 // the Express floor.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { resolve } from "node:path";
@@ -18,10 +19,26 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** the CPU the servers run on, after pin() */
+let serverCpu: string | undefined;
+
+/**
+ * `--pin`: every server started from now on runs on the last CPU, and this process (the load
+ * generator, autocannon's thread included) on the others, so a server's latency is its own and not
+ * the time it waited for the load generator to leave its core. Linux `taskset` (util-linux).
+ */
+export function pin(): void {
+  const cpus = availableParallelism();
+  if (cpus < 2) throw new Error("--pin needs at least 2 CPUs: one for the servers, one for the load generator");
+  execFileSync("taskset", ["-a", "-p", "-c", `0-${cpus - 2}`, String(process.pid)], { stdio: "ignore" });
+  serverCpu = String(cpus - 1);
+}
+
 function launch(args: string[]): { child: ChildProcess; listening: Promise<string> } {
   // the load generator's environment must not configure the server (vitest's BASE_URL, say)
   const { BASE_URL: _b, DATA_FILE: _d, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
+  // taskset execs node in its own process: the pid is the server's
+  const child = spawn(serverCpu ? "taskset" : process.execPath, serverCpu ? ["-c", serverCpu, process.execPath, ...args] : args, { cwd: ROOT, env: { ...env, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   const listening = new Promise<string>((done, fail) => {
