@@ -50,7 +50,13 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const store = config.redisUrl
     ? // loaded only when asked for: the Redis client is not part of a single process's start
       await (await import("./store/redis-store.js")).openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, fixturesDir: config.fixtures, seed: config.seed })
-    : await openStore({ fixturesDir: config.fixtures, dataFile: config.data, seed: config.seed, snapshotAfterBytes: options.snapshotAfterBytes });
+    : await openStore({
+        fixturesDir: config.fixtures,
+        dataFile: config.data,
+        seed: config.seed,
+        snapshotAfterBytes: options.snapshotAfterBytes,
+        onSnapshotBehindFailed: (err) => log.warn({ err: err.message }, "snapshot written behind the commits failed: the journal keeps every change; the next snapshot holds the commits while it is written"),
+      });
   loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
   const scenarios = createRegistry({
     dir: config.scenarios,

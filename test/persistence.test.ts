@@ -2,9 +2,11 @@
 // commit changed. kill -9 at any moment loses nothing that was acknowledged; every kind of change
 // comes back after a restart; a commit writes what it changed, not the whole state.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startSandbox } from "../src/sandbox.js";
 import { openJournal, replayJournal } from "../src/store/journal.js";
@@ -166,6 +168,46 @@ describe("a snapshot written behind the commits", () => {
       for (const [id, orderNo] of crash.payments) expect(byId.get(id)?.order_no, `${crash.at}: ${id}`).toBe(orderNo);
       for (const id of crash.captured) expect(byId.get(id)?.captured_amount, `${crash.at}: ${id}`).toBe("10.00");
     }
+  }, 60_000);
+  test("one that fails is logged as a warning, loses nothing, and the next snapshot is written whole", async () => {
+    const file = join(dir, "state.json");
+    const warnings: { msg: string; err?: string }[] = [];
+    const lines = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        warnings.push(JSON.parse(chunk.toString()) as { msg: string; err?: string });
+        done();
+      },
+    });
+    const logger = pino({ level: "warn" }, lines);
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logger, data: file, seed: "behind-fails", watchScenarios: false, snapshotAfterBytes: 0 });
+    const paid = new Map<string, string>();
+    const pay = async () => {
+      const body = directPayment({ order_no: nextOrderNo("BF") });
+      const answer = await post(sandbox.url, "/v1/authorise", body);
+      expect(answer.status).toBe(200);
+      paid.set(textOf(parseXml(answer.text).transaction_id), String(body.order_no));
+    };
+    try {
+      // a folder where the snapshot's temp file goes: the next snapshot cannot be written
+      mkdirSync(`${file}.tmp`);
+      for (let i = 0; i < 400 && warnings.length === 0; i++) await pay();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toMatch(/snapshot written behind the commits failed/);
+      expect(warnings[0]!.err).toMatch(/EISDIR|directory/);
+      // its journal is kept until a snapshot holds it
+      expect(existsSync(`${file}.journal.old`)).toBe(true);
+      rmdirSync(`${file}.tmp`);
+      for (let i = 0; i < 400 && existsSync(`${file}.journal.old`); i++) await pay();
+      expect(existsSync(`${file}.journal.old`)).toBe(false);
+      // one more, after the snapshot: it is in the journal only
+      await pay();
+    } finally {
+      await sandbox.close();
+    }
+    expect(warnings).toHaveLength(1);
+    const state = await reopened(crashCopy(file, join(dir, "after")));
+    const byId = new Map(state.transactions.map((t) => [t.transaction_id, t.order_no]));
+    for (const [id, orderNo] of paid) expect(byId.get(id), id).toBe(orderNo);
   }, 60_000);
 });
 

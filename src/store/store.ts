@@ -61,6 +61,12 @@ export interface StoreOptions {
   seed: string | undefined;
   /** the journal size that starts a new snapshot, when the snapshot is smaller (default MIN_SNAPSHOT_AFTER_BYTES) */
   snapshotAfterBytes?: number | undefined;
+  /**
+   * Told when a snapshot written behind the commits fails. Nothing is lost (the journals still
+   * hold every change), and the next snapshot is written with the commits waiting, whose failure
+   * the commit itself reports.
+   */
+  onSnapshotBehindFailed?: ((err: Error) => void) | undefined;
 }
 
 export class StoreError extends Error {
@@ -171,8 +177,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         await db.write();
         snapshotBytes = statSync(dataFile!).size;
         await journal?.dropOld();
-      } catch {
+      } catch (err) {
         behindFailed = true;
+        options.onSnapshotBehindFailed?.(err as Error);
       } finally {
         behindWrite = undefined;
       }
