@@ -44,9 +44,20 @@ export function result(key: string): ResultEntry {
 }
 
 /** `<code>:<text>`, with an optional detail after the text ("I0002:Invalid field: amount must be ..."). */
+/** `<code>:<text>` per result key, made once: a 50-order batch writes the same one 100 times */
+const plainInfo = new Map<string, string>();
+
 export function resultInfo(key: string, detail?: string): string {
+  if (!detail) {
+    let info = plainInfo.get(key);
+    if (info === undefined) {
+      const { code, text } = result(key);
+      plainInfo.set(key, (info = `${code}:${text}`));
+    }
+    return info;
+  }
   const { code, text } = result(key);
-  return detail ? `${code}:${text}: ${detail}` : `${code}:${text}`;
+  return `${code}:${text}: ${detail}`;
 }
 
 export interface FieldProblem {

@@ -91,6 +91,14 @@ function rulesFor(rules: Scenario["rules"], operation: string): Rule[] {
   return list;
 }
 
+/** "<scenario file>/<rule id>", made once per rule */
+const ruleNames = new WeakMap<Rule, string>();
+function ruleName(rule: Rule): string {
+  let name = ruleNames.get(rule);
+  if (name === undefined) ruleNames.set(rule, (name = `${rule.from}/${rule.id}`));
+  return name;
+}
+
 /**
  * Walks the rules in order: the first match wins, except that a rule with `continue: true` adds its
  * effects and lets the next match decide. Returns the merged effects and the rules that matched.
@@ -101,7 +109,7 @@ export function evaluate(rules: Scenario["rules"], input: MatchInput): { then: T
   for (const rule of rulesFor(rules, input.operation)) {
     if (!whenHolds(rule.when, input)) continue;
     then = { ...then, ...rule.then };
-    matched.push(`${rule.from}/${rule.id}`);
+    matched.push(ruleName(rule));
     if (!rule.then.continue) break;
   }
   const { continue: _continue, ...effects } = then;

@@ -13,7 +13,13 @@ type Shown = keyof typeof SECTIONS;
 /** Operations that decide from another one's outcomes (a redirect or APM payment is a payment). */
 const SHOWN_AS: Record<string, Shown> = { apm: "authorise", checkout: "authorise", recurring: "authorise" };
 
-const outcomeNames = (shown: Shown) => Object.keys(catalogue[SECTIONS[shown]] as Record<string, unknown>).filter((n) => !n.startsWith("$"));
+/** the catalogue's outcome names per operation, listed once (every decision looks its outcome up) */
+const namesOf = new Map<Shown, readonly string[]>();
+function outcomeNames(shown: Shown): readonly string[] {
+  let names = namesOf.get(shown);
+  if (!names) namesOf.set(shown, (names = Object.keys(catalogue[SECTIONS[shown]] as Record<string, unknown>).filter((n) => !n.startsWith("$"))));
+  return names;
+}
 
 interface Tally {
   scenarios: Set<string>;

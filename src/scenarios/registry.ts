@@ -76,6 +76,14 @@ export interface RegistryOptions {
   onReload?: (errors: string[]) => void;
 }
 
+/** "<scenario>/(no rule)", made once per scenario name (most orders of a batch match no rule) */
+const noRuleNames = new Map<string, string>();
+function noRule(scenario: string): string {
+  let name = noRuleNames.get(scenario);
+  if (name === undefined) noRuleNames.set(scenario, (name = `${scenario}/(no rule)`));
+  return name;
+}
+
 export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   let scenarios = new Map<string, Scenario>();
   let errors: string[] = [];
@@ -145,7 +153,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       return {
         scenario: name,
         chosenBy,
-        rule: matched.length ? matched.join(" + ") : `${name}/(no rule)`,
+        rule: matched.length === 1 ? matched[0]! : matched.length ? matched.join(" + ") : noRule(name),
         outcome,
         then,
       };
