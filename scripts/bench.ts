@@ -9,8 +9,8 @@
 // runs the workloads again on them. Also: cold start (spawn → first answer of /v1/authorise) and
 // idle RSS of both. Tables on stdout, numbers in bench-results.json.
 // --pin runs the servers on one CPU and the load generator on the other(s) (see pin()).
-// Besides req/s, each run reads the server's CPU time (/proc/<pid>/stat, all threads, GC
-// included) per request: on a 2-core machine where the load generator takes a core, CPU per
+// Besides req/s, each run reads the server's CPU time (/proc/<pid>/task/*/schedstat, all threads,
+// GC included) per request: on a 2-core machine where the load generator takes a core, CPU per
 // request is the steadier comparison with the floor.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -239,12 +239,13 @@ async function main(): Promise<void> {
         fixed(med("memory", w.id, (r) => r.cpu) / med("large", w.id, (r) => r.cpu), 2),
         fixed(med("large", w.id, (r) => r.p99)),
         fixed(med("large_data", w.id, (r) => r.rps) / med("data", w.id, (r) => r.rps), 2),
+        fixed(med("data", w.id, (r) => r.cpu) / med("large_data", w.id, (r) => r.cpu), 2),
       );
     }
     return cells;
   });
   const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "floor p99 ms", "valid", "--data req/s", "--data × memory"];
-  if (o.large > 0) head.push(`${o.large} stored × fresh`, `CPU: ${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`);
+  if (o.large > 0) head.push(`${o.large} stored × fresh`, `CPU: ${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`, `CPU: --data ${o.large} × fresh --data`);
   const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
     const one = med("data", w.id, (r) => r.rps);
     const two = med("shared", w.id, (r) => r.rps);
