@@ -3,10 +3,11 @@
 // app (scripts/bench/floor.mjs, its own process too) answering canned bodies of the same sizes.
 // Workloads W1-W5 (scripts/bench/workloads.ts) do fresh, valid work; each rep runs every workload
 // on Sandgate (reset to the fixtures first), on Sandgate with --data, and on the floor,
-// interleaved; the figures are medians over the reps, and "× floor" is the median of each rep's
-// own ratio (Sandgate's run and the floor's run right after it), so a noisy machine moves both
-// sides. --large N loads N payments through the API into fresh Sandgates (memory and --data) and
-// runs the workloads again on them. Also: cold start (spawn → first answer of /v1/authorise) and
+// interleaved; the figures are medians over the reps, and every ratio ("× floor", "--data ×
+// memory", ...) is the median of each rep's own ratio (two runs a minute apart at most), so a noisy
+// machine moves both sides. --large N loads N payments through the API into two more Sandgates
+// (memory and --data), lets them settle, and runs each workload on them too, in the same reps,
+// right after the fresh ones (without resetting them). Also: cold start (spawn → first answer of /v1/authorise) and
 // idle RSS of both. Tables on stdout, numbers in bench-results.json.
 // --pin runs the servers on one CPU and the load generator on the other(s) (see pin()).
 // Besides req/s, each run reads the server's CPU time (/proc/<pid>/task/*/schedstat, all threads,
@@ -157,9 +158,27 @@ async function main(): Promise<void> {
   const redis = HAS_REDIS ? await startRedis() : undefined;
   const shared = redis && (await startSandgate(["--workers", "2", "--redis-url", redis.url]));
   if (!shared) log("redis-server not found (apt-get install redis-server): no --workers 2 + Redis figures");
+  // --large: two more Sandgates (memory and --data) loaded with N payments, measured in the same
+  // reps as the fresh ones, right after them, so that "N stored × fresh" compares runs a minute
+  // apart at most, not the start and the end of the bench
+  const loaded: { where: "large" | "large_data"; service: Service }[] = [];
   const results: Results = {};
   const rss: Record<string, number> = {};
   try {
+    if (o.large > 0) {
+      for (const [where, extra] of [["large", []], ["large_data", ["--data", join(dir, "large.json")]]] as const) {
+        const big = await startSandgate([...extra]);
+        loaded.push({ where, service: big });
+        log(`loading ${o.large} payments into Sandgate${extra.length ? " --data" : ""}`);
+        await loadPayments(big, o.large);
+        rss[`${where}_loaded`] = big.rssMb();
+      }
+      // Loading leaves the old generation with garbage and room V8 gives back only once the
+      // process idles (its memory reducer); the first workload must not pay for that, and the
+      // resident size the state really costs is the settled one.
+      await new Promise((settled) => setTimeout(settled, SETTLE_MS));
+      for (const { where, service } of loaded) rss[`${where}_settled`] = service.rssMb();
+    }
     log("warm-up (not counted)");
     for (const w of WORKLOADS) {
       await onSandgate(memory, w, { ...o, scale: o.scale / 4 });
@@ -173,73 +192,50 @@ async function main(): Promise<void> {
         keep(results, "floor", w, await onFloor(floor, w, o));
         keep(results, "data", w, await onSandgate(persisted, w, o));
         if (shared && SHARED_WORKLOADS.includes(w.id)) keep(results, "shared", w, await onSandgate(shared, w, o));
+        for (const { where, service } of loaded) keep(results, where, w, await onSandgate(service, w, o, true));
       }
     }
     rss.memory_after_fresh_runs = memory.rssMb();
-    if (o.large > 0) {
-      for (const [where, extra] of [["large", []], ["large_data", ["--data", join(dir, "large.json")]]] as const) {
-        const big = await startSandgate([...extra]);
-        try {
-          log(`loading ${o.large} payments into Sandgate${extra.length ? " --data" : ""}`);
-          await loadPayments(big, o.large);
-          rss[`${where}_loaded`] = big.rssMb();
-          // Loading leaves the old generation with garbage and room V8 gives back only once the
-          // process idles (its memory reducer); the first workload must not pay for that, and the
-          // resident size the state really costs is the settled one.
-          await new Promise((settled) => setTimeout(settled, SETTLE_MS));
-          rss[`${where}_settled`] = big.rssMb();
-          for (let rep = 1; rep <= o.reps; rep++) {
-            for (const w of WORKLOADS) {
-              log(`rep ${rep}/${o.reps} ${w.id} with ${o.large} payments stored${extra.length ? ", --data" : ""}`);
-              keep(results, where, w, await onSandgate(big, w, o, true));
-              if (where === "large") keep(results, "floor", w, await onFloor(floor, w, o));
-            }
-          }
-          rss[where] = big.rssMb();
-        } finally {
-          await big.stop();
-        }
-      }
-    }
+    for (const { where, service } of loaded) rss[where] = service.rssMb();
   } finally {
-    await Promise.all([floor.stop(), memory.stop(), persisted.stop(), shared?.stop()]);
+    await Promise.all([floor.stop(), memory.stop(), persisted.stop(), shared?.stop(), ...loaded.map((l) => l.service.stop())]);
     await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 
   const med = (where: string, id: string, f: (r: Run) => number) => median((results[where]?.[id] ?? []).map(f));
-  // Against the floor: the median of each rep's own ratio (the two runs were minutes apart at most),
-  // which a machine that drifts during the bench moves far less than a ratio of two medians.
-  const floorRuns = (id: string) => (results.floor?.[id] ?? []).slice(0, o.reps);
-  const paired = (id: string, f: (sandgate: Run, floor: Run) => number) => {
-    const floors = floorRuns(id);
-    return median((results.memory?.[id] ?? []).map((r, i) => (floors[i] ? f(r, floors[i]) : NaN)).filter(Number.isFinite));
+  // Ratios are the median of each rep's own ratio (the two runs were a minute or two apart at
+  // most), which a machine that drifts during the bench moves far less than a ratio of two medians.
+  const paired = (a: string, b: string, id: string, f: (a: Run, b: Run) => number) => {
+    const bs = results[b]?.[id] ?? [];
+    return median((results[a]?.[id] ?? []).map((r, i) => (bs[i] ? f(r, bs[i]) : NaN)).filter(Number.isFinite));
   };
+  const rate = (a: Run, b: Run) => a.rps / b.rps;
+  /** b's CPU per request ÷ a's: above 1 when a costs less */
+  const cpuRate = (a: Run, b: Run) => b.cpu / a.cpu;
   const rows = WORKLOADS.map((w) => {
-    const mem = med("memory", w.id, (r) => r.rps);
-    const flo = median(floorRuns(w.id).map((r) => r.rps));
     const cells = [
       `${w.id} ${w.title}`,
-      fixed(mem),
-      fixed(flo),
-      fixed(paired(w.id, (s, f) => s.rps / f.rps), 2),
+      fixed(med("memory", w.id, (r) => r.rps)),
+      fixed(med("floor", w.id, (r) => r.rps)),
+      fixed(paired("memory", "floor", w.id, rate), 2),
       fixed(med("memory", w.id, (r) => r.cpu)),
-      fixed(median(floorRuns(w.id).map((r) => r.cpu))),
-      fixed(paired(w.id, (s, f) => f.cpu / s.cpu), 2),
+      fixed(med("floor", w.id, (r) => r.cpu)),
+      fixed(paired("memory", "floor", w.id, cpuRate), 2),
       fixed(med("memory", w.id, (r) => r.p99)),
-      fixed(median(floorRuns(w.id).map((r) => r.p99))),
+      fixed(med("floor", w.id, (r) => r.p99)),
       `${fixed(med("memory", w.id, (r) => r.valid * 100))} %`,
       fixed(med("data", w.id, (r) => r.rps)),
-      fixed(med("data", w.id, (r) => r.rps) / mem, 2),
+      fixed(paired("data", "memory", w.id, rate), 2),
     ];
     if (o.large > 0) {
       cells.push(
-        fixed(med("large", w.id, (r) => r.rps) / mem, 2),
-        // fresh CPU per request ÷ stored CPU per request: steadier than req/s for short runs (W2)
-        fixed(med("memory", w.id, (r) => r.cpu) / med("large", w.id, (r) => r.cpu), 2),
+        fixed(paired("large", "memory", w.id, rate), 2),
+        // CPU per request: steadier than req/s for short runs (W2)
+        fixed(paired("large", "memory", w.id, cpuRate), 2),
         fixed(med("large", w.id, (r) => r.p99)),
-        fixed(med("large_data", w.id, (r) => r.rps) / med("data", w.id, (r) => r.rps), 2),
-        fixed(med("data", w.id, (r) => r.cpu) / med("large_data", w.id, (r) => r.cpu), 2),
+        fixed(paired("large_data", "data", w.id, rate), 2),
+        fixed(paired("large_data", "data", w.id, cpuRate), 2),
       );
     }
     return cells;
@@ -249,7 +245,7 @@ async function main(): Promise<void> {
   const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
     const one = med("data", w.id, (r) => r.rps);
     const two = med("shared", w.id, (r) => r.rps);
-    return [`${w.id} ${w.title}`, fixed(one), fixed(two), fixed(two / one, 2), fixed(two / med("memory", w.id, (r) => r.rps), 2), fixed(med("shared", w.id, (r) => r.p99)), `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`];
+    return [`${w.id} ${w.title}`, fixed(one), fixed(two), fixed(paired("shared", "data", w.id, rate), 2), fixed(paired("shared", "memory", w.id, rate), 2), fixed(med("shared", w.id, (r) => r.p99)), `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`];
   });
   const sharedHead = ["workload", "one process, --data req/s", "--workers 2 + Redis req/s", "× one process --data", "× one process in memory", "p99 ms", "valid"];
   const report = {
