@@ -43,10 +43,10 @@ export function result(key: string): ResultEntry {
   return entry;
 }
 
-/** `<code>:<text>`, with an optional detail after the text ("I0002:Invalid field: amount must be ..."). */
 /** `<code>:<text>` per result key, made once: a 50-order batch writes the same one 100 times */
 const plainInfo = new Map<string, string>();
 
+/** `<code>:<text>`, with an optional detail after the text ("I0002:Invalid field: amount must be ..."). */
 export function resultInfo(key: string, detail?: string): string {
   if (!detail) {
     let info = plainInfo.get(key);
