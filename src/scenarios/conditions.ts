@@ -91,9 +91,9 @@ function rulesFor(rules: Scenario["rules"], operation: string): Rule[] {
   return list;
 }
 
-/** "<scenario file>/<rule id>", made once per rule */
+/** "<scenario file>/<rule id>": how X-Sandbox-Rule, histories and coverage name a rule; made once per rule */
 const ruleNames = new WeakMap<Rule, string>();
-function ruleName(rule: Rule): string {
+export function ruleName(rule: Rule): string {
   let name = ruleNames.get(rule);
   if (name === undefined) ruleNames.set(rule, (name = `${rule.from}/${rule.id}`));
   return name;

@@ -3,6 +3,7 @@
 // produced. Fed by every scenario decision and by payer-page completions; kept per merchant
 // (CI jobs isolate themselves by merchant_id), for at most COVERAGE_MERCHANT_LIMIT merchants.
 import { catalogue } from "../domain/outcomes.js";
+import { ruleName } from "./conditions.js";
 import type { Scenario, Then } from "./schema.js";
 
 export const COVERAGE_MERCHANT_LIMIT = 1000;
@@ -96,7 +97,7 @@ export class Coverage {
     const answers = (rule: string) => tallies.reduce((n, t) => n + (t.rules.get(rule) ?? 0), 0);
     const scenarios = used.flatMap((name) => {
       const s = this.scenarioOf(name);
-      return s ? [{ name, rules: s.rules.map((r) => ({ rule: `${r.from}/${r.id}`, answers: answers(`${r.from}/${r.id}`) })) }] : [];
+      return s ? [{ name, rules: s.rules.map(ruleName).map((rule) => ({ rule, answers: answers(rule) })) }] : [];
     });
     const operations = (Object.keys(SECTIONS) as Shown[]).map((operation) => {
       const produced: Record<string, number> = {};
