@@ -1,6 +1,7 @@
 // What each request did, for testers: signed fields, signing string (key masked), expected and
 // received signature, whether they matched, and the outcome. Kept in memory, newest last.
 import type { SignatureCheck } from "./signature/signature.js";
+import { TextRing } from "./text-ring.js";
 
 export interface RequestLogEntry {
   id: string;
@@ -74,6 +75,13 @@ export interface RequestLog {
 export const REQUEST_LOG_CAPACITY = 5000;
 /** Of those, the most recent keep their bodies and headers too (for the HAR export). */
 export const EXCHANGE_CAPACITY = 1000;
+/**
+ * The bytes (JSON) the entries and the exchanges may take at most, outside the JS heap: ~5x what
+ * 5,000 entries and 1,000 exchanges of single payments take, so the counts bind for those; large
+ * batches keep fewer exchanges (an exchange larger than the whole is not kept).
+ */
+export const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
+export const EXCHANGE_BYTES = 16 * 1024 * 1024;
 
 /** What is wrong with a filter's times (an unreadable since/until), to refuse it; undefined when fine. */
 export function filterProblem(f: RequestFilter): string | undefined {
@@ -97,26 +105,62 @@ function matcher(f: RequestFilter): (e: RequestLogEntry) => boolean {
   };
 }
 
-export function createRequestLog(capacity = REQUEST_LOG_CAPACITY, exchangeCapacity = EXCHANGE_CAPACITY): RequestLog {
-  // a ring: adding overwrites the oldest entry, at constant cost
-  const ring: (RequestLogEntry | undefined)[] = new Array<RequestLogEntry | undefined>(capacity);
-  // the exchanges by request id, and a ring of their ids to know which one to forget
-  const exchanges = new Map<string, Exchange>();
+/** An exchange as the texts the ring keeps: its fields in order, then its headers as name, value, ... */
+function exchangeFields(x: Exchange): string[] {
+  const fields = [x.method, x.url, x.requestType, x.body, String(x.status), x.responseType, x.responseBody, String(x.duration_ms), String(x.requestHeaders.length)];
+  for (const [name, value] of x.requestHeaders) fields.push(name, value);
+  for (const [name, value] of x.responseHeaders) fields.push(name, value);
+  return fields;
+}
+
+function exchangeOfFields(f: string[]): Exchange {
+  const pairs = (from: number, to: number) => {
+    const out: [string, string][] = [];
+    for (let i = from; i + 1 < to; i += 2) out.push([f[i]!, f[i + 1]!]);
+    return out;
+  };
+  const requestHeadersEnd = 9 + 2 * Number(f[8]);
+  return {
+    method: f[0]!,
+    url: f[1]!,
+    requestHeaders: pairs(9, requestHeadersEnd),
+    requestType: f[2]!,
+    body: f[3]!,
+    status: Number(f[4]),
+    responseHeaders: pairs(requestHeadersEnd, f.length),
+    responseType: f[5]!,
+    responseBody: f[6]!,
+    duration_ms: Number(f[7]),
+  };
+}
+
+/**
+ * Entries (as JSON) and exchanges (as their texts) are kept in byte rings outside the JS heap (see
+ * text-ring.ts) and read back when listed: a request adds bytes there, not dozens of objects to the heap.
+ */
+export function createRequestLog(
+  capacity = REQUEST_LOG_CAPACITY,
+  exchangeCapacity = EXCHANGE_CAPACITY,
+  bytes = { entries: REQUEST_LOG_BYTES, exchanges: EXCHANGE_BYTES },
+): RequestLog {
+  const entries = new TextRing(capacity, bytes.entries);
+  const exchanges = new TextRing(exchangeCapacity, bytes.exchanges);
+  // where each kept exchange is, by request id; an id whose exchange was dropped is forgotten when
+  // the id exchangeCapacity requests later takes its place
+  const exchangeOf = new Map<string, number>();
   const exchangeIds: (string | undefined)[] = new Array<string | undefined>(exchangeCapacity);
-  let nextExchange = 0;
-  let next = 0;
   let counter = 0;
   let idPrefix = "req-";
   let publish: ((entry: RequestLogEntry, exchange: Exchange | undefined) => void) | undefined;
   function keep(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    ring[next] = entry;
-    next = (next + 1) % capacity;
+    entries.push([JSON.stringify(entry)]);
     if (exchange) {
-      const oldest = exchangeIds[nextExchange];
-      if (oldest !== undefined) exchanges.delete(oldest);
-      exchangeIds[nextExchange] = entry.id;
-      nextExchange = (nextExchange + 1) % exchangeCapacity;
-      exchanges.set(entry.id, exchange);
+      const seq = exchanges.push(exchangeFields(exchange));
+      const slot = seq % exchangeCapacity;
+      const oldest = exchangeIds[slot];
+      if (oldest !== undefined) exchangeOf.delete(oldest);
+      exchangeIds[slot] = entry.id;
+      exchangeOf.set(entry.id, seq);
     }
   }
   return {
@@ -135,13 +179,19 @@ export function createRequestLog(capacity = REQUEST_LOG_CAPACITY, exchangeCapaci
       const { limit = 100 } = filter;
       const matches = matcher(filter);
       const out: RequestLogEntry[] = [];
-      for (let i = 1; i <= capacity && out.length < limit; i++) {
-        const e = ring[(next - i + capacity) % capacity];
-        if (!e) break;
+      const newest = entries.newest();
+      for (let seq = newest; seq > newest - capacity && seq >= 0 && out.length < limit; seq--) {
+        const fields = entries.get(seq);
+        if (fields === undefined) continue;
+        const e = JSON.parse(fields[0]!) as RequestLogEntry;
         if (matches(e)) out.push(e);
       }
       return out.reverse();
     },
-    exchange: (id) => exchanges.get(id),
+    exchange(id) {
+      const seq = exchangeOf.get(id);
+      const fields = seq === undefined ? undefined : exchanges.get(seq);
+      return fields && exchangeOfFields(fields);
+    },
   };
 }
