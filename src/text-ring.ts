@@ -41,12 +41,12 @@ export class TextRing {
     }
     let at = this.head % this.capacity;
     // back to the buffer's start when the record may not fit before its end, or as soon as the room
-    // there, before the oldest record still counted, is twice what the counted records take (they
-    // are all between it and here, written since the last wrap): the bytes written then stay about
-    // three times what those records take, not the whole capacity, and records of a steady size are
-    // dropped by count before the next ones reach them
+    // there, before the oldest record still counted, is as large as what the counted records take
+    // (they are all between it and here, written since the last wrap) and this one: the bytes
+    // written then stay about twice what those records take, not the whole capacity, and records up
+    // to twice as large as those reach them only once they are no longer counted
     const oldest = this.oldestIntact();
-    if (at + most > this.capacity || (oldest !== undefined && oldest < at && oldest >= 2 * (at - oldest) + most)) {
+    if (at + most > this.capacity || (oldest !== undefined && oldest < at && oldest >= at - oldest + most)) {
       this.head += this.capacity - at;
       at = 0;
     }

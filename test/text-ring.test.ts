@@ -45,6 +45,19 @@ describe("text ring", () => {
       }),
     );
   });
+
+  test("a step from small records to records twice their size keeps the last `slots` too, wherever it comes", () => {
+    for (let slots = 2; slots <= 12; slots++) {
+      for (let step = slots; step < 4 * slots; step++) {
+        const record = (i: number) => ["€₤₹"[i % 3]!.repeat(i < step ? 20 : 40)];
+        const ring = new TextRing(slots, 2 * slots * most(record(step)));
+        for (let i = 0; i < step + 3 * slots; i++) {
+          ring.push(record(i));
+          for (let seq = Math.max(0, i - slots + 1); seq <= i; seq++) expect(ring.get(seq)).toEqual(record(seq));
+        }
+      }
+    }
+  });
 });
 
 describe("request log bytes", () => {
