@@ -178,12 +178,14 @@ export function createRequestLog(
     list(filter) {
       const { limit = 100 } = filter;
       const matches = matcher(filter);
+      // an entry whose JSON lacks a wanted value as JSON text cannot match: it is not parsed
+      const needles = [filter.merchant_id, filter.order_no, filter.operation].flatMap((v) => (v === undefined ? [] : [JSON.stringify(v)]));
       const out: RequestLogEntry[] = [];
       const newest = entries.newest();
       for (let seq = newest; seq > newest - capacity && seq >= 0 && out.length < limit; seq--) {
-        const fields = entries.get(seq);
-        if (fields === undefined) continue;
-        const e = JSON.parse(fields[0]!) as RequestLogEntry;
+        const text = entries.get(seq)?.[0];
+        if (text === undefined || !needles.every((n) => text.includes(n))) continue;
+        const e = JSON.parse(text) as RequestLogEntry;
         if (matches(e)) out.push(e);
       }
       return out.reverse();

@@ -94,6 +94,11 @@ describe("request log bytes", () => {
     for (let n = 1; n <= 30; n++) log.add(entry(n), exchange(n, n <= 20 ? 100 : 4000));
     expect(log.list({ limit: 100 }).map((e) => e.id)).toEqual(Array.from({ length: 30 }, (_, i) => `req-${i + 1}`));
     expect(log.list({ order_no: "O-7" })).toEqual([entry(7)]);
+    // values JSON escapes are found as sent (the scan skips entries whose JSON lacks the value)
+    const odd = { ...entry(31), order_no: 'O-"31"\\é\u2028' };
+    log.add(odd);
+    expect(log.list({ order_no: odd.order_no, merchant_id: "M1", operation: "capture" })).toEqual([odd]);
+    expect(log.list({ order_no: "O-3" })).toEqual([entry(3)]);
     // 10 exchanges are counted; of the last ten only the newest five fit in 30,000 bytes
     for (let n = 26; n <= 30; n++) expect(log.exchange(`req-${n}`)).toEqual(exchange(n, 4000));
     expect(log.exchange("req-25")).toBeUndefined();
