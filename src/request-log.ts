@@ -82,6 +82,8 @@ export const EXCHANGE_CAPACITY = 1000;
  */
 export const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
 export const EXCHANGE_BYTES = 16 * 1024 * 1024;
+/** Which requests keep their bodies, as the HAR export and the dashboard say it. */
+export const EXCHANGES_KEPT = `the ${EXCHANGE_CAPACITY.toLocaleString("en")} most recent requests (fewer when their bodies take more than ${EXCHANGE_BYTES / 2 ** 20} MB)`;
 
 /** What is wrong with a filter's times (an unreadable since/until), to refuse it; undefined when fine. */
 export function filterProblem(f: RequestFilter): string | undefined {

@@ -2,6 +2,8 @@
 // (browsers' dev tools and API clients open it) with each request's body and answer, card data masked.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
+import { harOf } from "../src/admin/har.js";
+import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
 import { ACME, directPayment, makeApp } from "./helpers.js";
 
 async function traffic() {
@@ -109,5 +111,16 @@ describe("GET /__sandbox/requests.har", () => {
     expect(new URLSearchParams(sent).get("order_no")).toBe("FORM-1");
     expect(new URLSearchParams(sent).get("card")).toBe("424242******4242");
     expect(res.text).not.toContain(card);
+  });
+
+  test("a request whose body the log no longer keeps is listed without it, and says which ones it keeps", () => {
+    const log = createRequestLog(10, 2);
+    const logged = (n: number): RequestLogEntry => ({ id: `req-${n}`, at: new Date(n * 1000).toISOString(), operation: "authorise", path: "/v1/authorise", ip: "127.0.0.1", merchant_id: "M1", account_id: "A1", order_no: `O-${n}`, http_status: 200, result: "0000:Success", rule: "", signature: null });
+    const exchange = { method: "POST", url: "http://127.0.0.1/v1/authorise", requestHeaders: [], requestType: "application/json", body: "{}", status: 200, responseHeaders: [], responseType: "application/json", responseBody: '{"ok":1}', duration_ms: 1 };
+    for (let n = 1; n <= 3; n++) log.add(logged(n), exchange);
+    const har = harOf(log.list({}), (id) => log.exchange(id), "http://127.0.0.1", "1.0.0");
+    const [first, , third] = har.log.entries;
+    expect(first!.response.content).toEqual({ size: 0, mimeType: "", text: "", comment: "bodies are kept for the 1,000 most recent requests (fewer when their bodies take more than 16 MB)" });
+    expect(third!.response.content.text).toBe('{"ok":1}');
   });
 });

@@ -1,10 +1,10 @@
 // The request log as HAR 1.2 (the HTTP Archive format browsers' dev tools and API clients open):
 // one entry per logged request, with its body and answer while the log still keeps them (the most
-// recent EXCHANGE_CAPACITY requests). Card numbers and security codes in request bodies are masked.
+// recent requests: EXCHANGES_KEPT). Card numbers and security codes in request bodies are masked.
 import qs from "qs";
 import { redactCards } from "../notify/redact.js";
 import { parseText } from "../http/body.js";
-import { EXCHANGE_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
+import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../request-log.js";
 
 const header = ([name, value]: [string, string]) => ({ name, value });
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 413: "Payload Too Large", 422: "Unprocessable Entity", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" };
@@ -25,7 +25,7 @@ function entry(e: RequestLogEntry, x: Exchange | undefined, origin: string) {
     : { method: "POST", url: `${origin}${e.path}`, httpVersion: "HTTP/1.1", cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: -1 };
   const content = x
     ? { size: Buffer.byteLength(x.responseBody), mimeType: x.responseType, text: x.responseBody }
-    : { size: 0, mimeType: "", text: "", comment: `bodies are kept for the ${EXCHANGE_CAPACITY} most recent requests` };
+    : { size: 0, mimeType: "", text: "", comment: `bodies are kept for ${EXCHANGES_KEPT}` };
   return {
     startedDateTime: e.at,
     time,

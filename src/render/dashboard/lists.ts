@@ -1,6 +1,6 @@
 // The dashboard's other lists: the live request log, notifications, payouts, subscriptions.
 import { codes } from "../../codes.js";
-import type { RequestLogEntry } from "../../request-log.js";
+import { EXCHANGES_KEPT, type RequestLogEntry } from "../../request-log.js";
 import type { Notification, Payout, Subscription } from "../../store/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { notificationsTable, requestsTable } from "./transactions.js";
@@ -32,7 +32,7 @@ ${field("since", "Since", "2026-11-24T10:00:00Z")}
 ${field("until", "Until", "2026-11-24T11:00:00Z")}
 <div class="shrink"><button type="submit">Filter</button></div>
 </form>
-<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed. <a href="${BASE}/requests.har${query ? `?${e(query)}` : ""}" download data-test="har">Export these as HAR</a> (bodies and answers of the last 1,000 requests; opens in browsers' dev tools and API clients).</p>
+<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed. <a href="${BASE}/requests.har${query ? `?${e(query)}` : ""}" download data-test="har">Export these as HAR</a> (bodies and answers of ${EXCHANGES_KEPT}; opens in browsers' dev tools and API clients).</p>
 <section class="card" id="request-log" data-query="${e(query)}">${requestsTable(list)}</section>`,
     problem ? { ok: false, text: problem } : undefined,
     "dashboard.js",
