@@ -237,6 +237,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         ids = createIds(initial.seed, initial.counters);
       } else resetMerchant(state(), initial, merchantId);
       records = createRepository(state());
+      // the records replaced are not remembered (nor held); the reset's snapshot has every record
+      lines.forget();
       await write.exclusive(snapshot);
     },
     async close() {
