@@ -76,9 +76,10 @@ export const REQUEST_LOG_CAPACITY = 5000;
 /** Of those, the most recent keep their bodies and headers too (for the HAR export). */
 export const EXCHANGE_CAPACITY = 1000;
 /**
- * The bytes (JSON) the entries and the exchanges may take at most, outside the JS heap: ~5x what
- * 5,000 entries and 1,000 exchanges of single payments take, so the counts bind for those; large
- * batches keep fewer exchanges (an exchange larger than the whole is not kept).
+ * The bytes each ring may take at most, outside the JS heap: the entries (as JSON, ~700 bytes for a
+ * single payment's) and the exchanges (their texts, ~1.5 KB for a single payment's). For those the
+ * counts bind, with ~4x and ~10x room; large batches keep fewer exchanges (one that may take more
+ * than the whole is not kept).
  */
 export const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
 export const EXCHANGE_BYTES = 16 * 1024 * 1024;
