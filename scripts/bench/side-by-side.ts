@@ -1,0 +1,105 @@
+// `tsx scripts/bench/side-by-side.ts --base <checkout> [--large 100000] [--data] [--reps 6] [--pin] [--workloads W1,W2,W5]`
+// Two builds alive at once, judged against each other: the bundle of another checkout (--base, built
+// with `npm run build` there) and this one's (dist/sandgate.js), each its own process, loaded with
+// the same payments through the API, then the same workloads on each in turn (the order swapped
+// every rep), without resets. Per workload: each build's server CPU per request (every thread, GC
+// included), and the median of the reps' paired ratios (this build's CPU ÷ the base's: below 1 is
+// cheaper); also the resident size of each right after the load and after 60 s idle. This is how
+// a change to the serving code is measured before `npm run bench` runs it against the floor.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { pin, ROOT, started, type Service } from "./processes.js";
+import { createPayments, WORKLOADS, type Context } from "./workloads.js";
+
+const { values } = parseArgs({
+  options: {
+    base: { type: "string" },
+    large: { type: "string", default: "100000" },
+    data: { type: "boolean", default: false },
+    reps: { type: "string", default: "6" },
+    pin: { type: "boolean", default: false },
+    workloads: { type: "string", default: "W1,W2,W5" },
+    connections: { type: "string", default: "10" },
+  },
+});
+if (!values.base) throw new Error("--base <checkout with a built dist/sandgate.js> is required");
+const large = Number(values.large);
+const reps = Number(values.reps);
+const connections = Number(values.connections);
+const chosen = values.workloads.split(",").map((id) => {
+  const w = WORKLOADS.find((x) => x.id === id);
+  if (!w) throw new Error(`no workload ${id}`);
+  return w;
+});
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+async function measure(s: Service, id: string): Promise<{ cpu: number; rps: number }> {
+  const w = WORKLOADS.find((x) => x.id === id)!;
+  const requests = Math.round(w.requests / (connections * 6)) * connections * 6;
+  const steps = await w.prepare(s.url, requests);
+  const before = s.cpuMicros();
+  const result = await autocannon({
+    url: s.url,
+    connections,
+    amount: requests,
+    requests: steps.map((step) => ({
+      method: "POST" as const,
+      path: step.path,
+      headers: { "content-type": step.type },
+      setupRequest: (req: autocannon.Request, context: Context) => ({ ...req, body: step.body(context) }),
+      onResponse: (_status: number, body: string, context: Context) => void step.check(body, context),
+    })),
+  } as autocannon.Options);
+  return { cpu: (s.cpuMicros() - before) / Math.max(1, result.requests.total), rps: result.requests.average };
+}
+
+async function main(): Promise<void> {
+  if (values.pin) pin();
+  const dir = mkdtempSync(join(tmpdir(), "sandgate-sbs-"));
+  const builds = [
+    { name: "base", bundle: resolve(values.base!, "dist", "sandgate.js") },
+    { name: "this", bundle: resolve(ROOT, "dist", "sandgate.js") },
+  ];
+  const services: Service[] = [];
+  try {
+    for (const b of builds) {
+      const extra = values.data ? ["--data", join(dir, `${b.name}.json`)] : [];
+      services.push(await started(["--max-semi-space-size=4", b.bundle, "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra]));
+    }
+    const rss: Record<string, number[]> = { loaded: [], settled: [] };
+    for (const s of services) {
+      for (let done = 0; done < large; done += 5000) await Promise.all(Array.from({ length: 4 }, (_, k) => createPayments(s.url, `BULK${k}`, Math.min(5000, large - done) / 4)));
+      rss.loaded!.push(s.rssMb());
+      log(`loaded ${large} payments: RSS ${s.rssMb()} MB`);
+    }
+    await new Promise((settled) => setTimeout(settled, 60_000));
+    for (const s of services) rss.settled!.push(s.rssMb());
+    const cpu: Record<string, number[][]> = {};
+    for (let rep = 0; rep < reps; rep++) {
+      for (const w of chosen) {
+        const order = rep % 2 ? [1, 0] : [0, 1];
+        const row: number[] = [];
+        for (const i of order) row[i] = (await measure(services[i]!, w.id)).cpu;
+        (cpu[w.id] ??= []).push(row);
+        log(`rep ${rep + 1} ${w.id}: base ${row[0]!.toFixed(0)} µs, this ${row[1]!.toFixed(0)} µs (${(row[1]! / row[0]!).toFixed(2)})`);
+      }
+    }
+    const lines = ["| workload | base CPU µs/req | this CPU µs/req | this ÷ base (paired median) | per rep |", "| --- | --- | --- | --- | --- |"];
+    for (const w of chosen) {
+      const rows = cpu[w.id]!;
+      const ratios = rows.map(([a, b]) => b! / a!);
+      lines.push(`| ${w.id} | ${median(rows.map((r) => r[0]!)).toFixed(0)} | ${median(rows.map((r) => r[1]!)).toFixed(0)} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(" ")} |`);
+    }
+    lines.push("", `RSS MB right after the load: base ${rss.loaded![0]}, this ${rss.loaded![1]}; after 60 s idle: base ${rss.settled![0]}, this ${rss.settled![1]}; after the reps: base ${services[0]!.rssMb()}, this ${services[1]!.rssMb()}`);
+    process.stdout.write(`${lines.join("\n")}\n`);
+  } finally {
+    await Promise.all(services.map((s) => s.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
