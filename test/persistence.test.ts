@@ -74,6 +74,18 @@ function crashCopy(file: string, to: string): string {
   return copy;
 }
 
+/** A real disk that fills up: a tmpfs of `size` in the test's folder (needs root and mount: the test is skipped where the machine allows neither). Unmount it when done. */
+function tinyDisk(context: { skip(): never }, size: string): string {
+  const tiny = join(dir, "full");
+  mkdirSync(tiny);
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", tiny], { stdio: "ignore" });
+  } catch {
+    context.skip();
+  }
+  return tiny;
+}
+
 describe("kill -9 under load", () => {
   test("loses no acknowledged payment, capture or refund, over several rounds", async () => {
     const file = join(dir, "state.json");
@@ -348,14 +360,7 @@ describe("the journal", () => {
   }, 30_000);
 
   test("a disk that fills up mid-append leaves whole lines only, and later appends replay", async (context) => {
-    // a real full disk: a 256 KB tmpfs (needs root and mount: skipped where the machine allows neither)
-    const tiny = join(dir, "full");
-    mkdirSync(tiny);
-    try {
-      execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", tiny], { stdio: "ignore" });
-    } catch {
-      context.skip();
-    }
+    const tiny = tinyDisk(context, "256k");
     try {
       const path = join(tiny, "state.json.journal");
       const journal = await openJournal(path);
@@ -376,6 +381,39 @@ describe("the journal", () => {
       expect(replayJournal(path, state)).toBe(2);
       expect(state.tokens.map((t) => t.token_id)).toEqual(["tok_after"]);
     } finally {
+      execFileSync("umount", [tiny], { stdio: "ignore" });
+    }
+  });
+
+  test("captures whose append meets a full disk are answered I0500; once there is room, the next commit puts them on disk", async (context) => {
+    const tiny = tinyDisk(context, "512k");
+    const file = join(tiny, "state.json");
+    const filler = join(tiny, "filler");
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "full", watchScenarios: false });
+    try {
+      const paid = async () => textOf(parseXml((await post(sandbox.url, "/v1/authorise", directPayment({ order_no: nextOrderNo() }))).text).transaction_id);
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push(await paid());
+      const orders = ids.map((id) => sandbox.deps.store.records.transaction(id)!);
+      // the disk fills up to its last page: 20 captures' lines (~6 KB) cannot fit
+      try {
+        for (let i = 0; ; i++) writeFileSync(filler, Buffer.alloc(4096, i), { flag: "a" });
+      } catch {
+        // ENOSPC
+      }
+      const capture_orders = orders.map((o) => ({ transaction_id: o.transaction_id, order_no: o.order_no, currency: "USD", amount: "10.00" }));
+      const captured = await post(sandbox.url, "/v1/capture", { ...ENVELOPE, capture_orders });
+      expect(captured.status).toBe(500);
+      expect(JSON.parse(captured.text)).toMatchObject({ return_status: "0", return_message: expect.stringMatching(/^I0500:/) });
+      // memory has the captures (a query says so): the disk must come to say the same
+      expect(orders.every((o) => o.state === "paid")).toBe(true);
+      rmSync(filler);
+      await paid();
+      const back = new Map((await reopened(crashCopy(file, join(dir, "crash")))).transactions.map((t) => [t.transaction_id, t]));
+      for (const o of orders) expect(back.get(o.transaction_id)).toEqual(JSON.parse(JSON.stringify(o)));
+    } finally {
+      rmSync(filler, { force: true });
+      await sandbox.close();
       execFileSync("umount", [tiny], { stdio: "ignore" });
     }
   });

@@ -1,13 +1,13 @@
 // The append-only journal beside the --data snapshot: one JSON line per record a commit changed,
-// plus the id counters. A record the journal has not had since the last snapshot goes whole; a
-// payment or refund it has had goes as the fields that changed since (a capture is its state, its
-// amounts, its time and one history line, not the whole payment), so a commit costs what it
-// changed, not the size of its records or of the state. Replaying a line twice is harmless. The
-// snapshot (lowdb's file) is rewritten only when the journal has grown as large as it, behind the
-// commits (see store.ts), and at start, on reset and on close, so that cost is spread over as many
-// commits. Each commit ends with
-// the counters line, so replay applies whole commits only: one a crash cut short (a torn line, or
-// lines without their counters line) was never acknowledged, and none of it is applied.
+// plus the id counters. A payment or refund a request looked up and then changed goes as the fields
+// that changed since the lookup (a capture is its state, its amounts, its time and one history
+// line, not the whole payment); any other record goes whole. So a commit costs what it changed,
+// not the size of its records or of the state, and nothing is kept for it between requests.
+// Replaying a line twice is harmless. The snapshot (lowdb's file) is rewritten only when the
+// journal has grown as large as it, behind the commits (see store.ts), and at start, on reset and
+// on close, so that cost is spread over as many commits. Each commit ends with the counters line,
+// so replay applies whole commits only: one a crash cut short (a torn line, or lines without their
+// counters line) was never acknowledged, and none of it is applied.
 import { existsSync, readFileSync } from "node:fs";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { writeWhole } from "./snapshot-file.js";
@@ -48,8 +48,8 @@ export type JournalLine = RecordLine | { counters: Counters };
 
 type Fields = Record<string, unknown>;
 
-/** A record's top-level values as last journaled, and its list then. */
-interface Written {
+/** A record's top-level values as it is on disk (in the journal or a snapshot), and its list then. */
+interface Image {
   fields: Fields;
   list: unknown[] | undefined;
   listLength: number;
@@ -57,55 +57,52 @@ interface Written {
 }
 
 export interface LineEncoder {
-  /** the journal line for a record a commit changed; undefined when nothing in it differs from its last line */
+  /**
+   * A payment or refund a request looked up, with no change that is not on disk (or on its way
+   * there: a write that fails calls forget()): its values as they are now, so that the line of a
+   * change that follows is what changed. Kept until its next line, or until the next commit when it
+   * did not change.
+   */
+  image(c: Collection, record: object): void;
+  /** the journal line for a record a commit changed: what changed since its image, or the record whole without one; undefined when nothing differs */
   line(c: Collection, record: object): string | undefined;
-  /** the record as it is now is on disk (a snapshot has it): its next line is what changed since */
-  written(c: Collection, record: object): void;
+  /** the lines of a commit are made: images of records it did not change go (a later lookup takes another) */
+  committed(): void;
   /** its next line is whole: a snapshot has it with changes no line has yet, which may be undone before the next commit */
   wholeNext(record: object): void;
-  /** every record's next line is whole: after an append or a snapshot that failed */
+  /** every record's next line is whole: after an append or a snapshot that failed, or a snapshot */
   forget(): void;
 }
 
 /**
- * How many records' last lines are remembered before the oldest half are forgotten: their next line
- * is then whole. Bounds the copies (~400 bytes each) whatever the state holds, while a payment
- * changed within the next ~25,000-50,000 records written (a capture after its authorisation, a
- * refund after its capture) still goes as its changed fields.
+ * Images held at once, at most: beyond this (lookups without a commit) they are all dropped, and
+ * the next line of each of those records is whole. Correct either way, only bigger.
  */
-export const REMEMBERED_RECORDS = 25_000;
+export const MAX_IMAGES = 10_000;
 
-export function lineEncoder(remembered = REMEMBERED_RECORDS): LineEncoder {
-  // two generations: a record is looked up in both; when the young one is full it becomes the old
-  // one. Maps, not WeakMaps: the generations bound what they hold anyway (a record dropped from the
-  // state stays at most until its generation goes; a reset forgets them all), and a WeakMap is an
-  // ephemeron table the young collections must process: with 100,000 payments stored and --data,
-  // W1's young collections took ~2x as long with them and full collections came ~3x as often
-  let young = new Map<object, Written>();
-  let old = new Map<object, Written>();
-  const remember = (record: object, listField: string | null): void => {
-    const held = record as Fields;
-    const list = listField ? (held[listField] as unknown[] | undefined) : undefined;
-    keep(record, { fields: { ...held }, list, listLength: list?.length ?? 0, listFirst: list?.[0] });
-  };
-  const keep = (record: object, w: Written): void => {
-    if (young.has(record)) return void young.set(record, w);
-    if (young.size >= remembered) {
-      old = young;
-      young = new Map();
-    }
-    young.set(record, w);
-  };
+/**
+ * Journal lines made from images taken when a request looks a record up. An image lives from the
+ * lookup to the commit that writes the change (well under a millisecond), so it never outlives a
+ * young collection: no copy of the state is kept for the journal's sake. A record changed without a
+ * lookup (or whose image went) is journaled whole, which is always correct.
+ */
+export function lineEncoder(maxImages = MAX_IMAGES): LineEncoder {
+  let images = new Map<object, Image>();
   return {
+    image(c, record) {
+      const listField = BY_FIELD.get(c);
+      if (listField === undefined || images.has(record)) return;
+      if (images.size >= maxImages) images = new Map();
+      const held = record as Fields;
+      const list = listField ? (held[listField] as unknown[] | undefined) : undefined;
+      images.set(record, { fields: { ...held }, list, listLength: list?.length ?? 0, listFirst: list?.[0] });
+    },
     line(c, record) {
       const held = record as Fields;
       const listField = BY_FIELD.get(c);
-      const before = young.get(record) ?? old.get(record);
-      if (listField === undefined || !before) {
-        if (listField !== undefined) remember(record, listField);
-        return JSON.stringify({ c, v: record });
-      }
-      keep(record, before);
+      const before = images.get(record);
+      if (listField === undefined || !before) return JSON.stringify({ c, v: record });
+      images.delete(record);
       const line: Extract<RecordLine, { k: string }> = { c, k: String(held[KEY_FIELD[c]]) };
       const was = before.fields;
       for (const field in held) {
@@ -113,15 +110,10 @@ export function lineEncoder(remembered = REMEMBERED_RECORDS): LineEncoder {
         if (field === listField || value === was[field]) continue;
         if (value === undefined) (line.d ??= []).push(field);
         else (line.s ??= {})[field] = value;
-        was[field] = value;
       }
-      for (const field in was) {
-        if (field === listField || field in held) continue;
-        (line.d ??= []).push(field);
-        delete was[field];
-      }
+      for (const field in was) if (field !== listField && !(field in held)) (line.d ??= []).push(field);
       if (listField) {
-        // the entries added since its last line, or the whole list when it is not the one that grew
+        // the entries added since the image, or the whole list when it is not the one that grew
         const list = held[listField] as unknown[] | undefined;
         const from = before.list ? before.listLength : 0;
         if (list === undefined) {
@@ -129,21 +121,17 @@ export function lineEncoder(remembered = REMEMBERED_RECORDS): LineEncoder {
         } else if (before.list === undefined || (list === before.list && list.length >= from && list[0] === before.listFirst)) {
           if (list.length > from) line.h = [from, ...list.slice(from)];
         } else (line.s ??= {})[listField] = list;
-        Object.assign(before, { list, listLength: list?.length ?? 0, listFirst: list?.[0] });
       }
       return line.s || line.d || line.h ? JSON.stringify(line) : undefined;
     },
-    written(c, record) {
-      const listField = BY_FIELD.get(c);
-      if (listField !== undefined) remember(record, listField);
+    committed() {
+      if (images.size) images = new Map();
     },
     wholeNext(record) {
-      young.delete(record);
-      old.delete(record);
+      images.delete(record);
     },
     forget() {
-      young = new Map();
-      old = new Map();
+      images = new Map();
     },
   };
 }

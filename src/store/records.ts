@@ -16,6 +16,8 @@ export interface Repository {
   changed(collection: Collection, record: object): void;
   /** the records changed since the last call, each once, in the order they first changed */
   takeChanges(): { c: Collection; v: object }[];
+  /** changes taken that a write could not put on disk: changes again, ahead of any made since (new records keep their order) */
+  returnChanges(changes: readonly { c: Collection; v: object }[]): void;
   /** whether the record has changes the next takeChanges() will give */
   hasChanges(record: object): boolean;
   /** the keys of records forgotten since the last call (old finished notifications) */
@@ -106,7 +108,14 @@ function listIn<T>(map: Map<string, T[]>, k: string, item: T): void {
   else map.set(k, [item]);
 }
 
-export function createRepository(state: State): Repository {
+/**
+ * Told of a payment or refund looked up by key (or as due work) that has no uncommitted change: a
+ * change to it may follow. With --data, the journal takes its values then, to write only what the
+ * change changed (see lineEncoder in journal.ts).
+ */
+export type OnLookup = (collection: "transactions" | "refunds", record: Transaction | Refund) => void;
+
+export function createRepository(state: State, onLookup?: OnLookup): Repository {
   const merchants = new Map<string, Merchant>();
   const transactions = new Map<string, Transaction>();
   const byOrder = new PairIndex<Transaction>();
@@ -212,6 +221,12 @@ export function createRepository(state: State): Repository {
     });
   }
 
+  /** the record, after telling onLookup of it when it is found with nothing uncommitted */
+  function looked<T extends Transaction | Refund>(collection: "transactions" | "refunds", record: T | undefined): T | undefined {
+    if (onLookup && record && !dirty.has(record)) onLookup(collection, record);
+    return record;
+  }
+
   const indexAll = <C extends Collection>(collection: C) => (state[collection] as RecordOf<C>[]).forEach((record) => index[collection](record));
   (Object.keys(KEY_FIELD) as Collection[]).forEach(indexAll);
 
@@ -224,6 +239,12 @@ export function createRepository(state: State): Repository {
       const out = [...dirty].map(([v, c]) => ({ c, v }));
       dirty.clear();
       return out;
+    },
+    returnChanges(changes) {
+      const since = [...dirty];
+      dirty.clear();
+      for (const { c, v } of changes) dirty.set(v, c);
+      for (const [v, c] of since) if (!dirty.has(v)) dirty.set(v, c);
     },
     hasChanges: (record) => dirty.has(record),
     takeRemoved() {
@@ -256,18 +277,18 @@ export function createRepository(state: State): Repository {
     merchant: (id) => merchants.get(id),
     addMerchant: (m) => add("merchants", m),
 
-    transaction: (id) => transactions.get(id),
+    transaction: (id) => looked("transactions", transactions.get(id)),
     transactionsByOrder: (merchantId, orderNo) => byOrder.get(merchantId, orderNo),
-    transactionByPage: (pageId) => byPage.get(pageId),
+    transactionByPage: (pageId) => looked("transactions", byPage.get(pageId)),
     transactionsOfAccount: (merchantId, accountId) => byAccount.get(merchantId, accountId),
     addTransaction: (tx) => add("transactions", tx),
 
-    refund: (ref) => refunds.get(ref),
+    refund: (ref) => looked("refunds", refunds.get(ref)),
     refundsOf: (transactionId) => refundsByTx.get(transactionId) ?? NONE,
     refundsByOrder: (merchantId, orderNo) => refundsByOrder.get(merchantId, orderNo),
     refundsOfAccount: (merchantId, accountId) => refundsByAccount.get(merchantId, accountId),
     addRefund: (r) => add("refunds", r),
-    dueRefund: (now) => refundQueue.popDue(now.getTime()),
+    dueRefund: (now) => looked("refunds", refundQueue.popDue(now.getTime())),
 
     token: (id) => tokens.get(id),
     addToken: (t) => add("tokens", t),

@@ -131,9 +131,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
   const state = () => db.data;
   let ids = createIds(state().seed, state().counters);
-  let records = createRepository(state());
-  let journal: Journal | undefined;
   const lines = lineEncoder();
+  // a payment or refund looked up is imaged by the journal (only with --data), so its change goes as the fields it changed
+  const repository = () => createRepository(state(), dataFile ? lines.image : undefined);
+  let records = repository();
+  let journal: Journal | undefined;
   let snapshotBytes = 0;
   let closed = false;
   /** a snapshot being written while commits go on into a new journal (see behind()) */
@@ -145,14 +147,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   async function snapshot(): Promise<void> {
     if (!dataFile) return;
     await behindWrite;
-    // the snapshot has every record as it is now or later (it is written between requests), those
-    // changed since the last commit too: each one's next journal line is what changed since now,
-    // and a record changed while it is written is journaled after it (commits wait for it)
-    for (const { c, v } of records.takeChanges()) lines.written(c, v);
+    // the snapshot has every record as it is now (commits wait for it), those changed since the
+    // last commit too: nothing is left to journal, and an image taken before such a change is not
+    // what the snapshot has, so every image goes (the next lookup takes one of what it has)
+    const changes = records.takeChanges();
+    lines.forget();
     try {
       await db.write();
     } catch (err) {
-      lines.forget();
+      // not on disk: changes still, for the next commit to journal (whole)
+      records.returnChanges(changes);
       throw err;
     }
     snapshotBytes = statSync(dataFile).size;
@@ -204,12 +208,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       const line = lines.line(c, v);
       if (line !== undefined) appended.push(line);
     }
+    lines.committed();
     appended.push(JSON.stringify({ counters: state().counters }));
     try {
       await journal.append(appended);
     } catch (err) {
-      // these lines may not be on disk: a record's next line must not count on them
+      // these lines may not be on disk: no image may count on them (one taken since may have), and
+      // their records are changes again, to be journaled whole by the next commit
       lines.forget();
+      records.returnChanges(changes);
       throw err;
     }
     if (behindWrite || journal.size < Math.max(snapshotBytes, options.snapshotAfterBytes ?? MIN_SNAPSHOT_AFTER_BYTES)) return;
@@ -236,9 +243,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         db.data = initial;
         ids = createIds(initial.seed, initial.counters);
       } else resetMerchant(state(), initial, merchantId);
-      records = createRepository(state());
-      // the records replaced are not remembered (nor held); the reset's snapshot has every record
-      lines.forget();
+      records = repository();
       await write.exclusive(snapshot);
     },
     async close() {
