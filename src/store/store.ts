@@ -105,7 +105,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const uncommittedWholeNext = (slice: readonly unknown[]) => {
     for (const record of slice) if (records.hasChanges(record as object)) lines.wholeNext(record as object);
   };
-  const db = dataFile ? new Low<State>(new SnapshotFile(dataFile, uncommittedWholeNext), fresh) : new Low<State>(new Memory<State>(), fresh);
+  const file: SnapshotFile | undefined = dataFile ? new SnapshotFile(dataFile, uncommittedWholeNext, (record): boolean => records.hasChanges(record as object)) : undefined;
+  const db = new Low<State>(file ?? new Memory<State>(), fresh);
 
   if (dataFile && existsSync(dataFile) && statSync(dataFile).size > 0) {
     try {
@@ -143,6 +144,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   /** one written behind failed: the kept journal still holds its lines, so the next snapshot is a whole one */
   let behindFailed = false;
 
+  /** the changes since the last commit; the snapshot file then knows those records are not as it last wrote them */
+  const taken = () => {
+    const changes = records.takeChanges();
+    if (file) for (const { v } of changes) file.changed(v);
+    return changes;
+  };
+
   /** The whole state as the new snapshot, commits waiting; the journal is then empty. */
   async function snapshot(): Promise<void> {
     if (!dataFile) return;
@@ -150,7 +158,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // the snapshot has every record as it is now (commits wait for it), those changed since the
     // last commit too: nothing is left to journal, and an image taken before such a change is not
     // what the snapshot has, so every image goes (the next lookup takes one of what it has)
-    const changes = records.takeChanges();
+    const changes = taken();
     lines.forget();
     try {
       await db.write();
@@ -199,7 +207,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
 
   const write = serialised(async () => {
-    const changes = records.takeChanges();
+    const changes = taken();
     // after close (a notification attempt that finished late, say) each commit is a snapshot
     if (closed && changes.length) return snapshot();
     if (!journal) return;
