@@ -161,6 +161,15 @@ export async function openJournal(path: string): Promise<Journal> {
   let handle: FileHandle = await open(path, "a");
   let size = (await handle.stat()).size;
   const dropOld = () => rm(oldJournalPath(path), { force: true });
+  // the bytes of an append, in one buffer reused by every append (they never overlap: the store
+  // makes one at a time). A new Buffer per append is memory outside the heap that V8 counts: with
+  // 100,000 payments stored, it brought on full collections of the whole heap every few seconds
+  let scratch = Buffer.allocUnsafe(64 * 1024);
+  const encode = (text: string) => {
+    const length = Buffer.byteLength(text);
+    if (length > scratch.length) scratch = Buffer.allocUnsafe(Math.max(length, scratch.length * 2));
+    return scratch.subarray(0, scratch.write(text));
+  };
   return {
     get size() {
       return size;
@@ -168,7 +177,7 @@ export async function openJournal(path: string): Promise<Journal> {
     async append(lines) {
       if (!lines.length) return;
       try {
-        const written = await writeWhole(handle, `${lines.join("\n")}\n`);
+        const written = await writeWhole(handle, encode(`${lines.join("\n")}\n`));
         await handle.datasync();
         size += written;
       } catch (err) {
