@@ -17,11 +17,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { performance } from "node:perf_hooks";
-import autocannon from "autocannon";
 import { coldStart, floorArgs, pin, ROOT, sandgateArgs, startFloor, startSandgate, type Service } from "./bench/processes.js";
 import { HAS_REDIS, startRedis } from "./redis-server.js";
-import { createPayments, SIG, WORKLOADS, type Context, type Step, type Workload } from "./bench/workloads.js";
+import { loadPayments, median, requestsFor, run, type Run } from "./bench/run.js";
+import { SIG, WORKLOADS, type Workload } from "./bench/workloads.js";
 
 interface Options {
   reps: number;
@@ -31,15 +30,6 @@ interface Options {
   scale: number;
   /** servers on one CPU, the load generator on the other(s) */
   pin: boolean;
-}
-
-interface Run {
-  rps: number;
-  p99: number;
-  /** the server's CPU time per request (every thread, GC included), µs */
-  cpu: number;
-  /** share of answers that did what was asked (Sandgate only) */
-  valid: number;
 }
 
 /**
@@ -52,51 +42,7 @@ const SETTLE_MS = 60_000;
 /** the workloads also measured on --workers 2 with Redis */
 const SHARED_WORKLOADS = ["W1", "W3"];
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)]! : NaN;
-};
 const log = (text: string) => process.stderr.write(`${text}\n`);
-
-/** Response sizes per workload step, from Sandgate's last run: what the floor sends back. */
-const sizes = new Map<string, number[]>();
-
-async function run(target: Service, w: Workload, steps: Step[], requests: number, connections: number, floor: boolean): Promise<Run> {
-  let valid = 0;
-  const seen = steps.map(() => [] as number[]);
-  const canned = sizes.get(w.id) ?? steps.map(() => 100);
-  const started = performance.now();
-  const cpuBefore = target.cpuMicros();
-  let lastAnswer = started;
-  const result = await autocannon({
-    url: target.url,
-    connections,
-    amount: requests,
-    requests: steps.map((step, i) => ({
-      method: "POST" as const,
-      path: step.path,
-      headers: {
-        "content-type": step.type,
-        ...(floor ? { "x-floor-bytes": String(canned[i]), "x-floor-type": step.path === "/v1/authorise" ? "application/xml" : "application/json" } : {}),
-      },
-      setupRequest: (req: autocannon.Request, context: Context) => ({ ...req, body: step.body(context) }),
-      onResponse: (status: number, body: string, context: Context) => {
-        lastAnswer = performance.now();
-        if (floor) return;
-        if (status === 200 && step.check(body, context)) valid++;
-        seen[i]!.push(body.length);
-      },
-    })),
-  } as autocannon.Options);
-  if (!floor) sizes.set(w.id, seen.map((s) => median(s) || 100));
-  // autocannon ends a run of a fixed number of requests at its next one-second tick: time to the last answer instead
-  const seconds = (lastAnswer - started) / 1000;
-  const cpu = (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests.total);
-  return { rps: result.requests.total / seconds, p99: result.latency.p99, cpu, valid: floor ? 1 : valid / Math.max(1, result.requests.total) };
-}
-
-/** At least a few requests per connection, and whole lifecycles for W5's six steps. */
-const requestsFor = (w: Workload, o: Options) => Math.max(o.connections * 6, Math.round((w.requests * o.scale) / (o.connections * 6)) * o.connections * 6);
 
 const reset = (s: Service) => fetch(`${s.url}/__sandbox/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.text());
 
@@ -114,13 +60,6 @@ async function onFloor(f: Service, w: Workload, o: Options): Promise<Run> {
 
 type Results = Record<string, Record<string, Run[]>>;
 const keep = (results: Results, where: string, w: Workload, r: Run) => ((results[where] ??= {})[w.id] ??= []).push(r);
-
-async function loadPayments(s: Service, n: number): Promise<void> {
-  for (let done = 0; done < n; done += 5000) {
-    await Promise.all(Array.from({ length: 4 }, (_, k) => createPayments(s.url, `BULK${k}`, Math.min(5000, n - done) / 4)));
-    log(`  ${Math.min(done + 5000, n)} of ${n} payments loaded, RSS ${s.rssMb()} MB`);
-  }
-}
 
 function readOptions(): Options {
   const { values } = parseArgs({ options: { reps: { type: "string", default: "3" }, connections: { type: "string", default: "10" }, large: { type: "string", default: "0" }, quick: { type: "boolean", default: false }, pin: { type: "boolean", default: false } } });
@@ -170,7 +109,7 @@ async function main(): Promise<void> {
         const big = await startSandgate([...extra]);
         loaded.push({ where, service: big });
         log(`loading ${o.large} payments into Sandgate${extra.length ? " --data" : ""}`);
-        await loadPayments(big, o.large);
+        await loadPayments(big, o.large, log);
         rss[`${where}_loaded`] = big.rssMb();
       }
       // Loading leaves the old generation with garbage and room V8 gives back only once the

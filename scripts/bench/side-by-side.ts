@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import autocannon from "autocannon";
 import { pin, ROOT, started, type Service } from "./processes.js";
-import { createPayments, WORKLOADS, type Context } from "./workloads.js";
+import { loadPayments, median, requestsFor, run } from "./run.js";
+import { WORKLOADS, type Workload } from "./workloads.js";
 
 const { values } = parseArgs({
   options: {
@@ -35,26 +35,11 @@ const chosen = values.workloads.split(",").map((id) => {
   return w;
 });
 const log = (text: string) => process.stderr.write(`${text}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-async function measure(s: Service, id: string): Promise<{ cpu: number; rps: number }> {
-  const w = WORKLOADS.find((x) => x.id === id)!;
-  const requests = Math.round(w.requests / (connections * 6)) * connections * 6;
-  const steps = await w.prepare(s.url, requests);
-  const before = s.cpuMicros();
-  const result = await autocannon({
-    url: s.url,
-    connections,
-    amount: requests,
-    requests: steps.map((step) => ({
-      method: "POST" as const,
-      path: step.path,
-      headers: { "content-type": step.type },
-      setupRequest: (req: autocannon.Request, context: Context) => ({ ...req, body: step.body(context) }),
-      onResponse: (_status: number, body: string, context: Context) => void step.check(body, context),
-    })),
-  } as autocannon.Options);
-  return { cpu: (s.cpuMicros() - before) / Math.max(1, result.requests.total), rps: result.requests.average };
+/** a workload run on a server as it is (no reset): its server CPU per request */
+async function measure(s: Service, w: Workload): Promise<number> {
+  const requests = requestsFor(w, { connections, scale: 1 });
+  return (await run(s, w, await w.prepare(s.url, requests), requests, connections, false)).cpu;
 }
 
 async function main(): Promise<void> {
@@ -72,9 +57,8 @@ async function main(): Promise<void> {
     }
     const rss: Record<string, number[]> = { loaded: [], settled: [] };
     for (const s of services) {
-      for (let done = 0; done < large; done += 5000) await Promise.all(Array.from({ length: 4 }, (_, k) => createPayments(s.url, `BULK${k}`, Math.min(5000, large - done) / 4)));
+      await loadPayments(s, large, log);
       rss.loaded!.push(s.rssMb());
-      log(`loaded ${large} payments: RSS ${s.rssMb()} MB`);
     }
     await new Promise((settled) => setTimeout(settled, 60_000));
     for (const s of services) rss.settled!.push(s.rssMb());
@@ -83,7 +67,7 @@ async function main(): Promise<void> {
       for (const w of chosen) {
         const order = rep % 2 ? [1, 0] : [0, 1];
         const row: number[] = [];
-        for (const i of order) row[i] = (await measure(services[i]!, w.id)).cpu;
+        for (const i of order) row[i] = await measure(services[i]!, w);
         (cpu[w.id] ??= []).push(row);
         log(`rep ${rep + 1} ${w.id}: base ${row[0]!.toFixed(0)} µs, this ${row[1]!.toFixed(0)} µs (${(row[1]! / row[0]!).toFixed(2)})`);
       }
