@@ -40,7 +40,7 @@ describe("the snapshot file", () => {
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
         const path = join(dir, `state-${++run}.json`);
         const uncommitted = new Set<Rec>();
-        const file = new SnapshotFile(path, undefined, (r) => uncommitted.has(r as Rec));
+        const file = new SnapshotFile(path, (r) => uncommitted.has(r as Rec));
         let state: Lists = { version: 1, counters: {}, transactions: [], refunds: [] };
         const write = () => file.write(state as unknown as State);
         let n = 0;

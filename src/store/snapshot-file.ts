@@ -55,12 +55,11 @@ export class SnapshotFile implements Adapter<State> {
   private placed = new Map<string, Placed>();
 
   /**
-   * `onSlice`: told which records go into the file next, as they are at that moment.
-   * `uncommitted`: whether a record has changes no commit has taken yet.
+   * `uncommitted`: told of each record as it goes into the file, as it is at that moment; answers
+   * whether it has changes no commit has taken yet (such a record is stringified, not copied).
    */
   constructor(
     private readonly path: string,
-    private readonly onSlice: (records: readonly unknown[]) => void = () => undefined,
     private readonly uncommitted: (record: unknown) => boolean = () => false,
   ) {}
 
@@ -123,29 +122,34 @@ export class SnapshotFile implements Adapter<State> {
         // a slice at a time, answering the requests waiting between slices; records may be added meanwhile
         for (let at = 0; at < list.length; ) {
           const records = list.slice(at, at + RECORDS_PER_SLICE);
-          this.onSlice(records);
+          // each record of the slice checked and stringified (or marked to copy, by its place) with no
+          // turn for requests in between: what goes into the file is the record as it was checked
+          const parts = records.map((record, k) => {
+            const i = at + k;
+            const same = !this.uncommitted(record) && before?.records[i] === record && !stale.has(record) && !this.changedSince.has(record);
+            return same ? i : JSON.stringify(record);
+          });
           // a run of records the last snapshot has as they are now, at the same places in the list, is
           // copied in one go: between two of them that file has what this one would have, a ","
           let run: { from: number; to: number; last: number } | undefined;
-          for (const record of records) {
+          for (const part of parts) {
             const i = now.records.length;
             if (i >= now.start.length) grow(now, list.length);
-            const same = before !== undefined && before.records[i] === record && !stale.has(record) && !this.changedSince.has(record) && !this.uncommitted(record);
-            if (same && run && run.last === i - 1) {
-              now.start[i] = now.end[i - 1]! + (before.start[i]! - run.to);
-              now.end[i] = now.start[i]! + (before.end[i]! - before.start[i]!);
-              run.to = before.end[i]!;
+            if (typeof part === "number" && run && run.last === i - 1) {
+              now.start[i] = now.end[i - 1]! + (before!.start[i]! - run.to);
+              now.end[i] = now.start[i]! + (before!.end[i]! - before!.start[i]!);
+              run.to = before!.end[i]!;
               run.last = i;
             } else {
               if (run) await copy(run.from, run.to);
               run = undefined;
               if (i) await put(",");
               now.start[i] = position + used;
-              if (same) run = { from: before.start[i]!, to: before.end[i]!, last: i };
-              else await put(JSON.stringify(record));
-              now.end[i] = same ? now.start[i]! + (before.end[i]! - before.start[i]!) : position + used;
+              if (typeof part === "number") run = { from: before!.start[i]!, to: before!.end[i]!, last: i };
+              else await put(part);
+              now.end[i] = typeof part === "number" ? now.start[i]! + (before!.end[i]! - before!.start[i]!) : position + used;
             }
-            now.records.push(record);
+            now.records.push(records[i - at]);
           }
           if (run) await copy(run.from, run.to);
           at += records.length;

@@ -102,10 +102,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // compact JSON (the file is for Sandgate to read back), written a slice at a time between requests;
   // a record written with changes not yet committed (they may be undone before the commit, leaving no
   // line) is journaled whole at its next commit
-  const uncommittedWholeNext = (slice: readonly unknown[]) => {
-    for (const record of slice) if (records.hasChanges(record as object)) lines.wholeNext(record as object);
+  const uncommittedWholeNext = (record: unknown): boolean => {
+    const uncommitted = records.hasChanges(record as object);
+    if (uncommitted) lines.wholeNext(record as object);
+    return uncommitted;
   };
-  const file: SnapshotFile | undefined = dataFile ? new SnapshotFile(dataFile, uncommittedWholeNext, (record): boolean => records.hasChanges(record as object)) : undefined;
+  const file: SnapshotFile | undefined = dataFile ? new SnapshotFile(dataFile, uncommittedWholeNext) : undefined;
   const db = new Low<State>(file ?? new Memory<State>(), fresh);
 
   if (dataFile && existsSync(dataFile) && statSync(dataFile).size > 0) {
