@@ -262,4 +262,24 @@ describe("control characters", () => {
     expect(res.text).toMatch(/I0002:Invalid field/);
     expect(deps.store.data.transactions.length).toBe(before);
   });
+
+  // the characters themselves, not escaped: JSON may carry DEL and noncharacters as they are, and a
+  // form carries any of them percent-encoded (XML cannot carry a control character: a key's own is
+  // named as \uXXXX)
+  test.each([
+    ["raw DEL in JSON", "application/json", JSON.stringify(directPayment({ order_no: "A\u007fB" })), "order_no"],
+    ["a raw noncharacter in JSON", "application/json", JSON.stringify(directPayment({ note: "x\uFFFEy" })), "note"],
+    ["a percent-encoded one in a form", FORM, new URLSearchParams(directPayment({ order_no: "A\u0001B" }) as Record<string, string>).toString(), "order_no"],
+    ["a percent-encoded one in a form key", FORM, `${new URLSearchParams(directPayment() as Record<string, string>).toString()}&x%07y=1`, "x\\u0007y"],
+  ])("%s is refused too", async (_name, type, body, field) => {
+    const { app, deps } = await makeApp();
+    const before = deps.store.data.transactions.length;
+    const res = await request(app).post("/v1/authorise").set("Content-Type", type).send(body);
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(/I0002:Invalid field/);
+    expect(res.text).toContain(`<field>${field}</field>`);
+    // eslint-disable-next-line no-control-regex -- no control character in the answer is the point
+    expect(res.text).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
+    expect(deps.store.data.transactions.length).toBe(before);
+  });
 });

@@ -17,6 +17,16 @@ describe("bodies", () => {
     expect((await request(app).get("/__sandbox/health")).status).toBe(200);
   });
 
+  test("the depth limit is exact: 33 levels are refused, 32 are read", async () => {
+    const { app } = await makeApp();
+    // the body object is the first level; `x` nests the rest
+    const nested = (levels: number) => JSON.stringify(directPayment({ x: JSON.parse(`${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}`) }));
+    const deeper = await request(app).post("/v1/authorise").set("content-type", "application/json").send(nested(33));
+    expect(deeper.text).toMatch(/I0003:Malformed request body: the JSON body is nested deeper than 32 levels/);
+    const limit = await request(app).post("/v1/authorise").set("content-type", "application/json").send(nested(32));
+    expect(limit.text).not.toMatch(/nested deeper/);
+  });
+
   test.each([
     ["U+FFFF", "Y\uffff"],
     ["a lone surrogate", "Y\ud800"],

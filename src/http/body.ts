@@ -53,6 +53,10 @@ function decode(bytes: Buffer): string {
 /** The body's text as an object; a value carrying control characters is refused (XML could not carry it faithfully). */
 export function parseText(text: string, contentType: string): Body {
   const body = parseBodyText(text, contentType);
+  // JSON strings and form keys and values are the text's own characters but for escapes (JSON's \,
+  // a form's %): a text with neither and no such character has none in any value (the common case,
+  // which then costs one pass of a regular expression instead of one per key and value)
+  if (!MAYBE_CONTROL_OR_ESCAPE.test(text)) return body;
   const parts: (string | number)[] = [];
   if (holdsControlCharacter(body, parts)) {
     const path = pathOf(parts);
@@ -66,7 +70,10 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD
 /** Any character CONTROL might be about: one class, cheap enough to test every value with first. */
 // eslint-disable-next-line no-control-regex -- as above
 const MAYBE_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF\uFFFE\uFFFF]/;
+const CONTROLS = new RegExp(CONTROL.source, "g");
 const hasControl = (s: string) => MAYBE_CONTROL.test(s) && CONTROL.test(s);
+// eslint-disable-next-line no-control-regex -- as above
+const MAYBE_CONTROL_OR_ESCAPE = /[\\%\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
 /**
  * Whether a string value (or a key) holds a control character; if so, `parts` receives the path to
@@ -87,12 +94,16 @@ function holdsControlCharacter(value: unknown, parts: (string | number)[]): bool
   return false;
 }
 
-/** ["b", 0, "a"] → "a[0].b"; a bare string body is "(body)". */
+/**
+ * ["b", 0, "a"] → "a[0].b"; a bare string body is "(body)". A key's own control characters are
+ * written as \uXXXX: the path is echoed in the answer, and XML cannot carry them.
+ */
 function pathOf(innermostFirst: (string | number)[]): string {
   let path = "";
   for (let i = innermostFirst.length - 1; i >= 0; i--) {
     const part = innermostFirst[i]!;
-    path += typeof part === "number" ? `[${part}]` : path === "" ? part : `.${part}`;
+    const key = typeof part === "number" ? "" : part.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    path += typeof part === "number" ? `[${part}]` : path === "" ? key : `.${key}`;
   }
   return path || "(body)";
 }
@@ -131,7 +142,7 @@ function parseJson(text: string): Body {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new GatewayError("malformed_body", "the JSON body must be an object with the operation's fields");
   }
-  if (nestingDepth(value) > MAX_DEPTH) {
+  if (!bracketsAtMost(text, MAX_DEPTH) && nestingDepth(value) > MAX_DEPTH) {
     throw new GatewayError("malformed_body", `the JSON body is nested deeper than ${MAX_DEPTH} levels`);
   }
   return value as Body;
@@ -139,6 +150,15 @@ function parseJson(text: string): Body {
 
 /** No gateway request nests deeper than a few levels; anything beyond this is refused up front. */
 export const MAX_DEPTH = 32;
+
+/** Whether the text holds at most `limit` of "{" and "[" together: its JSON cannot nest deeper than that. */
+function bracketsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ["{", "["]) {
+    for (let at = text.indexOf(bracket); at >= 0; at = text.indexOf(bracket, at + 1)) if (++count > limit) return false;
+  }
+  return true;
+}
 
 /** How deep objects and arrays nest (counting stops past MAX_DEPTH, so no input can overflow the stack). */
 export function nestingDepth(root: unknown): number {
