@@ -283,3 +283,22 @@ describe("control characters", () => {
     expect(deps.store.data.transactions.length).toBe(before);
   });
 });
+
+describe("what a hosted checkout keeps of its request for the payer's page", () => {
+  test("the top-level texts: a number as text; nested values and an own __proto__ are not fields", async () => {
+    const { app, deps } = await makeApp();
+    const { card: _c, expiration_month: _m, expiration_year: _y, security_code: _s, amount: _a, ...rest } = directPayment();
+    // written as text: JSON.stringify would not write an own "__proto__"
+    const body = `${JSON.stringify({ ...rest, extra: { nested: "x" } }).slice(0, -1)},"amount":25,"__proto__":"polluted"}`;
+    const res = await request(app).post("/v1/checkout").set("content-type", "application/json").send(body);
+    expect(res.status).toBe(200);
+    const tx = deps.store.data.transactions.at(-1)!;
+    expect(tx.order_no).toBe(rest.order_no);
+    const fields = tx.payer_request!.fields;
+    expect(fields.amount).toBe("25");
+    expect(fields.order_no).toBe(rest.order_no);
+    expect(fields).not.toHaveProperty("extra");
+    expect(Object.hasOwn(fields, "__proto__")).toBe(false);
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+  });
+});

@@ -28,13 +28,17 @@ const asJson = (v: unknown) => {
 
 /** Top-level string and number fields as text: what scenario rules and the domain read of a payment request. */
 export function scalarFields(body: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k in body) {
-    const v = body[k];
-    if (typeof v === "string") out[k] = v;
-    else if (typeof v === "number") out[k] = String(v);
+  // the whole object copied at once (V8 clones its shape, where adding key by key rebuilt it), then
+  // the values that are not text put right: usually none
+  const out: Record<string, unknown> = { ...body };
+  // an own "__proto__" (JSON.parse makes one) was never a field
+  if (Object.hasOwn(out, "__proto__")) delete out["__proto__"];
+  for (const k in out) {
+    const v = out[k];
+    if (typeof v === "number") out[k] = String(v);
+    else if (typeof v !== "string") delete out[k];
   }
-  return out;
+  return out as Record<string, string>;
 }
 
 /** An optional string field; numbers are accepted and turned into strings. */
