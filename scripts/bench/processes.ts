@@ -96,7 +96,7 @@ export async function started(args: string[]): Promise<Service> {
 }
 
 /** as `npm start` and the Docker image run it (the young generation's size is a start-up flag: see src/heap.ts) */
-export const sandgateArgs = (extra: string[] = []) => ["--max-semi-space-size=4", "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
+export const sandgateArgs = (extra: string[] = []) => ["--max-semi-space-size=16", "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
 export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
 
 export const startSandgate = (extra: string[] = []) => started(sandgateArgs(extra));

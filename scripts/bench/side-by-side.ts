@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   try {
     for (const b of builds) {
       const extra = values.data ? ["--data", join(dir, `${b.name}.json`)] : [];
-      services.push(await started(["--max-semi-space-size=4", b.bundle, "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra]));
+      services.push(await started(["--max-semi-space-size=16", b.bundle, "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra]));
     }
     const rss: Record<string, number[]> = { loaded: [], settled: [] };
     for (const s of services) {
