@@ -10,10 +10,10 @@ afterEach(() => {
 });
 
 /** Starts src/main.ts the way `npm start` starts dist/main.js, and waits for its URL line. */
-function start(args: string[], env: Record<string, string> = {}) {
+function start(args: string[], env: Record<string, string> = {}, nodeFlags: string[] = []) {
   // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
   const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/main.ts", ...args], {
     env: { ...inherited, LOG_LEVEL: "warn", ...env },
   });
   running.push(child);
@@ -48,6 +48,24 @@ describe("the sandgate process", () => {
     const url = await proc.url;
     const health = (await (await fetch(`${url}/__sandbox/health`)).json()) as { signature_mode: string };
     expect(health.signature_mode).toBe("strict");
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  });
+
+  test("under node --disallow-code-generation-from-strings it still validates and answers payments", async () => {
+    // a hardened test runner may refuse code from strings; validation's fast path then walks objects with a loop
+    const proc = start(["--port", "0", "--host", "127.0.0.1"], {}, ["--disallow-code-generation-from-strings"]);
+    const url = await proc.url;
+    const pay = (fields: Record<string, string>) =>
+      fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...fields, encryption_data: "a".repeat(64) }) }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    const card = { merchant_id: "M10001", account_id: "A10001", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123" };
+    const approved = await pay({ ...card, order_no: "NO-EVAL-1" });
+    expect(approved.status).toBe(200);
+    expect(approved.text).toContain("<order_status>1</order_status>");
+    const refused = await pay({ ...card, order_no: "NO-EVAL-2", amount: "ten" });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("<field>amount</field>");
+    expect(proc.stderr()).not.toMatch(/EvalError/);
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   });
