@@ -72,8 +72,8 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD
 const MAYBE_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF\uFFFE\uFFFF]/;
 const CONTROLS = new RegExp(CONTROL.source, "g");
 const hasControl = (s: string) => MAYBE_CONTROL.test(s) && CONTROL.test(s);
-// eslint-disable-next-line no-control-regex -- as above
-const MAYBE_CONTROL_OR_ESCAPE = /[\\%\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF\uFFFE\uFFFF]/;
+/** MAYBE_CONTROL's class with the escapes' first characters added: JSON's \ (\u0001) and a form's % (%01) */
+const MAYBE_CONTROL_OR_ESCAPE = new RegExp(`[\\\\%${MAYBE_CONTROL.source.slice(1)}`);
 
 /**
  * Whether a string value (or a key) holds a control character; if so, `parts` receives the path to
@@ -102,8 +102,12 @@ function pathOf(innermostFirst: (string | number)[]): string {
   let path = "";
   for (let i = innermostFirst.length - 1; i >= 0; i--) {
     const part = innermostFirst[i]!;
-    const key = typeof part === "number" ? "" : part.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-    path += typeof part === "number" ? `[${part}]` : path === "" ? key : `.${key}`;
+    if (typeof part === "number") {
+      path += `[${part}]`;
+      continue;
+    }
+    const key = part.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    path += path === "" ? key : `.${key}`;
   }
   return path || "(body)";
 }
