@@ -10,8 +10,8 @@
 // heap was large came one collection late, and a fast load of 100,000 payments went from ~60 MB
 // live to a limit of ~250 MB (~290 MB resident right after the load; ~220 MB with this rule).
 // The young generation's size can only be set when the process starts: `npm start` and the Docker
-// image run `node --max-semi-space-size=16` (V8's own largest on 64 bits, which it may choose lower
-// on a small machine). With --data a request's objects live until its commit is on disk, and with
+// image run `node --max-semi-space-size=16` (what V8 chooses by itself on a 64-bit machine with
+// memory to spare, and may choose lower on a small one; the flag makes it so everywhere). With --data a request's objects live until its commit is on disk, and with
 // 4 MB semi-spaces (as here until 2026-11-26) young collections came often enough to move them to
 // the old generation: loading 100,000 payments ran 21 full collections instead of 2, and with them
 // stored every run paid for one (W2 at 1.3–2.8 ms of CPU per request against 0.6 with 16 MB). In
