@@ -9,13 +9,8 @@
 // much: V8 reads it when the *next* collection sets the limit, so a share that only changed once the
 // heap was large came one collection late, and a fast load of 100,000 payments went from ~60 MB
 // live to a limit of ~250 MB (~290 MB resident right after the load; ~220 MB with this rule).
-// The young generation's size can only be set when the process starts: `npm start` and the Docker
-// image run `node --max-semi-space-size=16` (what V8 chooses by itself on a 64-bit machine with
-// memory to spare, and may choose lower on a small one; the flag makes it so everywhere). With --data a request's objects live until its commit is on disk, and with
-// 4 MB semi-spaces (as here until 2026-11-26) young collections came often enough to move them to
-// the old generation: loading 100,000 payments ran 21 full collections instead of 2, and with them
-// stored every run paid for one (W2 at 1.3–2.8 ms of CPU per request against 0.6 with 16 MB). In
-// memory the resident size after that load is the same either way (228 against 226 MB).
+// What can only be set when the process starts (the young generation's size, V8's memory reducer
+// off) is in NODE_FLAGS (src/heap-growth.ts), with why: `npm start` and the Docker image pass it.
 import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { growingPercent } from "./heap-growth.js";

@@ -3,6 +3,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
+import { sandgateArgs } from "../scripts/bench/processes.js";
+import { NODE_FLAGS } from "../src/heap-growth.js";
 
 const running: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -92,6 +94,19 @@ describe("the sandgate process", () => {
     const proc = start(["--port", "0", "--data", "/sys/state.json"]);
     await expect(proc.url).rejects.toThrow(/cannot write state \(EACCES.*runs as uid \d+ and needs to write in \/sys: give that uid write access .*chown .*--user/);
     expect(await proc.exited).not.toBe(0);
+  });
+
+  test("npm start, the Docker image and the bench run node with the same V8 flags, and it starts with them", async () => {
+    const { scripts } = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } };
+    expect(scripts.start).toBe(`node ${NODE_FLAGS.join(" ")} dist/sandgate.js`);
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync("Dockerfile", "utf8"))?.[1];
+    expect(JSON.parse(cmd ?? "null")).toEqual(["node", ...NODE_FLAGS, "dist/sandgate.js"]);
+    expect(sandgateArgs().slice(0, NODE_FLAGS.length)).toEqual(NODE_FLAGS);
+    // node refuses a flag V8 does not know ("bad option"): this one answers
+    const proc = start(["--port", "0", "--host", "127.0.0.1"], {}, [...NODE_FLAGS]);
+    expect((await fetch(`${await proc.url}/__sandbox/health`)).status).toBe(200);
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
   });
 
   test("--version prints the package's version and exits 0", async () => {

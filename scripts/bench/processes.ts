@@ -6,6 +6,7 @@ import { availableParallelism } from "node:os";
 import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { resolve } from "node:path";
+import { NODE_FLAGS } from "../../src/heap-growth.js";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 
@@ -95,8 +96,8 @@ export async function started(args: string[]): Promise<Service> {
   };
 }
 
-/** as `npm start` and the Docker image run it (the young generation's size is a start-up flag: see src/heap.ts) */
-export const sandgateArgs = (extra: string[] = []) => ["--max-semi-space-size=16", "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
+/** as `npm start` and the Docker image run it (with NODE_FLAGS, start-up flags: see src/heap-growth.ts) */
+export const sandgateArgs = (extra: string[] = []) => [...NODE_FLAGS, "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
 export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
 
 export const startSandgate = (extra: string[] = []) => started(sandgateArgs(extra));

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { NODE_FLAGS } from "../../src/heap-growth.js";
 import { pin, ROOT, started, type Service } from "./processes.js";
 import { loadPayments, median, requestsFor, run } from "./run.js";
 import { WORKLOADS, type Workload } from "./workloads.js";
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   try {
     for (const b of builds) {
       const extra = values.data ? ["--data", join(dir, `${b.name}.json`)] : [];
-      services.push(await started(["--max-semi-space-size=16", b.bundle, "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra]));
+      services.push(await started([...NODE_FLAGS, b.bundle, "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra]));
     }
     const rss: Record<string, number[]> = { loaded: [], settled: [] };
     for (const s of services) {
