@@ -21,7 +21,7 @@ export interface Ids {
   digits(kind: string, length: number, prefix?: string): string;
   /** lowercase hex of the given length after an optional prefix, e.g. a token or page id. */
   hex(kind: string, length: number, prefix?: string): string;
-  /** An integer in [min, max] derived from a stable key (not a counter): same key, same number. */
+  /** An integer in [min, max] (32-bit signed bounds) derived from a stable key (not a counter): same key, same number. */
   intFor(key: string, min: number, max: number): number;
   /** The English faker seeded from a stable key, for plausible names and words: use it at once (it is shared). */
   fakerFor(key: string): Faker;
@@ -51,7 +51,9 @@ export function createIds(seed: string, counters: Counters): Ids {
       return prefix ? Buffer.from(prefix + hex, "latin1").toString("latin1") : hex;
     },
     intFor(key, min, max) {
-      return min + (hash(key).readUInt32BE(0) % (max - min + 1));
+      // `| 0` keeps it a small integer: the 32-bit read is a boxed double from 2^31 up and so was the
+      // remainder, which made every stored payment's risk_score one more object on the heap
+      return (min + (hash(key).readUInt32BE(0) % (max - min + 1))) | 0;
     },
     fakerFor(key) {
       // one shared instance, seeded right before each use (Node runs one request at a time)
