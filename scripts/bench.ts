@@ -33,9 +33,9 @@ interface Options {
 }
 
 /**
- * Idle time after loading --large payments, before measuring (see where it is used). V8's memory
- * reducer starts its compacting collections only ~30 s after the last full collection of the load
- * here (seen with --trace-gc: at 30.8 s), so 30 s sometimes measured the heap just before it.
+ * Idle time after loading --large payments, before measuring (see where it is used). It was for V8's
+ * memory reducer, which started its collections ~30 s after the load's last full one; Sandgate now
+ * runs with it off (NODE_FLAGS), and the wait shows that idling changes nothing.
  */
 const SETTLE_MS = 60_000;
 
@@ -112,9 +112,7 @@ async function main(): Promise<void> {
         await loadPayments(big, o.large, log);
         rss[`${where}_loaded`] = big.rssMb();
       }
-      // Loading leaves the old generation with garbage and room V8 gives back only once the
-      // process idles (its memory reducer); the first workload must not pay for that, and the
-      // resident size the state really costs is the settled one.
+      // the resident size right after the load, and after idling (see SETTLE_MS)
       await new Promise((settled) => setTimeout(settled, SETTLE_MS));
       for (const { where, service } of loaded) rss[`${where}_settled`] = service.rssMb();
     }

@@ -8,11 +8,11 @@
  *   made so everywhere. With `--data` a request's objects live until its commit is on disk, and 4 MB
  *   semi-spaces moved them to the old generation: loading 100,000 payments ran 21 full collections
  *   instead of 2, and with them stored every run paid for one.
- * - `--no-memory-reducer`: V8's memory reducer collects when the process has gone quiet and then
- *   leaves the old generation 10 % of room whatever the growth policy says, so the first burst
- *   after a pause paid a full collection of everything stored (with 100,000 payments ~150–200 ms
- *   of CPU: 50-order captures at 911 µs of CPU per request instead of ~430). Without it the heap
- *   still never holds more than the room below; it keeps that room while idle.
+ * - `--no-memory-reducer`: V8's memory reducer collects when the process has gone quiet, and each
+ *   full collection sets where the next one comes; with it on, bursts after pauses paid full
+ *   collections of everything stored (100,000 payments, 30 s pauses: ~150–200 ms of CPU each,
+ *   50-order captures at 911 µs of CPU per request instead of ~430). Without it the heap still
+ *   never holds more than the room below; it keeps that room while idle.
  */
 export const NODE_FLAGS = ["--max-semi-space-size=16", "--no-memory-reducer"] as const;
 
