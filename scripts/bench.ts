@@ -182,9 +182,9 @@ async function main(): Promise<void> {
   const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
     const one = med("data", w.id, (r) => r.rps);
     const two = med("shared", w.id, (r) => r.rps);
-    return [`${w.id} ${w.title}`, fixed(one), fixed(two), fixed(paired("shared", "data", w.id, rate), 2), fixed(paired("shared", "memory", w.id, rate), 2), fixed(med("shared", w.id, (r) => r.p99)), `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`];
+    return [`${w.id} ${w.title}`, fixed(one), fixed(two), fixed(paired("shared", "data", w.id, rate), 2), fixed(paired("shared", "memory", w.id, rate), 2), fixed(med("data", w.id, (r) => r.cpu)), fixed(med("shared", w.id, (r) => r.cpu)), fixed(med("shared", w.id, (r) => r.p99)), `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`];
   });
-  const sharedHead = ["workload", "one process, --data req/s", "--workers 2 + Redis req/s", "× one process --data", "× one process in memory", "p99 ms", "valid"];
+  const sharedHead = ["workload", "one process, --data req/s", "--workers 2 + Redis req/s", "× one process --data", "× one process in memory", "one process, --data CPU µs/req", "--workers 2 CPU µs/req (primary and workers, not Redis)", "p99 ms", "valid"];
   const report = {
     measured_at: new Date().toISOString(),
     node: process.version,

@@ -61,11 +61,23 @@ const rssOf = (pid: number) => {
 
 const TICK_MICROS = 1_000_000 / 100; // USER_HZ is 100 on Linux
 /**
- * CPU time of every thread of the process, in µs: from each thread's schedstat (ns: a W2 run of
- * ~150 ms is not 15 ticks ± 1), else from /proc/<pid>/stat (10 ms ticks). The server's threads (its
- * main thread, V8's and libuv's) live as long as it does, so none is missed for having ended.
+ * CPU time of every thread of the process and of its children (`--workers`: the primary and its
+ * workers), in µs: from each thread's schedstat (ns: a W2 run of ~150 ms is not 15 ticks ± 1), else
+ * from /proc/<pid>/stat (10 ms ticks). The server's threads (its main thread, V8's and libuv's) and
+ * workers live as long as it does, so none is missed for having ended.
  */
-const cpuOf = (pid: number) => {
+const cpuOf = (pid: number): number => ownCpuOf(pid) + childrenOf(pid).reduce((sum, child) => sum + cpuOf(child), 0);
+
+const childrenOf = (pid: number) =>
+  readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+    } catch {
+      return []; // a thread that ended, or a kernel without the file
+    }
+  });
+
+const ownCpuOf = (pid: number) => {
   try {
     let ns = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
