@@ -4,7 +4,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { HarError, readHar } from "../proof/har.js";
-import { junitReport, terminalReport } from "../proof/report.js";
+import { junitReport, suggestionsReport, terminalReport } from "../proof/report.js";
+import { writeSuggestions } from "../proof/suggest.js";
+import { defaultScenariosDir } from "../paths.js";
 import { verifyEntries } from "../proof/verify.js";
 
 interface Flags {
@@ -17,6 +19,7 @@ interface Flags {
   scenario?: string;
   fixtures?: string;
   seed?: string;
+  suggest?: string;
 }
 
 function write(path: string, text: string): void {
@@ -37,6 +40,7 @@ export async function run(args: string[]): Promise<number> {
     .option("--scenario <name>", "global scenario of the fresh Sandgate")
     .option("--fixtures <dir>", "fixtures of the fresh Sandgate")
     .option("--seed <seed>", "seed of the fresh Sandgate")
+    .option("--suggest <dir>", "write the scenario rules that close what data can close to <dir>/suggested.json (load with --scenarios <dir> --scenario suggested)")
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
   let file: string;
@@ -55,8 +59,9 @@ export async function run(args: string[]): Promise<number> {
   }
   try {
     const entries = readHar(file);
-    const report = await verifyEntries(entries, { ...flags, adminToken: process.env.ADMIN_TOKEN });
+    const report = await verifyEntries(entries, { ...flags, suggest: flags.suggest !== undefined, adminToken: process.env.ADMIN_TOKEN });
     process.stdout.write(terminalReport(report));
+    if (flags.suggest && report.suggestions) process.stdout.write(suggestionsReport(report.suggestions, writeSuggestions(flags.suggest, report.suggestions, flags.scenarios ?? defaultScenariosDir), file, flags.suggest));
     if (flags.report) write(flags.report, `${JSON.stringify(report, null, 2)}\n`);
     if (flags.junit) write(flags.junit, junitReport(report));
     return report.differences.length ? 1 : 0;

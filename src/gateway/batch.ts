@@ -99,9 +99,9 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
     recordOrder(spec.name, tx, outcome, message, decision.rule, request);
     deps.store.records.changed("transactions", tx);
   }
-  if (outcome instanceof Refusal) return element(spec, withAll(echoed, decision.then.fields), codes.batch_status.failed, outcome.info);
+  if (outcome instanceof Refusal) return element(spec, echoed, codes.batch_status.failed, outcome.info, decision.then.fields);
   if (spec.event && !(tx instanceof Refusal)) notifyPayment(deps, tx, spec.event(order), decision.then.notify);
-  return element(spec, withAll(withAll(echoed, outcome.fields), decision.then.fields), outcome.status ?? codes.batch_status.ok, message);
+  return element(spec, withAll(echoed, outcome.fields), outcome.status ?? codes.batch_status.ok, message, decision.then.fields);
 }
 
 /** The order in its transaction's history: what was asked, how it ended, which rule decided. */
@@ -118,10 +118,15 @@ function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?
   });
 }
 
-/** The result element: identity and echoed fields, status and message; keys in the seed's (alphabetical) order. */
-function element<O extends OrderFields>(spec: BatchSpec<O>, fields: Record<string, string>, status: string, message: string): Record<string, string> {
+/**
+ * The result element: identity and echoed fields, status and message, then a rule's `fields` (set
+ * directly, the status and message too: a rule can give a gateway's own code and text); keys in
+ * the seed's (alphabetical) order.
+ */
+function element<O extends OrderFields>(spec: BatchSpec<O>, fields: Record<string, string>, status: string, message: string, ruleFields?: Record<string, string | number | boolean>): Record<string, string> {
   fields[spec.statusField] = status;
   fields[spec.messageField] = message;
+  withAll(fields, ruleFields);
   const keys = Object.keys(fields);
   // an insertion sort of ~6-10 keys, in place: Array.prototype.sort's work arrays were a fifth of
   // the bytes a 50-order capture allocated

@@ -18,6 +18,8 @@ export interface Difference {
   /** what Sandgate answered */
   actual: string;
   note?: string;
+  /** a shape difference's recorded text as it was (expected says its shape too), for --suggest */
+  expected_value?: string;
 }
 
 export type Found = Omit<Difference, "exchange" | "operation">;
@@ -147,7 +149,10 @@ function compareValue(expected: string | number | boolean | null, actual: string
   const es = shapeOf(expected, field);
   const as = shapeOf(actual, field);
   const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
-  if (es !== as) return add({ path: at, kind: "shape", expected: `${es} (${text(expected)})`, actual: `${as} (${text(actual)})` });
+  if (es !== as) {
+    const raw = typeof expected === "string" ? { expected_value: expected } : {};
+    return add({ path: at, kind: "shape", expected: `${es} (${text(expected)})`, actual: `${as} (${text(actual)})`, ...raw });
+  }
   const echoed = typeof expected === "string" && ctx.echoes.get(field)?.has(expected);
   const why = mustAgree(path.filter((p) => !p.startsWith("[")).slice(-2).join(".")) ?? mustAgree(field) ?? (echoed ? "it echoes the request" : undefined);
   if (!why) return;

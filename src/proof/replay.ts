@@ -42,6 +42,8 @@ export interface PreparedRequest {
   body: string | undefined;
   /** the request's values by field name (any depth), after mapping: what an answer may echo */
   echoes: Map<string, Set<string>>;
+  /** the body's fields as sent (JSON or form), when it could be read */
+  fields?: Record<string, unknown>;
 }
 
 /** Headers that shape an answer and are sent again; the rest are the recorder's or the client's business. */
@@ -73,7 +75,7 @@ export function prepareRequest(entry: HarEntry, ctx: ReplayContext): PreparedReq
     body.encryption_data = sign(signatureFields[operation].request, body, ctx.keyOf(String(body.merchant_id ?? ""))).signature;
   }
   const out = format === "json" ? JSON.stringify(body) : qs.stringify(body, { arrayFormat: "repeat" });
-  return { method: request.method, path, headers, body: out, echoes };
+  return { method: request.method, path, headers, body: out, echoes, fields: body };
 }
 
 function pathAndQuery(url: string): string {

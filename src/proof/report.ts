@@ -2,6 +2,7 @@
 // JUnit XML for CI (--junit, one test case per exchange, its differences in <failure>).
 import { escapeText } from "../render/xml.js";
 import type { Difference, DifferenceKind } from "./compare.js";
+import type { Suggestions } from "./suggest.js";
 import type { VerifyReport } from "./verify.js";
 
 /** What each kind of difference means and what to do about it: the terminal, the README and the dashboard say the same. */
@@ -72,4 +73,16 @@ export function junitReport(report: VerifyReport): string {
     "</testsuites>",
     "",
   ].join("\n");
+}
+
+/** What --suggest wrote, how to check it, and what data cannot close. */
+export function suggestionsReport(s: Suggestions, file: string, recording: string, dir: string): string {
+  const lines = [""];
+  const rules = s.scenario.rules.length;
+  if (rules) {
+    lines.push(`wrote ${rules} rule${rules === 1 ? "" : "s"} closing ${s.closes.length} difference${s.closes.length === 1 ? "" : "s"} to ${file}`);
+    lines.push(`check them: sandgate verify ${recording} --scenarios ${dir} --scenario ${s.scenario.name}`);
+  } else lines.push("no difference can be closed with a scenario rule");
+  if (s.defects.length) lines.push("", `${s.defects.length} difference${s.defects.length === 1 ? "" : "s"} data cannot close:`, ...s.defects.map((d) => `  ${d}`));
+  return `${lines.join("\n")}\n`;
 }

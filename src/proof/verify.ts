@@ -15,6 +15,7 @@ import { HarError, headerOf, kindOf, pathOf, type HarEntry } from "./har.js";
 import { IdMap } from "./id-map.js";
 import { cardResolver, cardsIn, prepareRequest, SIGNED_PATHS } from "./replay.js";
 import { ignoreMatcher } from "./ignore.js";
+import { suggest, type ReplayedRequest, type Suggestions } from "./suggest.js";
 
 export interface VerifyOptions {
   /** a running Sandgate's URL; by default a fresh one is started in this process */
@@ -30,6 +31,8 @@ export interface VerifyOptions {
   seed?: string;
   /** with --against and ADMIN_TOKEN set there: to have it deliver notifications after each exchange */
   adminToken?: string;
+  /** also work out the scenario rules that close what data can close (--suggest) */
+  suggest?: boolean;
 }
 
 export interface ExchangeResult {
@@ -46,6 +49,8 @@ export interface VerifyReport {
   exchanges: ExchangeResult[];
   notifications: { recorded: number; sent: number; compared: boolean };
   differences: Difference[];
+  /** with `suggest`: the rules that close what data can close, and the rest as Sandgate defects */
+  suggestions?: Suggestions;
 }
 
 interface Target {
@@ -80,6 +85,7 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
   const sent: { exchange: number; body: string; contentType: string }[] = [];
   const recordedNotifications: { exchange: number; entry: HarEntry }[] = [];
   const replayCtx = { ids, keyOf: target.keyOf, cardFor, notifyUrl: receiver.url };
+  const replayed = new Map<number, ReplayedRequest>();
 
   for (const [i, entry] of entries.entries()) {
     const exchange = i + 1;
@@ -90,6 +96,7 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
     }
     const request = prepareRequest(entry, replayCtx);
     const operation = operationOf(kind, request.path, entry.request.method, request.body);
+    if (request.fields) replayed.set(exchange, { operation, fields: request.fields });
     const actual = await send(target.base, request);
     const recorded = recordedAnswer(entry);
     learn(ids, recorded, actual);
@@ -108,7 +115,9 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
     exchanges.sort((a, b) => a.exchange - b.exchange);
   }
   differences.sort((a, b) => a.exchange - b.exchange);
-  return { target: options.against ?? "a fresh Sandgate", exchanges, notifications: { recorded: recordedNotifications.length, sent: sent.length, compared }, differences };
+  const report: VerifyReport = { target: options.against ?? "a fresh Sandgate", exchanges, notifications: { recorded: recordedNotifications.length, sent: sent.length, compared }, differences };
+  if (options.suggest) report.suggestions = suggest(differences, replayed, options.scenario ?? "default");
+  return report;
 }
 
 /** "authorise", "apm", "capture", …; "page GET /pay/3ds" for a payer page (its id left out, so pages group). */
