@@ -27,6 +27,18 @@ export class IdMap {
     return value;
   }
 
+  /** A text that may name ids ("capture refused: payment 8557431551080488 is declined"), each in Sandgate's terms. */
+  mapText(text: string): string {
+    const whole = this.map(text);
+    if (whole !== text) return whole;
+    let out = text;
+    for (const word of new Set(text.match(/[\w.-]{6,}/g) ?? [])) {
+      const mapped = this.ids.get(word);
+      if (mapped !== undefined) out = out.split(word).join(mapped);
+    }
+    return out;
+  }
+
   /** A URL or path: a known path (with or without the recorded origin), else each known segment. */
   mapUrl(url: string): string {
     const m = /^(https?:\/\/[^/?#]+)?([^?#]*)(\?[^#]*)?/.exec(url);

@@ -7,6 +7,7 @@ import { codes } from "../codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import type { Rule, ScenarioFile } from "../scenarios/schema.js";
 import type { Difference } from "./compare.js";
+import { readTree } from "./documents.js";
 
 export const SUGGESTED_SCENARIO = "suggested";
 
@@ -14,6 +15,8 @@ export const SUGGESTED_SCENARIO = "suggested";
 export interface ReplayedRequest {
   operation: string;
   fields: Record<string, unknown>;
+  /** the recorded answer's body: a payment's rule keeps its recorded order_status even where it agreed */
+  recorded?: string;
 }
 
 export interface Suggestions {
@@ -89,7 +92,7 @@ function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[
   if (operation === "authorise" || operation === "apm") {
     const orderNo = String(fields.order_no ?? "");
     const n = nth(`${operation}|${orderNo}`);
-    const wanted = Object.fromEntries(found.map((d) => [d.path.slice("respon.".length), d.expected]));
+    const wanted: Record<string, string> = { ...recordedStatus(request.recorded), ...Object.fromEntries(found.map((d) => [d.path.slice("respon.".length), d.expected])) };
     return [{ id: `verify-${exchange}-${operation}`, description, when: { operation, order_no: orderNo, ...(n > 1 ? { nth: n } : {}) }, then: paymentThen(wanted) }];
   }
   const array = (fields[BATCH_ARRAYS[operation]!] ?? []) as Record<string, unknown>[];
@@ -111,6 +114,14 @@ function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[
       then: { ...(failed ? { outcome: DECLINED[operation]! } : {}), fields: set },
     };
   });
+}
+
+/** The order_status of a recorded authorise answer (XML), when it has one. */
+function recordedStatus(body: string | undefined): { order_status?: string } {
+  const tree = body ? readTree("xml", body) : undefined;
+  const respon = tree?.kind === "object" ? tree.entries[0]?.[1] : undefined;
+  const status = respon?.kind === "object" ? respon.entries.find(([k]) => k === "order_status")?.[1] : undefined;
+  return status?.kind === "value" && typeof status.value === "string" ? { order_status: status.value } : {};
 }
 
 /** The catalogue outcome with the recorded order_status (and result code, when one has it), plus the texts as fields. */

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { createClock } from "../clock.js";
 import { defaultFixturesDir, defaultScenariosDir } from "../paths.js";
 import { provisionedKey } from "../store/merchants.js";
 import { compareAnswers, locationTree, type Answer, type Difference, type Found } from "./compare.js";
@@ -55,6 +56,14 @@ export interface VerifyReport {
 
 interface Target {
   base: string;
+  /**
+   * The recorded time of the next exchange: a fresh Sandgate's clock follows the recording, so what
+   * time brings (a refund settling, a payout completing) happens at the same point of the sequence
+   * as it did at the gateway, whatever the pace of the replay.
+   */
+  at(recorded: string): void;
+  /** applies what fell due by the clock (as the gateway did before a notification it sent) */
+  catchUp(): Promise<void>;
   /** sends what is due now (notifications) and waits for it */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -66,7 +75,9 @@ export async function verifyEntries(entries: readonly HarEntry[], options: Verif
   if (!entries.some((e) => kindOf(e) === "notification" || SIGNED_PATHS[pathOf(e.request.url)]))
     throw new HarError(`the recording holds no request of this gateway's API (${Object.keys(SIGNED_PATHS).join(", ")}): is it a HAR of another API?`);
   const receiver = await startReceiver();
-  const target = await openTarget(options);
+  // a fresh Sandgate starts at the recording's first moment (see Target.at)
+  const first = entries.map((e) => Date.parse(e.startedDateTime)).find(Number.isFinite);
+  const target = await openTarget(options, first ?? Date.now());
   try {
     return await replayAll(entries, target, receiver, options);
   } finally {
@@ -90,17 +101,22 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
   for (const [i, entry] of entries.entries()) {
     const exchange = i + 1;
     const kind = kindOf(entry);
+    target.at(entry.startedDateTime);
     if (kind === "notification") {
       recordedNotifications.push({ exchange, entry });
+      // what time brought before the gateway sent it (a refund settled), Sandgate sends too
+      await target.catchUp();
+      await target.flush();
+      for (const n of receiver.take()) sent.push({ exchange, ...n });
       continue;
     }
     const request = prepareRequest(entry, replayCtx);
     const operation = operationOf(kind, request.path, entry.request.method, request.body);
-    if (request.fields) replayed.set(exchange, { operation, fields: request.fields });
     const actual = await send(target.base, request);
     const recorded = recordedAnswer(entry);
+    if (request.fields) replayed.set(exchange, { operation, fields: request.fields, recorded: recorded.body });
     learn(ids, recorded, actual);
-    const found = compareAnswers(recorded, actual, { map: (v) => ids.map(v), echoes: request.echoes, ignored });
+    const found = compareAnswers(recorded, actual, { map: (v) => ids.mapText(v), echoes: request.echoes, ignored });
     differences.push(...found.map((d) => ({ exchange, operation, ...d })));
     exchanges.push({ exchange, kind, operation, method: entry.request.method, path: pathOf(request.path), differences: found.length });
     await target.flush();
@@ -109,7 +125,7 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
 
   const compared = recordedNotifications.length > 0;
   if (compared) {
-    const results = compareNotifications(recordedNotifications, sent, { map: (v) => ids.map(v), ignored });
+    const results = compareNotifications(recordedNotifications, sent, { map: (v) => ids.mapText(v), ignored });
     differences.push(...results.differences);
     exchanges.push(...results.exchanges);
     exchanges.sort((a, b) => a.exchange - b.exchange);
@@ -257,7 +273,7 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** A fresh in-process Sandgate, or the running one --against names. */
-async function openTarget(options: VerifyOptions): Promise<Target> {
+async function openTarget(options: VerifyOptions, start: number): Promise<Target> {
   const scenariosDir = options.scenarios ?? defaultScenariosDir;
   const cards = cardsIn(readdirSync(scenariosDir).filter((f) => /\.(json|ya?ml)$/.test(f) && !f.endsWith(".schema.json")).map((f) => readFileSync(join(scenariosDir, f), "utf8")));
   if (options.against) {
@@ -269,6 +285,9 @@ async function openTarget(options: VerifyOptions): Promise<Target> {
     return {
       base,
       cards,
+      // a running Sandgate keeps its own clock
+      at: () => {},
+      catchUp: async () => {},
       keyOf: (m) => options.key ?? fixtureKeys.get(m) ?? provisionedKey(m),
       flush: async () => {
         const res = await fetch(`${base}/__sandbox/notifications/deliver`, { method: "POST", headers });
@@ -279,7 +298,10 @@ async function openTarget(options: VerifyOptions): Promise<Target> {
   }
   const { startSandbox } = await import("../sandbox.js");
   const { secretKeyOf } = await import("../store/merchants.js");
+  const { bringUpToDate } = await import("../scheduler.js");
+  let now = start;
   const sandbox = await startSandbox({
+    clock: createClock(() => now),
     port: 0,
     host: "127.0.0.1",
     logLevel: "silent",
@@ -293,6 +315,14 @@ async function openTarget(options: VerifyOptions): Promise<Target> {
   return {
     base: sandbox.url,
     cards,
+    at: (recorded) => {
+      const t = Date.parse(recorded);
+      // never backwards: entries are appended as answers complete, so neighbours may be out of order by a few ms
+      if (Number.isFinite(t) && t > now) now = t;
+    },
+    catchUp: async () => {
+      await sandbox.deps.store.unit(() => bringUpToDate(sandbox.deps));
+    },
     keyOf: (m) => options.key ?? secretKeyOf(sandbox.deps.store.records, m),
     flush: async () => {
       await sandbox.deps.notifier.drain();
