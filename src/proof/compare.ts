@@ -94,7 +94,7 @@ function compareTree(expected: Tree, actual: Tree, path: string[], ctx: CompareC
     add({ path: at || "body", kind: "shape", expected: describe(expected, field), actual: describe(actual, field), note: actual.kind === "unreadable" ? actual.reason : undefined });
     return;
   }
-  if (expected.kind === "value" && actual.kind === "value") return compareValue(expected.value, actual.value, path, ctx, add);
+  if (expected.kind === "value" && actual.kind === "value") return compareValue(expected.value, actual.value, path, at, field, ctx, add);
   if (expected.kind === "list" && actual.kind === "list") {
     const n = Math.max(expected.items.length, actual.items.length);
     for (let i = 0; i < n; i++) {
@@ -143,9 +143,17 @@ function compareObjects(expected: Extract<Tree, { kind: "object" }>, actual: Ext
   if (expectedOrder.join() !== actualOrder.join()) add({ path: pathText(path), kind: "order", expected: expectedOrder.join(", "), actual: actualOrder.join(", ") });
 }
 
-function compareValue(expected: string | number | boolean | null, actual: string | number | boolean | null, path: string[], ctx: CompareContext, add: (d: Found) => void): void {
-  const at = pathText(path);
-  const field = path.filter((p) => !p.startsWith("[")).at(-1) ?? "";
+function compareValue(
+  expected: string | number | boolean | null,
+  actual: string | number | boolean | null,
+  path: string[],
+  at: string,
+  field: string,
+  ctx: CompareContext,
+  add: (d: Found) => void,
+): void {
+  // equal values have equal shapes, and agree
+  if (expected === actual) return;
   const es = shapeOf(expected, field);
   const as = shapeOf(actual, field);
   const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
@@ -154,7 +162,8 @@ function compareValue(expected: string | number | boolean | null, actual: string
     return add({ path: at, kind: "shape", expected: `${es} (${text(expected)})`, actual: `${as} (${text(actual)})`, ...raw });
   }
   const echoed = typeof expected === "string" && ctx.echoes.get(field)?.has(expected);
-  const why = mustAgree(path.filter((p) => !p.startsWith("[")).slice(-2).join(".")) ?? mustAgree(field) ?? (echoed ? "it echoes the request" : undefined);
+  const parent = path.length > 1 ? path[path.length - 2]! : "";
+  const why = (parent && !parent.startsWith("[") ? mustAgree(`${parent}.${field}`) : undefined) ?? mustAgree(field) ?? (echoed ? "it echoes the request" : undefined);
   if (!why) return;
   const wanted = typeof expected === "string" ? ctx.map(expected) : expected;
   if (wanted !== actual) add({ path: at, kind: "value", expected: text(expected), actual: text(actual), note: `must agree: ${why}` });

@@ -45,9 +45,16 @@ const STRING_SHAPES: readonly [string, (v: string, field: string) => boolean][] 
  * amounts. Fields that echo the request are found by value (see compare.ts).
  */
 export function mustAgree(field: string): string | undefined {
-  for (const [why, test] of MUST_AGREE) if (test.test(field)) return why;
-  return undefined;
+  let why = agreeing.get(field);
+  if (why === undefined) {
+    why = MUST_AGREE.find(([, test]) => test.test(field))?.[0] ?? "";
+    agreeing.set(field, why);
+  }
+  return why || undefined;
 }
+
+/** answers repeat the same few hundred field names: each is looked up once */
+const agreeing = new Map<string, string>();
 
 const MUST_AGREE: readonly [string, RegExp][] = [
   ["a status code", /(^|_)status$|^query_result$|^return_status$/],
