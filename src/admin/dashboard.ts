@@ -12,6 +12,8 @@ import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from 
 import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboard/overview.js";
 import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
 import { coveragePage } from "../render/dashboard/coverage.js";
+import { verifyPage } from "../render/dashboard/verify.js";
+import { HAR_LIMIT_BYTES } from "./verify.js";
 import { filterProblem } from "../request-log.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-pages.js";
@@ -111,6 +113,9 @@ export function dashboard(deps: Deps): Router {
     const merchant = queryText(req, "merchant_id")?.trim() ?? "";
     sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant));
   });
+
+  // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify.ts)
+  router.get("/ui/verify", (_req, res) => sendHtml(res, 200, verifyPage(registry.global(), HAR_LIMIT_BYTES)));
 
   router.get("/ui/payouts", async (req, res) => {
     await bringUpToDate(deps);

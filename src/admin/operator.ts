@@ -13,6 +13,7 @@ import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
 import { harOf } from "./har.js";
+import { verifyApi } from "./verify.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { packageVersion } from "../paths.js";
 import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
@@ -21,6 +22,7 @@ export function operatorApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
   router.use(adminSession(deps.config.adminToken));
+  router.use(verifyApi(deps)); // reads its own body (a HAR up to 20 MB): before the 100 kb JSON parser
   router.use(express.json({ limit: "100kb" }));
 
   router.get("/health", (_req, res) => {

@@ -66,6 +66,7 @@ const OPERATOR: [method: string, path: string, summary: string][] = [
   ["get", "/__sandbox/openapi.json", "this document"],
   ["get", "/__sandbox/requests", "the request log; filters merchant_id, order_no, operation, http_status (403 or 4xx), since, until, limit"],
   ["get", "/__sandbox/requests.har", "the request log as HAR 1.2 (same filters)"],
+  ["post", "/__sandbox/verify", "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report; ignore (repeatable), suggest=1"],
   ["get", "/__sandbox/coverage", "rules that answered, outcomes never produced; merchant_id, format=markdown"],
   ["delete", "/__sandbox/coverage", "clears the coverage (merchant_id, or all)"],
   ["get", "/__sandbox/clock", "the sandbox clock"],

@@ -13,6 +13,7 @@ const TABS: [string, string][] = [
   ["payouts", `${BASE}/ui/payouts`],
   ["subscriptions", `${BASE}/ui/subscriptions`],
   ["coverage", `${BASE}/ui/coverage`],
+  ["verify", `${BASE}/ui/verify`],
 ];
 
 export interface Flash {

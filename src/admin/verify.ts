@@ -1,0 +1,77 @@
+// POST /__sandbox/verify: `sandgate verify` over HTTP, for the dashboard's Verify tab and for CI
+// that has no shell at hand. The body is a recording of the real gateway (a HAR document); the
+// answer is verify's JSON report. The replay runs against a FRESH in-process Sandgate built with
+// this server's fixtures, scenario folder and current global scenario, never against this server:
+// a tester checking a recording must not change the sandbox the rest of the team is using.
+// Mounted by operatorApi after the ADMIN_TOKEN guard and before its 100 kb JSON parser (a HAR of a
+// real session is easily megabytes), so this route reads its own body.
+import express, { Router, type NextFunction, type Request, type Response } from "express";
+import type { Deps } from "../deps.js";
+import { HarError, parseHar } from "../proof/har.js";
+import { verifyEntries } from "../proof/verify.js";
+import { problem } from "./shared.js";
+
+/** The largest recording accepted (20 MB); bigger answers 413. */
+export const HAR_LIMIT_BYTES = 20 * 1024 * 1024;
+
+/**
+ * The body as text whatever its Content-Type (application/json is what the dashboard sends, but
+ * `curl --data-binary @file.har` sends a form type): parseHar then says precisely what is wrong
+ * with it (empty, cut off, not JSON, not HAR), which a JSON parser's error would not.
+ */
+const readText = express.text({ type: () => true, limit: HAR_LIMIT_BYTES });
+
+/** ?ignore= (repeatable; a comma-separated list works too, as typed in the dashboard): paths left out of the comparison. */
+function ignoredPaths(req: Request): string[] {
+  const raw = req.query.ignore;
+  const values = (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === "string");
+  return values
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+}
+
+const wanted = (value: unknown) => typeof value === "string" && /^(1|true|yes|on)$/i.test(value);
+
+/** Reads the body; a body the parser refused (too large: 413, an unknown charset: 415, …) is answered in the operator API's format. */
+function readBody(req: Request, res: Response, next: NextFunction): void {
+  readText(req, res, (err?: unknown) => {
+    if (!err) return next();
+    const status = (err as { status?: unknown }).status;
+    if (status === 413) problem(res, 413, "body_too_large", "the HAR is larger than 20 MB: record fewer exchanges, or run `sandgate verify <file.har>` on the command line");
+    else if (typeof status === "number" && status >= 400 && status < 500) problem(res, status, "unreadable_body", `the body cannot be read: ${(err as Error).message}`);
+    else next(err);
+  });
+}
+
+export function verifyApi(deps: Deps): Router {
+  const router = Router();
+  router.post(
+    "/verify",
+    readBody,
+    async (req: Request, res: Response) => {
+      const text = typeof req.body === "string" ? req.body : "";
+      try {
+        const entries = parseHar(text, "the HAR");
+        const report = await verifyEntries(entries, {
+          fixtures: deps.config.fixtures,
+          scenarios: deps.config.scenarios,
+          scenario: deps.scenarios.global(),
+          ignore: ignoredPaths(req),
+          suggest: wanted(req.query.suggest),
+        });
+        res.json(report);
+      } catch (err) {
+        if (err instanceof HarError) {
+          problem(res, 400, "invalid_har", err.message);
+          return;
+        }
+        // the fresh Sandgate could not start (a scenario folder broken since this one started, …):
+        // the CLI says this in one line too
+        deps.log.error({ err }, "verify failed");
+        problem(res, 500, "verify_failed", `the recording could not be replayed: ${(err as Error).message}`);
+      }
+    },
+  );
+  return router;
+}
