@@ -7,7 +7,21 @@ import { parseCommandLine } from "./cli.js";
 import type { Config } from "./config.js";
 import { startSandbox } from "./sandbox.js";
 
+/** `sandgate record …`, `sandgate verify …`: the proof commands (src/cli/), each with its own flags. */
+const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<number | undefined> }>> = {
+  record: () => import("./cli/record.js"),
+  verify: () => import("./cli/verify.js"),
+};
+
 async function main(): Promise<void> {
+  const [first, ...rest] = process.argv.slice(2);
+  const command = first === undefined ? undefined : COMMANDS[first];
+  if (command) {
+    const code = await (await command()).run(rest);
+    // a command that serves (record) returns undefined and stops on its own signal
+    if (code !== undefined) process.exitCode = code;
+    return;
+  }
   const config = parseCommandLine(process.argv.slice(2), process.env);
   const workers = config.workers === "auto" ? availableParallelism() : Number(config.workers);
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers, config);

@@ -45,7 +45,7 @@ function launch(args: string[]): { child: ChildProcess; listening: Promise<strin
   const listening = new Promise<string>((done, fail) => {
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (http:\/\/[^\s,]+)/.exec(out);
       if (m) done(m[1]!);
     });
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
@@ -122,7 +122,7 @@ export async function coldStart(args: string[], probe: { path: string; body: str
   // the port is only known once it prints it; poll fast until the first answer
   let url = "";
   child.stdout!.on("data", (d: Buffer) => {
-    const m = /listening on (http:\/\/\S+)/.exec(d.toString());
+    const m = /listening on (http:\/\/[^\s,]+)/.exec(d.toString());
     if (m) url = m[1]!;
   });
   for (;;) {
