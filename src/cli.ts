@@ -9,7 +9,11 @@ export function parseCommandLine(argv: readonly string[], env: Record<string, st
     .description("Sandgate: a sandbox of the card and APM payment gateway")
     .version(packageVersion(), "-v, --version", "print the version and exit")
     .allowExcessArguments(false)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText(
+      "after",
+      "\nCommands (each with its own --help):\n  sandgate record --upstream <url> --out <file.har>   record the real gateway through a proxy\n  sandgate verify <file.har>                          replay a recording against Sandgate and list the differences",
+    );
   for (const spec of OPTIONS) {
     const label = spec.kind === "boolean" ? spec.flag : `${spec.flag} <value>`;
     const fallback = DEFAULTS[spec.key];

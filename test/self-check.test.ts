@@ -119,7 +119,6 @@ describe("a copy of the shipped recording with known alterations", () => {
     [number(payout), "payout", "extra", "fee_amount"],
     [number(optimise), "paymentMethodsOptimise", "content_type", "content-type"],
   ];
-  const summary = (ds: Difference[]) => ds.map((d) => [d.exchange, d.operation, d.kind, d.path]);
   const sorted = (rows: unknown[][]) => [...rows].sort((a, b) => Number(a[0]) - Number(b[0]) || String(a[3]).localeCompare(String(b[3])));
 
   test("is reported with exactly those differences (exit 1), in the table, the JSON report and JUnit XML", async () => {
@@ -192,3 +191,54 @@ describe("a recording verify cannot use: exit 2 with one line that says why", ()
     expect(bad.stderr).toMatch(/--against must be an http\(s\) URL/);
   });
 });
+
+describe("notifications in a recording", () => {
+  test("a recorded notification that differs, and one Sandgate sends that the gateway did not, are reported", async () => {
+    const har = JSON.parse(readFileSync(SHIPPED_RECORDING, "utf8")) as { log: { entries: HarEntry[] } };
+    const notifications = har.log.entries.filter((e) => kindOf(e) === "notification");
+    const changed = notifications.find((e) => eventOf(e) === "payment.captured")!;
+    const body = JSON.parse(bodyOf(changed)) as { data: Record<string, unknown> };
+    body.data.payment_status = "9999";
+    changed.request.postData!.text = JSON.stringify(body);
+    const dropped = notifications.find((e) => eventOf(e) === "payout.failed")!;
+    har.log.entries = har.log.entries.filter((e) => e !== dropped);
+    const file = join(dir, "notifications.har");
+    writeFileSync(file, JSON.stringify(har));
+    const { code, report } = await verify(file);
+    expect(code).toBe(1);
+    expect(report.differences).toHaveLength(2);
+    expect(summary(report.differences)).toEqual(
+      expect.arrayContaining([
+        [har.log.entries.indexOf(changed) + 1, "notification payment.captured", "value", "data.payment_status"],
+        // an extra one is told with the exchange after which Sandgate sent it: the payout's
+        [expect.any(Number), "notification payout.failed", "extra", "notification"],
+      ]),
+    );
+  }, 30_000);
+});
+
+describe("verify --against a running Sandgate", () => {
+  test("replays the shipped recording with no difference, re-signing each request with the fixture's key (strict signatures)", async () => {
+    const { startSandbox } = await import("../src/sandbox.js");
+    const running = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", signatureMode: "strict", seed: "against" });
+    try {
+      const { code, report } = await verify(SHIPPED_RECORDING, "--against", running.url);
+      expect(report.target).toBe(running.url);
+      expect(report.differences).toEqual([]);
+      expect(report.notifications.compared).toBe(true);
+      expect(code).toBe(0);
+      // with a wrong key every signed request is refused: the status differs, exchange by exchange
+      await running.admin.reset();
+      const wrong = await verify(SHIPPED_RECORDING, "--against", running.url, "--key", "not_the_key");
+      const refused = new Set(wrong.report.differences.filter((d) => d.kind === "status").map((d) => d.exchange));
+      const gateway = entriesOf(SHIPPED_RECORDING).flatMap((e, i) => (kindOf(e) === "gateway" ? [i + 1] : []));
+      expect(gateway.filter((n) => !refused.has(n))).toEqual([]);
+      expect(wrong.code).toBe(1);
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
+});
+
+const entriesOf = (file: string) => parseHar(readFileSync(file, "utf8"));
+const summary = (ds: Difference[]) => ds.map((d) => [d.exchange, d.operation, d.kind, d.path]);
