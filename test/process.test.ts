@@ -1,6 +1,7 @@
 // `npm start` as a process: prints its URL, answers health, honours flags and env, stops on signals
 // and with the process that launched it, prints its version.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
 import { sandgateArgs } from "../scripts/bench/processes.js";
@@ -13,25 +14,9 @@ afterEach(() => {
 
 /** Starts src/main.ts the way `npm start` starts dist/main.js, and waits for its URL line. */
 function start(args: string[], env: Record<string, string> = {}, nodeFlags: string[] = []) {
-  // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
-  const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "src/main.ts", ...args], {
-    env: { ...inherited, LOG_LEVEL: "warn", ...env },
-  });
-  running.push(child);
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`exited ${code} before listening: ${err}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, url, exited, stderr: () => err };
+  const proc = spawnSandgate(args, { env, nodeFlags });
+  running.push(proc.child);
+  return proc;
 }
 
 describe("the sandgate process", () => {

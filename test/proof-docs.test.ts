@@ -1,13 +1,10 @@
 // The record and verify commands as README.md and docs/proof.md show them: every flag they use is
 // one the command has (its --help, as the process prints it), and `sandgate --help` names both.
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { runSandgate } from "../scripts/sandgate-process.js";
 
-const run = (args: string[]) => {
-  const { BASE_URL: _vite, ...env } = process.env;
-  return execFileSync(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { env, encoding: "utf8" });
-};
+const run = async (args: string[]) => (await runSandgate(args)).stdout;
 
 describe.each(["README.md", "docs/proof.md"])("%s", (file) => {
   const text = readFileSync(new URL(`../${file}`, import.meta.url), "utf8");
@@ -17,16 +14,16 @@ describe.each(["README.md", "docs/proof.md"])("%s", (file) => {
     expect(new Set(commands.map((c) => c.command))).toEqual(new Set(["record", "verify"]));
   });
 
-  test.each(["record", "verify"])("uses only flags `sandgate %s --help` lists", (command) => {
-    const help = run([command, "--help"]);
+  test.each(["record", "verify"])("uses only flags `sandgate %s --help` lists", async (command) => {
+    const help = await run([command, "--help"]);
     const used = new Set(commands.filter((c) => c.command === command).flatMap((c) => c.flags));
     expect(used.size).toBeGreaterThan(0);
     for (const flag of used) expect(help, `${file} uses ${flag}`).toMatch(new RegExp(`^\\s+${flag} `, "m"));
   });
 });
 
-test("sandgate --help names the record and verify commands", () => {
-  const help = run(["--help"]);
+test("sandgate --help names the record and verify commands", async () => {
+  const help = await run(["--help"]);
   expect(help).toMatch(/sandgate record --upstream <url> --out <file\.har>/);
   expect(help).toMatch(/sandgate verify <file\.har>/);
 });

@@ -2,7 +2,7 @@
 // for byte, the HAR on disk is complete after every exchange and after SIGTERM, card data and
 // secrets never reach it, payer pages and relayed notifications are recorded, an unreachable
 // gateway gives a 502 in the operation's format and no entry, and bad flags exit 2 in one line.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { headerOf, kindOf, pathOf, readHar, type HarEntry } from "../src/proof/har.js";
 import { maskBody, maskHeader, maskUrl, maskValue } from "../src/proof/mask.js";
+import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, rootText } from "./helpers.js";
 
@@ -38,23 +39,9 @@ const tempHar = () => join(mkdtempSync(join(tmpdir(), "sandgate-record-")), "nes
 
 /** `sandgate record …` as `npx sandgate record` runs it; resolves its URL from the line it prints. */
 function record(args: string[]) {
-  // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
-  const { BASE_URL: _vite, ...env } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "record", ...args], { env });
-  running.push(child);
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/[^\s,]+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`exited ${code} before listening: ${err}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, url, exited, stdout: () => out, stderr: () => err };
+  const proc = spawnSandgate(["record", ...args]);
+  running.push(proc.child);
+  return proc;
 }
 
 async function stop(proc: ReturnType<typeof record>) {

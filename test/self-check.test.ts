@@ -3,11 +3,11 @@
 // no difference in it against a fresh Sandgate; a copy with known alterations is reported with
 // exactly those differences, and --suggest closes the ones data can close. All through the
 // commands as processes, as a merchant's CI runs them.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
+import { runSandgate } from "../scripts/sandgate-process.js";
 import { recordSelfCheck, SHIPPED_RECORDING } from "../scripts/self-check/record.js";
 import { EXPECTED_EVENTS } from "../scripts/self-check/traffic.js";
 import { OPERATIONS } from "../src/app.js";
@@ -17,16 +17,7 @@ import type { VerifyReport } from "../src/proof/verify.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sandgate-self-check-"));
 
-/** `sandgate <args>` as a process: its exit code and output. */
-function sandgate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { BASE_URL: _vite, ...env } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const sandgate = (args: string[]) => runSandgate(args);
 
 async function verify(file: string, ...flags: string[]): Promise<{ code: number | null; report: VerifyReport; stdout: string }> {
   const out = join(dir, `report-${Math.random().toString(36).slice(2)}.json`);

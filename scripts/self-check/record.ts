@@ -2,15 +2,14 @@
 // recording that `sandgate verify` must find no difference in. An upstream Sandgate (seed
 // "self-check") and a merchant receiver run here; the recorder is its own process, as a merchant
 // runs it. `npm run self-check:record` writes the shipped examples/recordings/self-check.har.
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { startSandbox } from "../../src/sandbox.js";
+import { spawnSandgate } from "../sandgate-process.js";
 import { driveEveryOperation, type TrafficSummary } from "./traffic.js";
 
 export const SHIPPED_RECORDING = fileURLToPath(new URL("../../examples/recordings/self-check.har", import.meta.url));
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** A merchant's notification receiver: answers 200 "ok" and counts what it got. */
 async function startReceiver() {
@@ -27,31 +26,11 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${port}/shop/notifications`, received: () => received, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-/** `sandgate record …` as a process; resolves with its URL once it listens. */
-function startRecorder(args: string[]) {
-  // vitest puts Vite's BASE_URL in the environment: it is not a setting for the child
-  const { BASE_URL: _vite, ...env } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "record", ...args], { cwd: ROOT, env });
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/[^\s,]+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`sandgate record exited ${code}: ${err}`)));
-  });
-  return { child, url, exited, stderr: () => err };
-}
-
 /** Records the self-check traffic to `out`; the summary says what it covered. */
 export async function recordSelfCheck(out: string): Promise<TrafficSummary & { notifications: number }> {
   const upstream = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "self-check", keepRunning: true });
   const receiver = await startReceiver();
-  const recorder = startRecorder(["--upstream", upstream.url, "--out", out, "--port", "0", "--notify-to", receiver.url]);
+  const recorder = spawnSandgate(["record", "--upstream", upstream.url, "--out", out, "--port", "0", "--notify-to", receiver.url]);
   try {
     const base = await recorder.url;
     const summary = await driveEveryOperation(base, { notifyUrl: receiver.url });
