@@ -6,6 +6,10 @@ import { readTree } from "../src/proof/documents.js";
 import { IdMap } from "../src/proof/id-map.js";
 import { ignoreMatcher } from "../src/proof/ignore.js";
 import { shapeOf } from "../src/proof/shapes.js";
+import { cardResolver, prepareRequest } from "../src/proof/replay.js";
+import type { HarEntry } from "../src/proof/har.js";
+import { passesLuhn } from "../src/domain/card.js";
+import { signRequest } from "./helpers.js";
 
 const xml = (children: string) => ({ status: 200, contentType: "application/xml", body: `<?xml version="1.0" encoding="UTF-8"?>\n<respon>${children}</respon>`, location: "" });
 const json = (value: unknown) => ({ status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(value), location: "" });
@@ -125,5 +129,37 @@ describe("IdMap", () => {
     // status codes and amounts are never ids: mapping "-1" or "10.00" would rewrite unrelated fields
     expect(ids.map("-1")).toBe("-1");
     expect(ids.map("10.00")).toBe("10.00");
+  });
+});
+
+describe("prepareRequest: a recorded request as verify sends it", () => {
+  const entry = (postData: HarEntry["request"]["postData"], url = "https://gw.example/v1/authorise"): HarEntry => ({
+    startedDateTime: "2026-11-26T10:00:00Z",
+    time: 1,
+    request: { method: "POST", url, headers: [{ name: "Content-Type", value: postData?.mimeType ?? "" }], postData },
+    response: { status: 200, headers: [], content: {} },
+  });
+  const ids = new IdMap();
+  ids.learn(readTree("json", '{"transaction_id":"REAL-0000001"}'), readTree("json", '{"transaction_id":"SG-00000042"}'));
+  const ctx = { ids, keyOf: () => "the_key", cardFor: cardResolver(["4000002760003184"]), notifyUrl: "http://127.0.0.1:9/n" };
+
+  test("a masked test card becomes that card, a starred code digits, notify_url verify's receiver, ids Sandgate's; signed again", () => {
+    const body = { merchant_id: "M1", account_id: "A1", order_no: "O-1", currency: "USD", amount: "1.00", card: "400000******3184", security_code: "***", notify_url: "https://shop.example/n", custom: "REAL-0000001", encryption_data: "0".repeat(64) };
+    const sent = prepareRequest(entry({ mimeType: "application/json", text: JSON.stringify(body) }), ctx);
+    const fields = JSON.parse(sent.body!) as Record<string, string>;
+    expect(fields).toMatchObject({ card: "4000002760003184", security_code: "123", notify_url: "http://127.0.0.1:9/n", custom: "SG-00000042" });
+    expect(fields.encryption_data).toBe(signRequest("authorise", fields, "the_key"));
+    expect(sent.path).toBe("/v1/authorise");
+  });
+
+  test("a card no scenario names becomes a Luhn-valid number with the same first six and last four", () => {
+    const card = cardResolver([])("411111******1111");
+    expect(card).toMatch(/^411111\d{6}1111$/);
+    expect(passesLuhn(card)).toBe(true);
+  });
+
+  test("a form exported as params (as browsers do) is sent as a form, its ids mapped", () => {
+    const sent = prepareRequest(entry({ mimeType: "application/x-www-form-urlencoded", params: [{ name: "merchant_id", value: "M1" }, { name: "transaction_id", value: "REAL-0000001" }] }, "https://gw.example/v1/retrievalTrans"), ctx);
+    expect(new URLSearchParams(sent.body).get("transaction_id")).toBe("SG-00000042");
   });
 });

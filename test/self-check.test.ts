@@ -233,3 +233,48 @@ describe("verify --against a running Sandgate", () => {
 
 const entriesOf = (file: string) => parseHar(readFileSync(file, "utf8"));
 const summary = (ds: Difference[]) => ds.map((d) => [d.exchange, d.operation, d.kind, d.path]);
+
+describe("--suggest for a payout failure and a refused refund", () => {
+  test("writes a payout rule and a refund rule (declined, with the gateway's code and text); with them the differences are gone", async () => {
+    const har = JSON.parse(readFileSync(SHIPPED_RECORDING, "utf8")) as { log: { entries: HarEntry[] } };
+    const list = har.log.entries;
+    const payout = list.find((e) => pathOf(e.request.url) === "/v1/payout")!;
+    const requestId = (JSON.parse(bodyOf(payout)) as { request_id: string }).request_id;
+    const failed = { status: "FAILED", failure_type: "INVALID_BIC", failure_reason: "The BIC does not name a bank" };
+    payout.response.content.text = JSON.stringify({ ...(JSON.parse(payout.response.content.text!) as object), ...failed });
+    // the gateway's notification of that payout says the same
+    const payoutNotice = list.find((e) => kindOf(e) === "notification" && bodyOf(e).includes(requestId))!;
+    const notice = JSON.parse(bodyOf(payoutNotice)) as { event: string; data: Record<string, unknown> };
+    payoutNotice.request.postData!.text = JSON.stringify({ ...notice, event: "payout.failed", data: { ...notice.data, ...failed } });
+    // the gateway refuses the full refund of SELF-0014, and so never notifies it
+    const refund = list.find((e) => pathOf(e.request.url) === "/v1/refund")!;
+    const answer = JSON.parse(refund.response.content.text!) as { refund_orders: Record<string, string>[] };
+    const order = answer.refund_orders.findIndex((o) => o.order_no === "SELF-0014");
+    Object.assign(answer.refund_orders[order]!, { refund_status: "0", refund_message: "E0499:Refund not allowed for this payment method", refund_reference_id: "" });
+    refund.response.content.text = JSON.stringify(answer);
+    har.log.entries = list.filter((e) => !(kindOf(e) === "notification" && eventOf(e) === "refund.accepted" && bodyOf(e).includes("SELF-0014")));
+    const file = join(dir, "payout-refund.har");
+    writeFileSync(file, JSON.stringify(har));
+
+    const suggestions = join(dir, "suggested-payout-refund");
+    const first = await verify(file, "--suggest", suggestions);
+    const paths = first.report.differences.map((d) => `${d.kind} ${d.path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "value status",
+        "shape failure_type",
+        `value refund_orders[${order}].refund_status`,
+        `value refund_orders[${order}].refund_message`,
+        `shape refund_orders[${order}].refund_reference_id`,
+      ]),
+    );
+    const scenario = JSON.parse(readFileSync(join(suggestions, "suggested.json"), "utf8")) as { rules: { when: Record<string, unknown>; then: Record<string, unknown> }[] };
+    expect(scenario.rules.map((r) => [r.when, r.then])).toEqual([
+      [{ operation: "refund", order_no: "SELF-0014" }, { outcome: "refund_declined", fields: { refund_status: "0", refund_message: "E0499:Refund not allowed for this payment method", refund_reference_id: "" } }],
+      [{ operation: "payout", request_id: requestId }, { payout: failed }],
+    ]);
+    const second = await verify(file, "--scenarios", suggestions, "--scenario", "suggested");
+    expect(second.report.differences).toEqual([]);
+    expect(second.code).toBe(0);
+  }, 60_000);
+});

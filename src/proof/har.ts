@@ -19,7 +19,7 @@ const entrySchema = z.object({
     httpVersion: z.string().optional(),
     headers: z.array(header),
     queryString: z.array(header).optional(),
-    postData: z.object({ mimeType: z.string(), text: z.string().optional() }).optional(),
+    postData: z.object({ mimeType: z.string(), text: z.string().optional(), params: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional() }).optional(),
   }),
   response: z.object({
     status: z.number().int(),
@@ -91,3 +91,11 @@ export function pathOf(url: string): string {
 
 export const headerOf = (headers: readonly HarHeader[], name: string): string | undefined =>
   headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
+
+/** A request's body: its text, or (as browsers export a form) its params as a form. */
+export function postText(entry: HarEntry): string | undefined {
+  const data = entry.request.postData;
+  if (!data) return undefined;
+  if (data.text !== undefined) return data.text;
+  return data.params && new URLSearchParams(data.params.map((p): [string, string] => [p.name, p.value ?? ""])).toString();
+}

@@ -7,7 +7,7 @@ import { passesLuhn } from "../domain/card.js";
 import { signatureFields, sign, type SignedOperation } from "../signature/signature.js";
 import { formatOf } from "./documents.js";
 import type { IdMap } from "./id-map.js";
-import { headerOf, pathOf, type HarEntry } from "./har.js";
+import { headerOf, pathOf, postText, type HarEntry } from "./har.js";
 
 /** The gateway operations by path; their names are the ones signature-fields.json lists. */
 export const SIGNED_PATHS: Readonly<Record<string, SignedOperation>> = {
@@ -56,7 +56,7 @@ export function prepareRequest(entry: HarEntry, ctx: ReplayContext): PreparedReq
   const headers: Record<string, string> = {};
   for (const h of request.headers) if (KEPT_HEADERS.test(h.name)) headers[h.name.toLowerCase()] = h.value;
   const echoes = new Map<string, Set<string>>();
-  const text = request.postData?.text;
+  const text = postText(entry);
   if (text === undefined || text === "") return { method: request.method, path, headers, body: text, echoes };
   const contentType = headerOf(request.headers, "content-type") ?? request.postData?.mimeType ?? "";
   const format = formatOf(contentType, text);

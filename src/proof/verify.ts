@@ -12,7 +12,7 @@ import { defaultFixturesDir, defaultScenariosDir } from "../paths.js";
 import { provisionedKey } from "../store/merchants.js";
 import { compareAnswers, locationTree, type Answer, type Difference, type Found } from "./compare.js";
 import { formatOf, readTree } from "./documents.js";
-import { HarError, headerOf, kindOf, pathOf, type HarEntry } from "./har.js";
+import { HarError, headerOf, kindOf, pathOf, postText, type HarEntry } from "./har.js";
 import { IdMap } from "./id-map.js";
 import { cardResolver, cardsIn, prepareRequest, SIGNED_PATHS } from "./replay.js";
 import { ignoreMatcher } from "./ignore.js";
@@ -229,7 +229,7 @@ function compareNotifications(
   const ours = firstOf(sent.map((n) => ({ ...n, k: notificationKey(n.body, n.contentType, (v) => v) })));
   const theirs = firstOf(
     recorded.map(({ exchange, entry }) => {
-      const body = entry.request.postData?.text ?? "";
+      const body = postText(entry) ?? "";
       const contentType = headerOf(entry.request.headers, "content-type") ?? entry.request.postData?.mimeType ?? "";
       return { exchange, entry, body, contentType, k: notificationKey(body, contentType, ctx.map) };
     }),
