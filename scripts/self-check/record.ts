@@ -26,14 +26,19 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${port}/shop/notifications`, received: () => received, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-/** Records the self-check traffic to `out`; the summary says what it covered. */
-export async function recordSelfCheck(out: string): Promise<TrafficSummary & { notifications: number }> {
+/**
+ * Records the self-check traffic to `out`; the summary says what it covered. `waitMs`: how long to
+ * leave the upstream running after the traffic, so what time brings (refunds settle 5 s after they
+ * are accepted) happens inside the recording.
+ */
+export async function recordSelfCheck(out: string, waitMs = 0): Promise<TrafficSummary & { notifications: number }> {
   const upstream = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "self-check", keepRunning: true });
   const receiver = await startReceiver();
   const recorder = spawnSandgate(["record", "--upstream", upstream.url, "--out", out, "--port", "0", "--notify-to", receiver.url]);
   try {
     const base = await recorder.url;
     const summary = await driveEveryOperation(base, { notifyUrl: receiver.url });
+    if (waitMs) await new Promise((resolve) => setTimeout(resolve, waitMs));
     // every notification the traffic caused goes out now, through the recorder, to the receiver
     await upstream.deps.notifier.drain();
     recorder.child.kill("SIGTERM");
