@@ -125,10 +125,15 @@ const only = async (query: Record<string, string> = {}) => {
 };
 const trigger = (body: Record<string, unknown>) => api().post("/__sandbox/notifications/trigger").send({ merchant_id: ACME.merchant_id, url: receiver.url, ...body });
 
-/** What a merchant computes to verify encryption_data. */
+/** What a merchant computes to verify encryption_data: each listed field's value, `data.x` read inside data, a missing one empty. */
 function expectedSignature(body: Record<string, unknown>, key: string = ACME.key): string {
+  const valueOf = (f: string) => {
+    const [head, inner] = f.split(".") as [string, string | undefined];
+    const v = inner === undefined ? body[head] : (body[head] as Record<string, unknown> | undefined)?.[inner];
+    return v === undefined || v === null ? "" : String(v);
+  };
   return createHash("sha256")
-    .update(SIGNED_FIELDS.map((f) => String(body[f] ?? "")).join("") + key)
+    .update(SIGNED_FIELDS.map(valueOf).join("") + key)
     .digest("hex");
 }
 
@@ -149,9 +154,14 @@ describe("a payment with notify_url is POSTed to it, signed", () => {
     expect(hit!.headers["x-sandbox-notification-id"]).toBe(hit!.body.notification_id);
     expect(hit!.headers["x-sandbox-event"]).toBe("payment.authorised");
     expect(hit!.headers["x-sandbox-attempt"]).toBe("1");
-    expect(SIGNED_FIELDS).toEqual(["notification_id", "event", "merchant_id", "created_at"]);
+    expect(SIGNED_FIELDS.slice(0, 4)).toEqual(["notification_id", "event", "merchant_id", "created_at"]);
+    expect(SIGNED_FIELDS).toEqual(expect.arrayContaining(["data.transaction_id", "data.order_no", "data.amount", "data.currency", "data.payment_status"]));
     expect(hit!.body.encryption_data).toBe(expectedSignature(hit!.body));
     expect(hit!.body.encryption_data).not.toBe(expectedSignature(hit!.body, "another_key_123"));
+    // what a merchant acts on is signed: a notification whose amount or state was changed in transit does not verify
+    const data = hit!.body.data as Record<string, unknown>;
+    for (const change of [{ amount: "9999.00" }, { payment_status: "3000" }, { transaction_id: "1" }, { currency: "EUR" }, { order_no: "other" }])
+      expect(expectedSignature({ ...hit!.body, data: { ...data, ...change } })).not.toBe(hit!.body.encryption_data);
     expect(hit!.raw).not.toContain("4242424242424242");
 
     // data is what the transaction query shows for the payment, plus account_id
@@ -253,6 +263,18 @@ describe("every later change is notified too", () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(ids)).toEqual(new Set(outbox.map((n) => n.notification_id)));
     for (const r of receiver.received) expect(r.body.encryption_data).toBe(expectedSignature(r.body));
+  });
+
+  test("a refund's and a payout's reference, amount and state are signed: changed in transit, the notification does not verify", async () => {
+    const refund = { transaction_id: "1234567890123456", refund_reference_id: "1234567890123456-01", refund_amount: "5.00", refund_status: "2" };
+    const payout = { request_id: "5e1f0c3a-0000-4000-8000-000000000001", payment_amount: "920.00", payment_currency: "EUR", status: "COMPLETED", failure_type: "" };
+    await trigger({ event: "refund.processed", data: refund }).expect(201);
+    await trigger({ event: "payout.completed", data: payout }).expect(201);
+    const [r, p] = receiver.received;
+    for (const hit of [r!, p!]) expect(hit.body.encryption_data).toBe(expectedSignature(hit.body));
+    const tampered = (hit: typeof r, change: Record<string, string>) => expectedSignature({ ...hit!.body, data: { ...(hit!.body.data as object), ...change } });
+    for (const change of [{ refund_amount: "50.00" }, { refund_status: "3" }, { refund_reference_id: "1234567890123456-02" }]) expect(tampered(r, change)).not.toBe(r!.body.encryption_data);
+    for (const change of [{ payment_amount: "9200.00" }, { status: "FAILED" }, { failure_type: "NO_ACCOUNT" }, { request_id: "other" }]) expect(tampered(p, change)).not.toBe(p!.body.encryption_data);
   });
 
   test("a refused batch order notifies nothing", async () => {

@@ -30,7 +30,13 @@ export const signatureFields: FieldLists = JSON.parse(readFileSync(resolve(dataD
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
-const valueOf = (body: Record<string, unknown>, field: string): string => text(body[field]);
+/** A field's value as text; a name with a dot reads inside objects (a notification's data.amount). */
+function valueOf(body: Record<string, unknown>, field: string): string {
+  if (field in body || !field.includes(".")) return text(body[field]);
+  let value: unknown = body;
+  for (const part of field.split(".")) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined;
+  return text(value);
+}
 
 export function maskKey(key: string): string {
   if (key.length <= 4) return "****";
