@@ -46,7 +46,9 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   const { records } = deps.store;
   const card = cardSource(request, merchant.merchant_id, records, now);
 
-  const decision: Pick<Decision, "outcome" | "then" | "rule"> = card.expired ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" } : scenarioDecision;
+  // an expired card declines whatever a scenario says; only the request's own X-Sandbox-Outcome is stronger
+  const expired = card.expired && scenarioDecision.chosenBy !== "outcome";
+  const decision: Pick<Decision, "outcome" | "then" | "rule"> = expired ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" } : scenarioDecision;
   const outcome = withExternalThreeDs(paymentOutcome(decision.outcome), request);
   const pageId = outcome.threeds === "challenge" ? deps.store.ids.hex("page", 24) : "";
   const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps.store.ids, now);

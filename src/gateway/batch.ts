@@ -93,7 +93,7 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   const decision = request.decide(spec.name, order as unknown as Record<string, unknown>, order.order_no, DEFAULT_OUTCOME[spec.name]);
   rules.add(decision.rule);
   const forced = orderOutcome(spec.name, decision.outcome)?.refuse;
-  const outcome = tx instanceof Refusal ? tx : forced ? new Refusal(forced, `by scenario rule ${decision.rule}`) : spec.apply(order, tx, request, deps, decision);
+  const outcome = tx instanceof Refusal ? tx : forced ? forcedRefusal(forced, decision) : spec.apply(order, tx, request, deps, decision);
   const message = spec.successMessage ? resultInfo(spec.successMessage) : "";
   if (!(tx instanceof Refusal)) {
     recordOrder(spec.name, tx, outcome, message, decision.rule, request);
@@ -102,6 +102,11 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   if (outcome instanceof Refusal) return element(spec, echoed, codes.batch_status.failed, outcome.info, decision.then.fields);
   if (spec.event && !(tx instanceof Refusal)) notifyPayment(deps, tx, spec.event(order), decision.then.notify);
   return element(spec, withAll(echoed, outcome.fields), outcome.status ?? codes.batch_status.ok, message, decision.then.fields);
+}
+
+/** An order refused by a decision, saying whose: "by scenario rule <scenario>/<id>" or "by header/X-Sandbox-Outcome: <name>". */
+function forcedRefusal(key: string, decision: Decision): Refusal {
+  return new Refusal(key, decision.chosenBy === "outcome" ? `by ${decision.rule}` : `by scenario rule ${decision.rule}`);
 }
 
 /** The order in its transaction's history: what was asked, how it ended, which rule decided. */

@@ -50,6 +50,8 @@ export const checkout: Operation = {
     );
     tx.payer_request = payerRequest(body, request);
     if (decision.chosenBy === "header") tx.payer_request.scenario = decision.scenario;
+    // X-Sandbox-Outcome: the payer still goes through the hosted checkout; the card they enter ends with it
+    if (decision.chosenBy === "outcome") tx.payer_request.outcome = decision.outcome;
     deps.store.records.addTransaction(tx);
     notifyPayment(deps, tx, undefined, decision.then.notify);
     const html = checkoutPage(pageUrl(baseUrl, "checkout", pageId), checkoutInputs(fields, caller.account));

@@ -30,9 +30,9 @@ export interface OperationRequest {
   /** absolute address of this server as the caller sees it, for issuer_url and page links */
   baseUrl: string;
   now: Date;
-  /** the scenario's decision for this request (header > merchant binding > global scenario) */
+  /** the decision for this request (X-Sandbox-Outcome > X-Sandbox-Scenario > merchant binding > global scenario) */
   decision: Decision;
-  /** a decision for part of the request (a batch order, say) under the same scenario choice */
+  /** a decision for part of the request (a batch order, say) under the same choice (every order gets X-Sandbox-Outcome's) */
   decide(operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string): Decision;
 }
 
@@ -166,9 +166,11 @@ async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, req
   const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
 
   const header = header1(req, "x-sandbox-scenario");
+  const outcome = header1(req, "x-sandbox-outcome");
   const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
-    deps.scenarios.decide({ operation, fields, merchantId, header, orderNo, fallback });
+    deps.scenarios.decide({ operation, fields, merchantId, header, outcome, orderNo, fallback });
   const view = op.scenarioView?.(body, caller, deps) ?? { operation: op.name, fields: body, fallback: "" };
+  // an unknown scenario or outcome is refused here, before the operation changes anything
   const decision = decide(view.operation, view.fields, text(body.order_no), view.fallback);
   const then = decision.then;
   seen.then = then;
@@ -230,7 +232,7 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
 }
 
 /** The request's headers a HAR reader wants to see (what shapes the answer), in the order sent. */
-const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario"]);
+const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario", "x-sandbox-outcome"]);
 
 /** What went over the wire (the request log keeps it for the most recent requests): the body as its text, the rest by reference. */
 function exchangeOf(req: IncomingMessage, res: ServerResponse, body: string, rendered: Rendered, started: number): Exchange {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
 import { OPERATOR_BODIES } from "../admin/bodies.js";
+import { OUTCOME_HEADER, operationOutcomes } from "../scenarios/outcome-header.js";
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
 
 const MEDIA = { xml: "application/xml", json: "application/json", html: "text/html" } as const;
 const REFUSALS: [string, string][] = [
-  ["400", "a refused request: missing or bad fields, signature, body (each field named)"],
+  ["400", "a refused request: missing or bad fields, signature, body (each field named), an unknown X-Sandbox-Scenario or X-Sandbox-Outcome"],
   ["401", "the signature does not match (strict mode)"],
   ["403", "the caller's address is not registered (query operations)"],
   ["404", "unknown merchant, account or token (with --strict-merchants)"],
@@ -25,6 +26,15 @@ const REFUSALS: [string, string][] = [
   ["500", "a scenario rule's status, or an internal error"],
   ["503", "a scenario rule's status, or I0050 when the shared store (--redis-url) cannot be reached"],
 ];
+
+/** The sandbox's request headers an operation takes: a scenario for every one, an outcome for those that have outcomes. */
+function sandboxHeaders(op: Operation): Json[] {
+  const scenario = { name: "X-Sandbox-Scenario", in: "header", required: false, description: "the scenario deciding this request (stronger than the merchant's and the global one)", schema: { type: "string" } };
+  const outcomes = operationOutcomes(op.name);
+  if (outcomes.length === 0) return [scenario];
+  const description = "the outcome this request ends with (data/outcomes.json; for a batch, every order), stronger than any scenario";
+  return [scenario, { name: OUTCOME_HEADER, in: "header", required: false, description, schema: { type: "string", enum: outcomes } }];
+}
 
 function operationPaths(operations: readonly Operation[]): Json {
   const paths: Json = {};
@@ -39,6 +49,7 @@ function operationPaths(operations: readonly Operation[]): Json {
         operationId: op.name,
         tags: ["gateway"],
         summary: `${op.name}${op.registeredIpOnly ? " (from the merchant's registered IPs only)" : ""}`,
+        parameters: sandboxHeaders(op),
         requestBody: {
           required: true,
           content: {
@@ -80,10 +91,11 @@ const OPERATOR: [method: string, path: string, summary: string][] = [
   ["post", "/__sandbox/payouts/{transaction_id}/fail", "fails a pending payout: {failure_type, failure_reason}"],
   ["get", "/__sandbox/subscriptions", "subscriptions with their deductions; merchant_id, recurring_id"],
   ["post", "/__sandbox/subscriptions/{recurring_id}/charge", "charges the next deduction now"],
-  ["get", "/__sandbox/notifications", "the notification outbox with every attempt; merchant_id, event, state"],
+  ["get", "/__sandbox/notifications", "the notification outbox with every attempt; merchant_id, event, state, check (a receiver check's id)"],
   ["post", "/__sandbox/notifications/deliver", "attempts every notification due now"],
   ["post", "/__sandbox/notifications/{id}/resend", "sends a notification again"],
   ["post", "/__sandbox/notifications/trigger", "a test notification to any URL (merchant_id, url, event, data, notify)"],
+  ["post", "/__sandbox/receiver-checks", "checks a merchant's notification receiver with signed, tampered and malformed notifications; answers the report (sandgate check-receiver)"],
   ["get", "/__sandbox/scenarios", "scenarios, the global one, bindings, file errors"],
   ["get", "/__sandbox/scenarios/{name}", "one scenario with its rules"],
   ["put", "/__sandbox/scenarios/global", 'the global scenario: {"name":"declines"}'],

@@ -5,6 +5,8 @@
 //        parse (outcome=<name> | card form | challenge_code | theForm's landing) → choose the
 //        outcome → finishPayment → answer: 303 to return_url (or the next page), a result page,
 //        or JSON {transaction_id, order_status, result_info, return_url} with Accept: application/json.
+//   ?outcome=<name> on the address, GET or POST, acts as the form's outcome=<name> (and wins over
+//        it): the pages' counterpart of X-Sandbox-Outcome, for a browser or a link with no form to fill.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
 import { codes, type FieldProblem } from "../codes.js";
@@ -15,12 +17,16 @@ import { sendHtml } from "../render/layout.js";
 import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPage, type PageContext } from "../render/payer-pages.js";
 import { loadPaymentMethods } from "../store/payment-methods.js";
 import type { Transaction } from "../store/types.js";
+import { outcomeRule } from "../scenarios/outcome-header.js";
 import { readCardForm } from "./card-form.js";
 import { finishPayment, resultView, returnUrlFor, type PayerAction } from "./finish.js";
 
 const KINDS: readonly string[] = ["apm", "3ds", "checkout"];
 
 const wantsJson = (req: Request) => (req.get("accept") ?? "").includes("application/json");
+
+/** The outcome named on the page's address (a tester forcing the ending) or else in the form. */
+const namedOutcome = (req: Request, body: Record<string, unknown>): unknown => req.query.outcome ?? body.outcome;
 
 /** The form body (or JSON, for scripts); a body the parser refuses (too large, malformed) gets an HTML or JSON refusal. */
 function readForm() {
@@ -64,9 +70,11 @@ export function payerPages(deps: Deps): Router {
     sendHtml(res, status, checkoutPage(ctx, decodeItems(tx.payer_request?.items ?? ""), problems));
   };
 
-  router.get("/pay/:kind/:pageId", (req, res) => {
+  router.get("/pay/:kind/:pageId", async (req, res) => {
     const tx = find(req, res);
     if (!tx) return;
+    // ?outcome=<name>: opening the address ends the payment as posting outcome=<name> would (no form needed)
+    if (req.query.outcome !== undefined) return act(req, res, tx, {});
     const stage = stageOf(tx);
     // an old address of a payment that moved on (checkout → 3-D Secure) leads to where it waits now
     if (stage && stage !== req.params.kind) return res.redirect(303, pageUrl(baseUrl(req), stage, tx.page_id));
@@ -78,20 +86,24 @@ export function payerPages(deps: Deps): Router {
     if (!tx) return;
     const body = (req.body ?? {}) as Record<string, unknown>;
     // theForm of /v1/checkout lands here with every request field: show the checkout
-    if (body.outcome === undefined && body.allParams !== undefined) return show(req, res, tx);
+    if (namedOutcome(req, body) === undefined && body.allParams !== undefined) return show(req, res, tx);
+    await act(req, res, tx, body);
+  });
+
+  /** The payer acted (a form, a script, or an address with ?outcome=): choose the outcome → finish → answer. */
+  async function act(req: Request, res: Response, tx: Transaction, body: Record<string, unknown>): Promise<void> {
     const stage = stageOf(tx);
     if (!stage) return alreadyFinished(req, res, tx);
-
     const action = choose(deps, tx, stage, body, req);
     if ("problems" in action) {
-      if (wantsJson(req)) return res.status(400).json({ error: "invalid_card", message: "the card form has errors", problems: action.problems });
+      if (wantsJson(req)) return void res.status(400).json({ error: "invalid_card", message: "the card form has errors", problems: action.problems });
       return show(req, res, tx, 400, action.problems);
     }
     if ("refused" in action) return refuse(req, res, 400, "invalid_outcome", action.refused, stageOutcomes(stage));
     const refusal = await finishPayment(deps, tx, action);
     if (refusal) return alreadyFinished(req, res, tx);
     answer(req, res, tx);
-  });
+  }
 
   function alreadyFinished(req: Request, res: Response, tx: Transaction): void {
     const message = `payment ${tx.transaction_id} is no longer pending (it is ${tx.state}, payment_status ${codes.payment_status[tx.state]}): nothing was charged again`;
@@ -118,8 +130,9 @@ type Choice = PayerAction | { problems: FieldProblem[] } | { refused: string };
 /** What the payer did: a named outcome, the 3-D Secure code, or a card at the hosted checkout. */
 function choose(deps: Deps, tx: Transaction, stage: Stage, body: Record<string, unknown>, req: Request): Choice {
   const base = { source: "payer" as const, path: req.path, ip: req.ip ?? "" };
-  if (body.outcome !== undefined) {
-    const chosen = text(body.outcome);
+  const named = namedOutcome(req, body);
+  if (named !== undefined) {
+    const chosen = text(named);
     const outcome = resolveOutcome(stage, chosen);
     if (!outcome) return { refused: `outcome "${chosen}" is not one this ${stage} page offers` };
     return { ...base, outcome, chosen, rule: `payer/${chosen}` };
@@ -137,6 +150,9 @@ function choose(deps: Deps, tx: Transaction, stage: Stage, body: Record<string, 
 function payByCard(deps: Deps, tx: Transaction, body: Record<string, unknown>, base: Pick<PayerAction, "source" | "path" | "ip">): Choice {
   const form = readCardForm(body, deps.clock.now());
   if ("problems" in form) return form;
+  // the outcome the checkout request named (X-Sandbox-Outcome) ends the card, whatever the card or the scenarios say
+  const named = tx.payer_request?.outcome;
+  if (named) return { ...base, outcome: named, chosen: "card", rule: outcomeRule(named), card: form.card };
   if (form.expired) return { ...base, outcome: "expired_card", chosen: "card", rule: "builtin/card-expired", card: form.card };
   const fields = { ...tx.payer_request?.fields, card: form.card.number, expiration_month: form.card.expiration_month, expiration_year: form.card.expiration_year };
   // the scenario the checkout request chose by header still applies (while it exists), else the merchant's or the global one

@@ -13,6 +13,7 @@ const SECTIONS = { authorise: "authorise", capture: "capture", cancel: "cancel",
 type Shown = keyof typeof SECTIONS;
 /** Operations that decide from another one's outcomes (a redirect or APM payment is a payment). */
 const SHOWN_AS: Record<string, Shown> = { apm: "authorise", checkout: "authorise", recurring: "authorise" };
+const shownOf = (operation: string): Shown | undefined => SHOWN_AS[operation] ?? (operation in SECTIONS ? (operation as Shown) : undefined);
 
 /** the catalogue's outcome names per operation, listed once (every decision looks its outcome up) */
 const namesOf = new Map<Shown, readonly string[]>();
@@ -72,8 +73,14 @@ export class Coverage {
     const t = this.tally(merchantId);
     t.scenarios.add(scenario);
     for (const rule of matched) t.rules.set(rule, (t.rules.get(rule) ?? 0) + 1);
-    const shown = SHOWN_AS[operation] ?? (operation in SECTIONS ? (operation as Shown) : undefined);
+    const shown = shownOf(operation);
     if (shown) this.produced(merchantId, shown, outcomeOf(shown, outcome, then));
+  }
+
+  /** An outcome a request named itself (X-Sandbox-Outcome): produced, with no scenario rule answering. */
+  chosen(merchantId: string, operation: string, outcome: string): void {
+    const shown = shownOf(operation);
+    if (shown) this.produced(merchantId, shown, outcome);
   }
 
   /** An outcome reached another way (a payer's choice on a payer page, an operator's completion). */

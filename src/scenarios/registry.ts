@@ -1,19 +1,21 @@
 // The scenarios in force: loaded from the folder at start (a broken file stops the start), reloaded
 // when a file changes (a broken file is reported and its previous good version stays), the global
 // scenario, per-merchant bindings, and the decision for a request:
-//   X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
+//   X-Sandbox-Outcome header (names the outcome itself, see outcome-header.ts)
+//     >  X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
 import { watch, type FSWatcher } from "node:fs";
 import { GatewayError } from "../codes.js";
 import { evaluate } from "./conditions.js";
 import { layeredScenarioFiles, loadFile, resolveAll } from "./loader.js";
 import { NthCounters } from "./nth-counters.js";
 import { Coverage } from "./coverage.js";
+import { checkRequestOutcome, outcomeRule } from "./outcome-header.js";
 import type { Scenario, Then } from "./schema.js";
 
 export interface Decision {
-  /** the scenario that decided, and how it was chosen */
+  /** the scenario that decided, and how it was chosen ("" when X-Sandbox-Outcome named the outcome: no scenario decided) */
   scenario: string;
-  chosenBy: "header" | "merchant" | "global";
+  chosenBy: "outcome" | "header" | "merchant" | "global";
   /** "<scenario>/<rule id>" (the rule's own scenario when inherited), for X-Sandbox-Rule and the log */
   rule: string;
   /** the named outcome, or the operation's fallback when the rule names none or nothing matched */
@@ -27,6 +29,8 @@ export interface DecideInput {
   merchantId: string;
   /** the X-Sandbox-Scenario header, if sent */
   header?: string | undefined;
+  /** the X-Sandbox-Outcome header, if sent: the outcome itself, stronger than any scenario */
+  outcome?: string | undefined;
   /** what "nth call" counts: calls of this operation for this order_no (per merchant) */
   orderNo?: string;
   fallback: string;
@@ -121,6 +125,15 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
     if (!scenarios.has(name)) throw new GatewayError("unknown_scenario", `"${name}" (have: ${[...scenarios.keys()].join(", ")})`);
   };
 
+  /** X-Sandbox-Outcome: the named outcome, no rule looked at (and none of a rule's latency, faults or fields). */
+  function chosenOutcome(input: DecideInput, named: string): Decision {
+    checkRequestOutcome(input.operation, named);
+    // a decision with no outcome of its own produces nothing yet: a batch's envelope (its orders are
+    // decided one by one) or a checkout (the payer's card is, at the hosted checkout)
+    if (input.fallback !== "") coverage.chosen(input.merchantId, input.operation, named);
+    return { scenario: "", chosenBy: "outcome", rule: outcomeRule(named), outcome: named, then: {} };
+  }
+
   return {
     list: () => [...scenarios.values()],
     get: (name) => scenarios.get(name),
@@ -141,12 +154,15 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
     decide(input) {
       const header = input.header?.trim();
       if (header) need(header);
+      // join makes one flat string; a template literal would keep a chain of pieces per counter in memory
+      const key = [input.merchantId, input.operation, input.orderNo ?? ""].join("|");
+      // every call counts for "nth", whatever decides it
+      const nth = counters.next(key);
+      const named = input.outcome?.trim();
+      if (named) return chosenOutcome(input, named);
       const bound = bindings.get(input.merchantId);
       const [name, chosenBy] = header ? [header, "header" as const] : bound && scenarios.has(bound) ? [bound, "merchant" as const] : [global, "global" as const];
       const scenario = scenarios.get(name)!;
-      // join makes one flat string; a template literal would keep a chain of pieces per counter in memory
-      const key = [input.merchantId, input.operation, input.orderNo ?? ""].join("|");
-      const nth = counters.next(key);
       const { then, matched } = evaluate(scenario.rules, { operation: input.operation, fields: input.fields, nth });
       const outcome = then.outcome ?? input.fallback;
       coverage.decided(input.merchantId, name, matched, input.operation, outcome, then);

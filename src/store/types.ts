@@ -113,6 +113,8 @@ export interface PayerRequest {
   card_token?: string;
   /** the scenario the request chose with X-Sandbox-Scenario: it also decides the payer's card */
   scenario?: string;
+  /** the outcome the request named with X-Sandbox-Outcome: the payer's card ends with it (stronger than any scenario) */
+  outcome?: string;
 }
 
 /** One line of a transaction's history. */
@@ -270,4 +272,10 @@ export interface Notification {
   error: string;
   /** with a shared store, while one replica sends it: which one, and until when (real time) the others leave it alone */
   claim?: { by: string; until: string };
+  /** sent by a receiver check (`sandgate check-receiver`): the check's id (chk_…), never retried */
+  check?: string;
+  /** with `check`: the probe it was sent for (valid, tampered_amount, malformed_json, …) */
+  probe?: string;
+  /** what was sent instead of the payload as JSON (a check's malformed, empty or mistyped body) */
+  raw?: { content_type: string; body: string };
 }
