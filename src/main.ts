@@ -11,6 +11,7 @@ import { startSandbox } from "./sandbox.js";
 const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<number | undefined> }>> = {
   record: () => import("./cli/record.js"),
   verify: () => import("./cli/verify.js"),
+  "check-receiver": () => import("./cli/check-receiver.js"),
 };
 
 async function main(): Promise<void> {

@@ -273,8 +273,8 @@ describe("every later change is notified too", () => {
     const [r, p] = receiver.received;
     for (const hit of [r!, p!]) expect(hit.body.encryption_data).toBe(expectedSignature(hit.body));
     const tampered = (hit: typeof r, change: Record<string, string>) => expectedSignature({ ...hit!.body, data: { ...(hit!.body.data as object), ...change } });
-    for (const change of [{ refund_amount: "50.00" }, { refund_status: "3" }, { refund_reference_id: "1234567890123456-02" }]) expect(tampered(r, change)).not.toBe(r!.body.encryption_data);
-    for (const change of [{ payment_amount: "9200.00" }, { status: "FAILED" }, { failure_type: "NO_ACCOUNT" }, { request_id: "other" }]) expect(tampered(p, change)).not.toBe(p!.body.encryption_data);
+    for (const change of [{ refund_amount: "50.00" }, { refund_status: "3" }, { refund_reference_id: "1234567890123456-02" }] as Record<string, string>[]) expect(tampered(r, change)).not.toBe(r!.body.encryption_data);
+    for (const change of [{ payment_amount: "9200.00" }, { status: "FAILED" }, { failure_type: "NO_ACCOUNT" }, { request_id: "other" }] as Record<string, string>[]) expect(tampered(p, change)).not.toBe(p!.body.encryption_data);
   });
 
   test("a refused batch order notifies nothing", async () => {

@@ -52,6 +52,14 @@ export const triggerBody = z.object({
     .optional(),
 });
 
+/** POST /__sandbox/receiver-checks: a conformance check of a merchant's notification receiver (src/proof/receiver-check) */
+export const receiverCheckBody = z.object({
+  url: z.string().min(1).describe("the receiver's URL (http or https, not this Sandgate): the only address contacted"),
+  merchant_id: z.string().min(1).describe("a merchant of the fixtures, or one already provisioned"),
+  transaction_id: z.string().min(1).optional().describe("a payment of the merchant to notify about (default: one made for the check)"),
+  key: z.string().min(1).optional().describe("the key to sign with (default: the merchant's key in Sandgate)"),
+});
+
 /** The bodies by "<method> <path>", for the OpenAPI document. */
 export const OPERATOR_BODIES: Record<string, z.ZodType> = {
   "put /__sandbox/scenarios/global": scenarioNameBody,
@@ -62,4 +70,5 @@ export const OPERATOR_BODIES: Record<string, z.ZodType> = {
   "post /__sandbox/refunds/{ref}/settle": settleBody,
   "post /__sandbox/payouts/{transaction_id}/fail": failPayoutBody,
   "post /__sandbox/notifications/trigger": triggerBody,
+  "post /__sandbox/receiver-checks": receiverCheckBody,
 };

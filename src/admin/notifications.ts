@@ -14,14 +14,14 @@ export function notificationsApi(deps: Deps): Router {
   const router = Router();
   const { store, clock, notifier } = deps;
 
-  // ?merchant_id=&event=&state=: every notification, oldest first, with every attempt
+  // ?merchant_id=&event=&state=&check=: every notification, oldest first, with every attempt
   router.get("/notifications", async (req, res) => {
     const state = queryText(req, "state");
     if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
       return problem(res, 400, "invalid_state", `state must be one of ${STATES.join(", ")}`);
     }
     await bringUpToDate(deps);
-    res.json({ notifications: whereQuery(req, store.data.notifications, ["merchant_id", "event", "state"]) });
+    res.json({ notifications: whereQuery(req, store.data.notifications, ["merchant_id", "event", "state", "check"]) });
   });
 
   // Sends everything due now and waits (a hanging receiver holds it up to the attempt timeout).

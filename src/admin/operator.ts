@@ -9,6 +9,7 @@ import { scenariosApi } from "./scenarios.js";
 import { answerJson, problem, queryText, whereQuery } from "./shared.js";
 import { bringUpToDate } from "../scheduler.js";
 import { notificationsApi } from "./notifications.js";
+import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
@@ -105,6 +106,7 @@ export function operatorApi(deps: Deps): Router {
   router.use(dashboard(deps));
   router.use(paymentsApi(deps));
   router.use(notificationsApi(deps));
+  router.use(receiverChecksApi(deps));
   router.use(payoutsApi(deps));
   router.use(subscriptionsApi(deps));
   router.use(scenariosApi(deps));

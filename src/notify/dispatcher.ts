@@ -67,7 +67,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       const refused = target.refusal(n.url);
       const outcome: AttemptOutcome = refused
         ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
-        : await post(n, number, timeoutMs);
+        : await postNotification(n, number, timeoutMs);
       attemptsMade++;
       // ... and one to record what happened
       await deps.store.unit(() => {
@@ -142,21 +142,25 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   };
 }
 
-/** One POST of the notification's body; never throws: a failure is an outcome. */
-async function post(n: Notification, attempt: number, timeoutMs: number): Promise<AttemptOutcome> {
+/**
+ * One POST of the notification with the real headers; never throws: a failure is an outcome. The
+ * body is the payload as JSON, or what a receiver check's probe sent instead (`raw`), so a resend
+ * repeats exactly what was sent. Exported for the receiver check (proof/receiver-check).
+ */
+export async function postNotification(n: Pick<Notification, "url" | "notification_id" | "event" | "payload" | "raw">, attempt: number, timeoutMs: number): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const res = await fetch(n.url, {
       method: "POST",
       headers: {
-        "content-type": "application/json",
+        "content-type": n.raw?.content_type ?? "application/json",
         "user-agent": USER_AGENT,
         "x-sandbox-notification-id": n.notification_id,
         "x-sandbox-event": n.event,
         "x-sandbox-attempt": String(attempt),
       },
-      body: JSON.stringify(n.payload),
+      body: n.raw?.body ?? JSON.stringify(n.payload),
       // a redirect is not an acknowledgement, and following it could lead back into Sandgate
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
@@ -165,7 +169,7 @@ async function post(n: Notification, attempt: number, timeoutMs: number): Promis
     const ok = res.status >= 200 && res.status < 300;
     return { http_status: res.status, error: ok ? "" : `the receiver answered HTTP ${res.status} (a 2xx acknowledges)`, duration_ms: elapsed(), response_body, retryable: true };
   } catch (err) {
-    return { http_status: null, error: describeFailure(err, timeoutMs), duration_ms: elapsed(), response_body: "", retryable: true };
+    return { http_status: null, error: describeFailure(err, timeoutMs), duration_ms: elapsed(), response_body: "", retryable: true, code: failureCode(err) };
   }
 }
 
@@ -193,6 +197,14 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e.name === "TimeoutError" || e.name === "AbortError") return `no answer within ${timeoutMs / 1000} s (timed out)`;
   return `could not deliver: ${e.cause?.message ?? e.cause?.code ?? e.message ?? String(err)}`;
+}
+
+/** "timeout", or the system code under fetch's "fetch failed" (ECONNREFUSED, ENOTFOUND, …; BAD_PORT: a port fetch never calls), if any. */
+function failureCode(err: unknown): string | undefined {
+  const e = err as { name?: string; cause?: { code?: unknown; message?: unknown } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return "timeout";
+  if (typeof e.cause?.code === "string") return e.cause.code;
+  return e.cause?.message === "bad port" ? "BAD_PORT" : undefined;
 }
 
 /** A counting semaphore that hands a released slot straight to the next waiter. */

@@ -31,24 +31,33 @@ function normalise(b: NotifyBehaviour | undefined): Notification["behaviour"] {
 }
 
 
-/** Adds a notification for the event to the outbox; none when the event has no url. */
-export function enqueueNotification(records: Repository, ids: Ids, now: Date, event: NotificationEvent): Notification | undefined {
-  if (!event.url) return undefined;
+/** A notification's body before it is signed. */
+export type UnsignedBody = Omit<NotificationBody, "encryption_data">;
+
+/** The body as sent: the fields, then encryption_data over NOTIFICATION_SIGNED_FIELDS with the key. */
+export function signedBody(unsigned: UnsignedBody, key: string): NotificationBody {
+  return { ...unsigned, encryption_data: signatureOf(NOTIFICATION_SIGNED_FIELDS, unsigned, key) };
+}
+
+/**
+ * A notification for the event, signed with `key`, not stored: enqueueNotification queues it, and a
+ * receiver check (proof/receiver-check) sends it before recording it, so the two are built alike.
+ */
+export function buildNotification(ids: Ids, now: Date, event: NotificationEvent, key: string): Notification {
   const behaviour = normalise(event.notify);
-  const unsigned = {
+  const unsigned: UnsignedBody = {
     notification_id: ids.hex("notification", 24, "ntf_"),
     event: event.event,
     merchant_id: event.merchantId,
     created_at: now.toISOString(),
     data: redactCards(event.data),
   };
-  const payload: NotificationBody = { ...unsigned, encryption_data: signatureOf(NOTIFICATION_SIGNED_FIELDS, unsigned, secretKeyOf(records, event.merchantId)) };
-  const notification: Notification = {
+  return {
     notification_id: unsigned.notification_id,
     merchant_id: event.merchantId,
     url: event.url,
     event: event.event,
-    payload,
+    payload: signedBody(unsigned, key),
     created_at: unsigned.created_at,
     due_at: behaviour.drop ? "" : new Date(now.getTime() + behaviour.delay_seconds * 1000).toISOString(),
     state: behaviour.drop ? "dropped" : "pending",
@@ -58,6 +67,12 @@ export function enqueueNotification(records: Repository, ids: Ids, now: Date, ev
     failures: 0,
     error: behaviour.drop ? "dropped by the scenario: never sent" : "",
   };
+}
+
+/** Adds a notification for the event to the outbox; none when the event has no url. */
+export function enqueueNotification(records: Repository, ids: Ids, now: Date, event: NotificationEvent): Notification | undefined {
+  if (!event.url) return undefined;
+  const notification = buildNotification(ids, now, event, secretKeyOf(records, event.merchantId));
   records.addNotification(notification);
   return notification;
 }
@@ -78,6 +93,8 @@ export interface AttemptOutcome {
   response_body: string;
   /** false when retrying cannot help (the URL is refused) */
   retryable: boolean;
+  /** without an answer: the failure's system code (ECONNREFUSED, ENOTFOUND, …) or "timeout" */
+  code?: string | undefined;
 }
 
 /**

@@ -16,7 +16,20 @@ export const KIND_MEANINGS: Record<DifferenceKind, { means: string; todo: string
   value: { means: "a value that must agree differs: a status, a result code or text, a currency, an amount, an echoed field", todo: "often closed with data: --suggest writes the scenario rule that gives the gateway's value" },
 };
 
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** The text cut to n characters, an ellipsis saying so. */
+export const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/**
+ * Aligned columns for the terminal, a rule under the head: a column is as wide as its widest cell,
+ * at most `max` (longer cells are cut); with `lastFree` the last column is never cut.
+ */
+export function textTable(head: string[], rows: string[][], max = 48, lastFree = false): string[] {
+  const last = head.length - 1;
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const shown = widths.map((w, i) => (lastFree && i === last ? w : Math.min(max, w)));
+  const line = (cells: string[]) => cells.map((c, i) => (lastFree && i === last ? c : cut(c, shown[i]!).padEnd(shown[i]!))).join("  ").trimEnd();
+  return [line(head), line(shown.map((w, i) => "-".repeat(lastFree && i === last ? head[i]!.length : w))), ...rows.map(line)];
+}
 
 export function terminalReport(report: VerifyReport): string {
   const lines: string[] = [];
@@ -30,19 +43,17 @@ export function terminalReport(report: VerifyReport): string {
     return `${lines.join("\n")}\n`;
   }
   const rows = report.differences.map((d) => [`#${d.exchange}`, d.operation, d.kind, d.path, cut(d.expected, 40), cut(d.actual, 40)]);
-  const head = ["exch", "operation", "kind", "path", "gateway (recorded)", "sandgate"];
-  const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
-  const line = (cells: string[]) => cells.map((c, i) => cut(c, widths[i]!).padEnd(widths[i]!)).join("  ").trimEnd();
-  lines.push(line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line));
+  lines.push(...textTable(["exch", "operation", "kind", "path", "gateway (recorded)", "sandgate"], rows));
   const kinds = [...new Set(report.differences.map((d) => d.kind))];
   lines.push("", `${report.differences.length} difference${report.differences.length === 1 ? "" : "s"}:`);
   for (const k of kinds) lines.push(`  ${k}: ${KIND_MEANINGS[k].means}; ${KIND_MEANINGS[k].todo}`);
   return `${lines.join("\n")}\n`;
 }
 
-const attr = (s: string) => escapeText(s).replace(/"/g, "&quot;");
+/** Text for an XML attribute's double quotes. */
+export const attr = (s: string) => escapeText(s).replace(/"/g, "&quot;");
 /** XML 1.0 cannot hold most control characters, even escaped */
-const xmlSafe = (s: string) =>
+export const xmlSafe = (s: string) =>
   Array.from(s, (c) => {
     const code = c.charCodeAt(0);
     return (code < 0x20 && c !== "\t" && c !== "\n" && c !== "\r") || code === 0xfffe || code === 0xffff ? "\ufffd" : c;

@@ -3,6 +3,7 @@
 // payer's return and on notifications. Nothing here knows about Sandgate: point GATEWAY_URL at
 // the real gateway and it works the same.
 import { createHash, timingSafeEqual } from "node:crypto";
+import { signedWith } from "./receiver.js";
 
 export interface Merchant {
   merchantId: string;
@@ -16,7 +17,6 @@ const SIGNED = {
   authoriseResponse: ["merchant_id", "account_id", "order_no", "currency", "amount", "transaction_id", "order_status", "result_info"],
   batchRequest: ["merchant_id", "account_id"],
   batchResponse: ["merchant_id", "account_id", "return_status"],
-  notification: ["notification_id", "event", "merchant_id", "created_at"],
 } as const;
 
 /** SHA-256 (lowercase hex) of the listed fields' values concatenated, then the secret key. */
@@ -121,7 +121,8 @@ export function createGateway(baseUrl: string, merchant: Merchant) {
 
     /** A notification POSTed to our notify_url: its body, if its signature is ours. */
     readNotification(body: Record<string, unknown>) {
-      if (!verify(SIGNED.notification, body, merchant.secretKey)) throw new GatewayError("notification not signed with our key: ignore it");
+      // the whole documented field list, data.amount and data.payment_status included (receiver.ts)
+      if (!signedWith(body, merchant.secretKey)) throw new GatewayError("notification not signed with our key: ignore it");
       return body as { notification_id: string; event: string; data: Record<string, unknown> };
     },
   };

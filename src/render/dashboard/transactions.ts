@@ -132,7 +132,7 @@ export function notificationsTable(list: Notification[], back: string): string {
     return [
       e(n.created_at.replace("T", " ").slice(0, 19)),
       `<code>${e(n.merchant_id)}</code>`,
-      e(n.event),
+      e(n.event) + (n.check ? `<div class="hint">receiver check ${e(n.check)}: ${e(n.probe ?? "")}</div>` : ""),
       `<span class="mono">${e(n.url)}</span>`,
       e(n.state) + (n.error ? `<div class="hint">${e(n.error)}</div>` : ""),
       attempts,

@@ -1,0 +1,39 @@
+// POST /__sandbox/receiver-checks {url, merchant_id, transaction_id?, key?}: `sandgate
+// check-receiver` over HTTP. Checks a merchant's notification receiver from THIS Sandgate (its
+// merchants, its notifications log: every probe is listed there with ?check=<id>) and answers the
+// report (src/proof/receiver-check). Bad input is 400 {error, message} and changes nothing.
+// Mounted by operatorApi (ADMIN_TOKEN guard and JSON body parser included).
+import { Router, type Request } from "express";
+import type { Deps } from "../deps.js";
+import { CheckRefused } from "../proof/receiver-check/input.js";
+import { runReceiverCheck } from "../proof/receiver-check/run.js";
+import { receiverCheckBody } from "./bodies.js";
+import { problem } from "./shared.js";
+
+/**
+ * This server at the address the request reached it on: the check makes its payment there, and a
+ * receiver URL at that port is Sandgate itself, whatever port the server was told to use.
+ */
+function reachedAt(req: Request): string {
+  const address = (req.socket.localAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
+  return `http://${address.includes(":") ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
+}
+
+export function receiverChecksApi(deps: Deps): Router {
+  const router = Router();
+  router.post("/receiver-checks", async (req, res) => {
+    const parsed = receiverCheckBody.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
+      return problem(res, 400, "invalid_check", detail);
+    }
+    try {
+      res.json(await runReceiverCheck(deps, parsed.data, reachedAt(req)));
+    } catch (err) {
+      if (err instanceof CheckRefused) return problem(res, err.status, err.error, err.message);
+      deps.log.error({ err }, "receiver check failed");
+      problem(res, 500, "check_failed", `the check could not run: ${(err as Error).message}`);
+    }
+  });
+  return router;
+}
