@@ -1,6 +1,7 @@
 // The operator API (/__sandbox) as typed calls, for a merchant's tests: against the Sandgate they
 // started in-process (`sandbox.admin`) or a remote one (`createAdminClient(url, token)`). Every call
 // is one HTTP request; an error answer throws SandgateAdminError with the API's status and message.
+import type { ReceiverCheckReport } from "./proof/receiver-check/run.js";
 import type { RequestFilter, RequestLogEntry } from "./request-log.js";
 import type { CoverageReport } from "./scenarios/coverage.js";
 import type { Notification, Refund, Subscription, Transaction } from "./store/types.js";
@@ -36,6 +37,18 @@ export interface CompletedPayment {
   return_url: string;
 }
 
+/** What a receiver check is asked to do (POST /__sandbox/receiver-checks). */
+export interface ReceiverCheckInput {
+  /** the merchant's notify_url (http or https, not this Sandgate): the only address contacted */
+  url: string;
+  /** a merchant of the fixtures, or one already provisioned */
+  merchant_id: string;
+  /** a payment of the merchant to notify about; by default the check makes one */
+  transaction_id?: string;
+  /** the key the probes are signed with (the receiver's); by default the merchant's key in Sandgate */
+  key?: string;
+}
+
 export interface AdminClient {
   readonly url: string;
   health(): Promise<{ status: string; scenario: string; signature_mode: string; time: string }>;
@@ -54,7 +67,8 @@ export interface AdminClient {
   refunds(filter?: { merchant_id?: string; transaction_id?: string }): Promise<Refund[]>;
   payouts(filter?: { merchant_id?: string; status?: string; request_id?: string }): Promise<Record<string, unknown>[]>;
   subscriptions(filter?: { merchant_id?: string; recurring_id?: string }): Promise<(Subscription & { recurring_status: string })[]>;
-  notifications(filter?: { merchant_id?: string; event?: string; state?: string }): Promise<Notification[]>;
+  /** `check`: one receiver check's notifications (its report's `check`) */
+  notifications(filter?: { merchant_id?: string; event?: string; state?: string; check?: string }): Promise<Notification[]>;
   /** finishes a payment waiting for its payer as the payer would (paid, failed, threeds_passed, ...) */
   completePayment(transactionId: string, outcome: string): Promise<CompletedPayment>;
   /** settles an accepted refund now */
@@ -70,6 +84,12 @@ export interface AdminClient {
   resendNotification(notificationId: string): Promise<Notification>;
   coverage(merchantId?: string): Promise<CoverageReport>;
   clearCoverage(merchantId?: string): Promise<void>;
+  /**
+   * Checks a merchant's notification receiver: genuine, duplicate, forged, tampered, stale,
+   * out-of-order and malformed notifications sent to `url`, one at a time, each judged. Resolves
+   * with the report whatever the verdicts (see `passed`); bad input throws SandgateAdminError (400).
+   */
+  checkReceiver(input: ReceiverCheckInput): Promise<ReceiverCheckReport>;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -129,5 +149,6 @@ export function createAdminClient(url: string, token?: string): AdminClient {
     clearCoverage: async (merchantId) => {
       await call("DELETE", "/coverage", { query: { merchant_id: merchantId } });
     },
+    checkReceiver: ({ url, merchant_id, transaction_id, key }) => call("POST", "/receiver-checks", { body: { url, merchant_id, transaction_id, key } }),
   };
 }

@@ -1,5 +1,7 @@
 // The typed operator client, used as a merchant's test suite would: sandbox.admin against the
 // Sandgate it started, createAdminClient(url, token) against a running one. Every call is real HTTP.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAdminClient, SandgateAdminError, startSandbox, type Sandbox } from "../src/index.js";
 import { ANY_SIGNATURE, directPayment, parseXml, textOf } from "./helpers.js";
@@ -57,6 +59,39 @@ describe("the operator client", () => {
     expect((await sandbox.admin.chargeSubscription(sub!.recurring_id)).deductions).toBe(2);
     expect(await sandbox.admin.reset(M.merchant_id)).toEqual({ reset: M.merchant_id });
     expect(await sandbox.admin.transactions({ merchant_id: M.merchant_id })).toEqual([]);
+  });
+
+  test("checkReceiver: the report of a receiver that acknowledges everything, its probes in the notifications log; bad input throws", async () => {
+    const paths: string[] = [];
+    const receiver = createServer((req, res) => {
+      paths.push(req.url ?? "");
+      req.resume().on("end", () => res.end("ok"));
+    });
+    await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`;
+    try {
+      const report = await sandbox.admin.checkReceiver({ url, merchant_id: "M10001" });
+      expect(report).toMatchObject({ url, merchant_id: "M10001", payment: "created", stopped: "", passed: false });
+      expect(report.check).toMatch(/^chk_/);
+      expect(report.probes).toHaveLength(15);
+      const verdicts = Object.fromEntries(report.probes.map((p) => [p.probe, p.verdict]));
+      expect(verdicts).toMatchObject({ valid: "pass", duplicate: "pass", wrong_key: "fail", tampered_amount: "fail", signature_missing: "fail", stale: "warning", malformed_json: "fail" });
+      expect(report.summary.pass + report.summary.warning + report.summary.fail).toBe(15);
+      expect(new Set(paths)).toEqual(new Set(["/notify"]));
+      const logged = await createAdminClient(sandbox.url, "ops-token").notifications({ check: report.check });
+      expect(logged.length).toBeGreaterThan(0);
+      expect(logged.every((n) => n.check === report.check && n.url === url)).toBe(true);
+
+      const given = await sandbox.admin.checkReceiver({ url, merchant_id: "M10001", transaction_id: report.transaction_id, key: "another_key" });
+      expect(given).toMatchObject({ payment: "given", transaction_id: report.transaction_id });
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((done) => receiver.close(() => done()));
+    }
+    const unknown = await sandbox.admin.checkReceiver({ url, merchant_id: "NOPE-1" }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(SandgateAdminError);
+    expect(unknown).toMatchObject({ status: 400, error: "unknown_merchant" });
+    expect(await sandbox.admin.checkReceiver({ url: "ftp://shop.example/notify", merchant_id: "M10001" }).catch((e: unknown) => e)).toMatchObject({ status: 400, error: "invalid_url" });
   });
 
   test("an error answer throws SandgateAdminError with the API's status and code; a remote client needs the token", async () => {

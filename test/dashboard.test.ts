@@ -142,6 +142,55 @@ describe("actions", () => {
   });
 });
 
+describe("the Receiver check tab", () => {
+  test("an HTML page under the CSP, loading its script from the assets, the merchants offered; behind ADMIN_TOKEN when set", async () => {
+    const res = await request(app).get("/__sandbox/ui/receiver-check").expect(200);
+    expect(res.type).toBe("text/html");
+    expect(res.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(res.text).toContain('<script src="/__sandbox/assets/receiver-check.js" defer></script>');
+    expect(res.text).not.toMatch(/<script>|style="/);
+    expect(res.text).toContain('<a href="/__sandbox/ui/receiver-check" class="current" data-tab="receiver-check">Receiver check</a>');
+    expect(res.text).toContain('data-endpoint="/__sandbox/receiver-checks"');
+    expect(res.text).toContain(`id="check-merchant" name="merchant_id" list="check-merchants" value="${ACME.merchant_id}"`);
+    expect(res.text).toContain('<option value="M10002">Blue Harbor Books</option>');
+    expect((await request(app).get("/__sandbox/ui/verify").expect(200)).text).toContain('data-tab="receiver-check"');
+    await request(app).get("/__sandbox/assets/receiver-check.js").expect(200).expect("Content-Type", /javascript/);
+
+    const guarded = (await makeApp({ adminToken: "check-token" })).app;
+    expect((await request(guarded).get("/__sandbox/ui/receiver-check").expect(401)).text).toContain('id="token"');
+    const signedIn = await request(guarded).get("/__sandbox/ui/receiver-check").set("authorization", "Bearer check-token").expect(200);
+    expect(signedIn.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(signedIn.text).toContain('<script src="/__sandbox/assets/receiver-check.js" defer></script>');
+  });
+
+  test("a merchant provisioned by a request is offered after the fixtures, its id escaped", async () => {
+    await pay({ merchant_id: "M-<b>x</b>", order_no: "RC-1" });
+    const page = (await request(app).get("/__sandbox/ui/receiver-check").expect(200)).text;
+    expect(page).toContain('<option value="M-&lt;b&gt;x&lt;/b&gt;">');
+    expect(page.indexOf('value="M10002"')).toBeLessThan(page.indexOf('value="M-&lt;b&gt;'));
+    expect(page).not.toContain("<b>x</b>");
+  });
+
+  test("the notifications page lists one check's notifications with ?check=", async () => {
+    const notification = (id: string, check?: string) => ({ ...deps.store.data.notifications[0]!, notification_id: id, attempts: [], state: "delivered" as const, due_at: "", ...(check ? { check, probe: "valid" } : {}) });
+    await postAuthorise(app, apmPayment({ notify_url: "http://127.0.0.1:9/hook" })).expect(200);
+    expect(deps.store.data.notifications.length).toBeGreaterThan(0);
+    deps.store.data.notifications.push(notification("N-CHECKED", "chk_0123456789abcdef"), notification("N-OTHER", "chk_fedcba9876543210"));
+    const one = (await request(app).get("/__sandbox/ui/notifications").query({ check: "chk_0123456789abcdef" }).expect(200)).text;
+    expect(one).toContain('<code id="notifications-check">chk_0123456789abcdef</code>');
+    expect(one).toContain("resend-N-CHECKED");
+    expect(one).not.toContain("resend-N-OTHER");
+    expect(one.match(/data-action="resend-/g)).toHaveLength(1);
+    expect(one).toContain('name="back" value="/__sandbox/ui/notifications?check=chk_0123456789abcdef"');
+    const all = (await request(app).get("/__sandbox/ui/notifications").expect(200)).text;
+    expect(all).toContain("resend-N-OTHER");
+    expect(all).not.toContain("notifications-check");
+    const hostile = (await request(app).get("/__sandbox/ui/notifications").query({ check: "<script>alert(1)</script>" }).expect(200)).text;
+    expect(hostile).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(hostile).not.toContain("<script>alert");
+  });
+});
+
 describe("ADMIN_TOKEN", () => {
   test("a browser signs in once; the cookie then opens pages and the JSON API; a wrong token does not", async () => {
     const guarded = (await makeApp({ adminToken: "s3cret-token" })).app;

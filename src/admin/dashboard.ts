@@ -13,6 +13,7 @@ import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboar
 import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
 import { coveragePage } from "../render/dashboard/coverage.js";
 import { verifyPage } from "../render/dashboard/verify.js";
+import { receiverCheckPage } from "../render/dashboard/receiver-check.js";
 import { HAR_LIMIT_BYTES } from "./verify.js";
 import { filterProblem } from "../request-log.js";
 import { sendHtml } from "../render/layout.js";
@@ -104,9 +105,12 @@ export function dashboard(deps: Deps): Router {
     sendHtml(res, 200, requestsPage(deps.requests.list({ ...given, limit: 100 }).reverse(), f));
   });
 
+  // ?check=<id>: one receiver check's notifications only (the Receiver check tab links here)
   router.get("/ui/notifications", async (req, res) => {
     await bringUpToDate(deps);
-    sendHtml(res, 200, notificationsPage(store.data.notifications.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+    const check = queryText(req, "check")?.trim() ?? "";
+    const list = check ? store.data.notifications.filter((n) => n.check === check) : store.data.notifications;
+    sendHtml(res, 200, notificationsPage(list.slice(-LIST_LIMIT).reverse(), flashOf(req), check));
   });
 
   router.get("/ui/coverage", (req, res) => {
@@ -116,6 +120,13 @@ export function dashboard(deps: Deps): Router {
 
   // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify.ts)
   router.get("/ui/verify", (_req, res) => sendHtml(res, 200, verifyPage(registry.global(), HAR_LIMIT_BYTES)));
+
+  // the page only; its script posts the form to POST /__sandbox/receiver-checks (admin/receiver-checks.ts)
+  router.get("/ui/receiver-check", (_req, res) => {
+    // the fixtures first, then merchants provisioned by requests
+    const all = store.data.merchants.filter((m) => !m.provisioned).concat(store.data.merchants.filter((m) => m.provisioned));
+    sendHtml(res, 200, receiverCheckPage(all.map((m) => ({ merchant_id: m.merchant_id, name: m.provisioned ? `${m.name} (provisioned)` : m.name }))));
+  });
 
   router.get("/ui/payouts", async (req, res) => {
     await bringUpToDate(deps);

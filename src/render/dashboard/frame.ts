@@ -5,7 +5,8 @@ import { layout } from "../layout.js";
 
 export const BASE = "/__sandbox";
 
-const TABS: [string, string][] = [
+/** [name, href, label (default: the name capitalised)] */
+const TABS: [string, string, string?][] = [
   ["overview", `${BASE}/`],
   ["transactions", `${BASE}/ui/transactions`],
   ["requests", `${BASE}/ui/requests`],
@@ -14,6 +15,7 @@ const TABS: [string, string][] = [
   ["subscriptions", `${BASE}/ui/subscriptions`],
   ["coverage", `${BASE}/ui/coverage`],
   ["verify", `${BASE}/ui/verify`],
+  ["receiver-check", `${BASE}/ui/receiver-check`, "Receiver check"],
 ];
 
 export interface Flash {
@@ -22,7 +24,7 @@ export interface Flash {
 }
 
 export function frame(title: string, current: string, body: string, flash?: Flash, script?: string): string {
-  const tabs = TABS.map(([name, href]) => `<a href="${href}" class="${name === current ? "current" : ""}" data-tab="${name}">${e(name[0]!.toUpperCase() + name.slice(1))}</a>`).join("");
+  const tabs = TABS.map(([name, href, label]) => `<a href="${href}" class="${name === current ? "current" : ""}" data-tab="${name}">${e(label ?? name[0]!.toUpperCase() + name.slice(1))}</a>`).join("");
   const message = flash ? `<p class="flash${flash.ok ? "" : " bad"}" id="flash" role="status">${e(flash.text)}</p>` : "";
   return layout(`${title} — Sandgate dashboard`, `<nav class="tabs">${tabs}</nav>\n${message}\n${body}`, { banner: "QA dashboard", width: "wide", ...(script ? { script } : {}) });
 }

@@ -39,8 +39,11 @@ ${field("until", "Until", "2026-11-24T11:00:00Z")}
   );
 }
 
-export function notificationsPage(list: Notification[], flash?: Flash): string {
-  return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.</p><section class="card">${notificationsTable(list, `${BASE}/ui/notifications`)}</section>`, flash);
+/** `check`: only that receiver check's notifications are listed (?check=<id>). */
+export function notificationsPage(list: Notification[], flash?: Flash, check = ""): string {
+  const back = `${BASE}/ui/notifications${check ? `?check=${encodeURIComponent(check)}` : ""}`;
+  const which = check ? ` Receiver check <code id="notifications-check">${e(check)}</code> only: the notifications its probes sent. <a href="${BASE}/ui/notifications">Show all</a>` : "";
+  return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.${which}</p><section class="card">${notificationsTable(list, back)}</section>`, flash);
 }
 
 export function payoutsPage(list: Payout[], flash?: Flash): string {
