@@ -271,6 +271,33 @@ describe("replicas and failures", () => {
     expect(await statusOf(a!, p.transaction_id)).toBe("3000");
   });
 
+  test("a Redis restart under load: every replica answers again within 1 s of Redis accepting connections", async () => {
+    const redis = await ownRedis;
+    const all = await replicas(2, redis.url);
+    let stop = false;
+    // load on both replicas, so the turn is held (and in Redis's append-only file) when it stops
+    const load = all.map(async (replica) => {
+      while (!stop) await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }).then((r) => r.text()).catch(() => undefined);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await redis.stop();
+    await new Promise((r) => setTimeout(r, 1_500));
+    await redis.start();
+    const back = performance.now();
+    const waited = await Promise.all(
+      all.map(async (replica) => {
+        for (;;) {
+          const res = await post(replica, "/v1/authorise", directPayment());
+          if (res.status === 200) return performance.now() - back;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }),
+    );
+    stop = true;
+    await Promise.all(load);
+    for (const ms of waited) expect(ms).toBeLessThan(1_000);
+  });
+
   test("kill -9 one replica under load: the other keeps answering and every acknowledged payment is there", async () => {
     const redis = await ownRedis;
     const [a, b] = await replicas(2, redis.url);

@@ -66,7 +66,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2_000,
-    retryStrategy: (times) => Math.min(times * 100, 1_000),
+    // back within 200 ms of Redis (a restart): requests answer again at once, not after a backoff
+    retryStrategy: (times) => Math.min(times * 50, 200),
   });
   let lastError: Error | undefined;
   // while running, what fails is reported by the commands that fail (503 I0050)
@@ -292,6 +293,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
         );
       }),
   );
+
+  // Redis keeps the lock in its append-only file across a restart: a lock this replica no longer
+  // holds (its turn ended with Redis away, and the release never arrived) would make every replica
+  // wait out the lease. Reconnected, it gives it back. A turn being taken at that moment loses it:
+  // its commit is refused (503), nothing is written twice.
+  client.on("ready", () => {
+    if (!turns.holding) releaseScript(key("lock"), token).catch(() => undefined);
+  });
 
   const commitInTurn = groupCommit(async () => {
     try {
