@@ -330,6 +330,37 @@ describe("replicas and failures", () => {
     expect(acknowledged.filter((id) => !known.has(id))).toEqual([]);
   }, 30_000);
 
+  test("SIGTERM one replica under load: it hands over at once, the other answers with no gap over 250 ms", async () => {
+    const [a, b] = await replicas(2);
+    let stop = false;
+    let last = performance.now();
+    let longestGap = 0;
+    let failedOnB = 0;
+    const onB = async () => {
+      while (!stop) {
+        const res = await post(b!, "/v1/authorise", directPayment());
+        const now = performance.now();
+        if (res.status !== 200) failedOnB++;
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+      }
+    };
+    const onA = async () => {
+      while (!stop) if (!(await fetch(`${a!.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }).catch(() => undefined))) return;
+    };
+    const load = [onA(), onA(), onB(), onB()];
+    await new Promise((r) => setTimeout(r, 700));
+    longestGap = 0;
+    a!.child.kill("SIGTERM");
+    const exited = new Promise<number | null>((resolve) => a!.child.once("exit", resolve));
+    await new Promise((r) => setTimeout(r, 1_500));
+    stop = true;
+    await Promise.all(load);
+    expect(await exited).toBe(0);
+    expect(failedOnB).toBe(0);
+    expect(longestGap).toBeLessThan(250);
+  }, 30_000);
+
   test("Redis unreachable at start: a clear message and exit code 1", async () => {
     const port = await freePort();
     const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });

@@ -49,6 +49,8 @@ interface Entry {
 
 /** How long a turn survives a replica that stopped answering (each commit renews it). */
 const LEASE_MS = 5_000;
+/** How long a closing replica waits for its units before it gives the turn back anyway. */
+const CLOSE_WAIT_MS = 2_000;
 const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
 
 /** The address without its password, for messages. */
@@ -361,6 +363,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       });
     },
     async close() {
+      // a graceful stop hands the turn over at once: the units still here end (2 s at most), then
+      // this replica's lock is given back, so no other replica waits out its lease
+      for (const started = Date.now(); turns.busy && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
+      await releaseScript(key("lock"), token).catch(() => undefined);
       await client.quit().catch(() => client.disconnect());
     },
   };

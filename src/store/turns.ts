@@ -14,6 +14,8 @@ export interface Turns {
   leave(): void;
   /** true while this replica holds the turn */
   readonly holding: boolean;
+  /** true while a unit runs or waits here, or the turn is being taken or given back */
+  readonly busy: boolean;
 }
 
 /**
@@ -53,6 +55,9 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
   return {
     get holding() {
       return holding;
+    },
+    get busy() {
+      return holding || taking || ending || open > 0 || waiting.length > 0;
     },
     enter() {
       if (holding && !ending && performance.now() - heldSince < TURN_MS) {
