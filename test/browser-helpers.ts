@@ -39,6 +39,14 @@ export async function watchedPage(browser: Browser): Promise<{ page: Page; probl
   return { page, problems };
 }
 
+/** Opens the dashboard of a Sandgate started with ADMIN_TOKEN and signs in with it, as a tester does once. */
+export async function signIn(page: Page, sandboxUrl: string, token: string): Promise<void> {
+  await page.goto(`${sandboxUrl}/__sandbox/`);
+  await page.fill("#token", token);
+  await page.click("#login");
+  await page.waitForSelector("#global-scenario");
+}
+
 export interface Returned {
   params: Record<string, string>;
   /** encryption_data recomputed with the merchant's key over data/signature-fields.json payer_return */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { ACME, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
-import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage } from "./browser-helpers.js";
+import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage, signIn } from "./browser-helpers.js";
 
 describe.skipIf(!HAS_CHROMIUM)(`the QA dashboard in Chromium (needs ${CHROMIUM})`, () => {
   let sandbox: Sandbox;
@@ -18,10 +18,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA dashboard in Chromium (needs ${CHROMIUM})
     sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "dashboard", adminToken: "qa-token" });
     browser = await launch();
     ({ page, problems } = await watchedPage(browser));
-    await page.goto(`${sandbox.url}/__sandbox/`);
-    await page.fill("#token", "qa-token");
-    await page.click("#login");
-    await page.waitForSelector("#global-scenario");
+    await signIn(page, sandbox.url, "qa-token");
   });
   afterAll(async () => {
     await browser?.close();

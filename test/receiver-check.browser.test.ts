@@ -12,7 +12,7 @@ import { createReceiver } from "../examples/merchant/src/receiver.js";
 import { PROBES } from "../src/proof/receiver-check/probes.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { ACME } from "./helpers.js";
-import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage } from "./browser-helpers.js";
+import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage, signIn } from "./browser-helpers.js";
 
 interface Receiver {
   url: string;
@@ -61,10 +61,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     correct = await listen(createReceiver({ key: ACME.key, onEvent: () => undefined }));
     browser = await launch();
     ({ page, problems } = await watchedPage(browser));
-    await page.goto(`${sandbox.url}/__sandbox/`);
-    await page.fill("#token", "qa-token");
-    await page.click("#login");
-    await page.waitForSelector("#global-scenario");
+    await signIn(page, sandbox.url, "qa-token");
   });
   afterAll(async () => {
     await browser?.close();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { directPayment, makeApp, postAuthorise } from "./helpers.js";
-import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage } from "./browser-helpers.js";
+import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage, signIn } from "./browser-helpers.js";
 
 /** A recording made on a Sandgate of its own: an approved and a declined payment, as its HAR export. */
 async function recording(): Promise<string> {
@@ -39,10 +39,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Verify tab in Chromium (needs ${
     sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "verify-tab", adminToken: "qa-token" });
     browser = await launch();
     ({ page, problems } = await watchedPage(browser));
-    await page.goto(`${sandbox.url}/__sandbox/`);
-    await page.fill("#token", "qa-token");
-    await page.click("#login");
-    await page.waitForSelector("#global-scenario");
+    await signIn(page, sandbox.url, "qa-token");
   });
   afterAll(async () => {
     await browser?.close();
