@@ -17,24 +17,12 @@
   var notificationsPage = form.getAttribute("data-notifications");
   var BADGE = { pass: "status ok", warning: "status wait", fail: "status bad" };
 
-  function el(tag, text, className) {
-    var node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
-  }
-
-  function plural(n, word) {
-    return n + " " + word + (n === 1 ? "" : "s");
-  }
-
+  var dom = window.SandgateReportDom;
+  var el = dom.el;
+  var plural = dom.plural;
   /** A status line above the result: progress, or what went wrong (the API's message). */
   function say(text, bad) {
-    message.replaceChildren();
-    if (!text) return;
-    var p = el("p", text, bad ? "flash bad" : "flash");
-    p.id = "check-flash";
-    message.appendChild(p);
+    dom.say(message, "check-flash", text, bad);
   }
 
   /** "401 in 3 ms", or what happened instead of an answer (as the terminal report says it) */

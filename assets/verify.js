@@ -16,24 +16,12 @@
   var endpoint = form.getAttribute("data-endpoint");
   var limit = Number(form.getAttribute("data-limit")) || 0;
 
-  function el(tag, text, className) {
-    var node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
-  }
-
-  function plural(n, word) {
-    return n + " " + word + (n === 1 ? "" : "s");
-  }
-
+  var dom = window.SandgateReportDom;
+  var el = dom.el;
+  var plural = dom.plural;
   /** A status line above the result: progress, or what went wrong (the API's message). */
   function say(text, bad) {
-    message.replaceChildren();
-    if (!text) return;
-    var p = el("p", text, bad ? "flash bad" : "flash");
-    p.id = "verify-flash";
-    message.appendChild(p);
+    dom.say(message, "verify-flash", text, bad);
   }
 
   function table(headers, className) {

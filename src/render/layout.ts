@@ -1,5 +1,5 @@
 // The frame of every page Sandgate hosts itself (payer pages, QA dashboard): one stylesheet and
-// at most one script, both served from /__sandbox/assets, and a Content-Security-Policy that
+// its own scripts (run in order), all served from /__sandbox/assets, and a Content-Security-Policy that
 // allows nothing else (no inline script, no third party). Bodies must already be escaped HTML.
 import type { Response } from "express";
 import { escapeHtml, htmlDocument } from "./html.js";
@@ -14,12 +14,13 @@ export interface LayoutOptions {
   banner: string;
   /** main.payer (narrow) or main.wide (dashboard) */
   width?: "payer" | "wide";
-  /** an asset script, e.g. "dashboard.js" */
-  script?: string;
+  /** asset scripts, run in this order, e.g. "dashboard.js" */
+  script?: string | readonly string[];
 }
 
 export function layout(title: string, body: string, options: LayoutOptions): string {
-  const script = options.script ? `\n<script src="${ASSETS_PATH}/${escapeHtml(options.script)}" defer></script>` : "";
+  const scripts = options.script === undefined ? [] : typeof options.script === "string" ? [options.script] : options.script;
+  const script = scripts.map((name) => `\n<script src="${ASSETS_PATH}/${escapeHtml(name)}" defer></script>`).join("");
   return htmlDocument(
     title,
     `<link rel="icon" href="data:,">\n<link rel="stylesheet" href="${ASSETS_PATH}/sandgate.css">${script}`,

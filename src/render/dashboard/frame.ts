@@ -23,7 +23,7 @@ export interface Flash {
   ok: boolean;
 }
 
-export function frame(title: string, current: string, body: string, flash?: Flash, script?: string): string {
+export function frame(title: string, current: string, body: string, flash?: Flash, script?: string | readonly string[]): string {
   const tabs = TABS.map(([name, href, label]) => `<a href="${href}" class="${name === current ? "current" : ""}" data-tab="${name}">${e(label ?? name[0]!.toUpperCase() + name.slice(1))}</a>`).join("");
   const message = flash ? `<p class="flash${flash.ok ? "" : " bad"}" id="flash" role="status">${e(flash.text)}</p>` : "";
   return layout(`${title} — Sandgate dashboard`, `<nav class="tabs">${tabs}</nav>\n${message}\n${body}`, { banner: "QA dashboard", width: "wide", ...(script ? { script } : {}) });

@@ -28,6 +28,6 @@ export function receiverCheckPage(merchants: { merchant_id: string; name: string
 <div id="check-message" role="status"></div>
 <div id="check-result"></div>`,
     undefined,
-    "receiver-check.js",
+    ["report-dom.js", "receiver-check.js"],
   );
 }

@@ -29,6 +29,6 @@ export function verifyPage(globalScenario: string, limitBytes: number): string {
 <div id="verify-result"></div>
 <section class="card" id="verify-legend"><h2>Kinds of difference</h2>${table(["Kind", "What it means", "What to do"], legend, "verify-kinds")}</section>`,
     undefined,
-    "verify.js",
+    ["report-dom.js", "verify.js"],
   );
 }
