@@ -32,7 +32,7 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 
 /** A field's value as text; a name with a dot reads inside objects (a notification's data.amount). */
 function valueOf(body: Record<string, unknown>, field: string): string {
-  if (field in body || !field.includes(".")) return text(body[field]);
+  if (!field.includes(".")) return text(body[field]);
   let value: unknown = body;
   for (const part of field.split(".")) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined;
   return text(value);
