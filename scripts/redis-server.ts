@@ -1,13 +1,15 @@
 // A real Redis for the shared-store tests and the bench: Debian's redis-server, started on a free
 // port with its own folder (append-only file on, fsync every second as Redis does by default, so a
-// restart keeps what was written), stopped at the end.
-import { spawn, type ChildProcess } from "node:child_process";
+// restart keeps what was written), stopped at the end. startRedisCluster() starts three of them as
+// a Redis Cluster (three masters, no replicas, nothing persisted) for tests and the bench.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const REDIS_SERVER = "/usr/bin/redis-server";
+export const REDIS_CLI = "/usr/bin/redis-cli";
 export const HAS_REDIS = existsSync(REDIS_SERVER);
 
 export interface TestRedis {
@@ -51,22 +53,38 @@ async function answering(port: number, timeoutMs = 5_000): Promise<void> {
   }
 }
 
+/** Starts redis-server with these arguments on 127.0.0.1:port and resolves once it answers. */
+async function spawnRedis(port: number, args: string[]): Promise<ChildProcess> {
+  const child = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", ...args], { stdio: "ignore" });
+  try {
+    await answering(port);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return child;
+}
+
+/** SIGTERM, then waits for the exit. */
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
 export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "sandgate-redis-"));
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""], { stdio: "ignore" });
-    await answering(port);
+    child = await spawnRedis(port, ["--dir", dir, "--appendonly", "yes", "--save", ""]);
   };
   const stop = async () => {
     const running = child;
     child = undefined;
-    if (!running || running.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      running.once("exit", () => resolve());
-      running.kill("SIGTERM");
-    });
+    await stopChild(running);
   };
   await start();
   return {
@@ -79,4 +97,79 @@ export async function startRedis(): Promise<TestRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface TestRedisCluster {
+  /** the first node; a cluster client finds the others from it */
+  url: string;
+  ports: number[];
+  /** stops every node and removes their folders */
+  close(): Promise<void>;
+}
+
+/** Whether something can listen on 127.0.0.1:port right now. */
+async function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port P in 20000–29999 with P and its cluster bus port P + 10000 both free, and not in `taken`. */
+async function clusterPort(taken: number[]): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    if (taken.includes(port)) continue;
+    if ((await canListen(port)) && (await canListen(port + 10_000))) return port;
+  }
+  throw new Error("no free port pair (P, P + 10000) found in 20000–29999");
+}
+
+async function redisCli(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(REDIS_CLI, args, { timeout: 10_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`redis-cli ${args.join(" ")} failed: ${error.message}\n${stdout}${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** Resolves once every node reports cluster_state:ok. */
+async function clusterOk(ports: number[], timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const infos = await Promise.all(ports.map((port) => redisCli(["-p", String(port), "cluster", "info"]).catch(() => "")));
+    const notOk = ports.filter((_, i) => !infos[i]!.includes("cluster_state:ok"));
+    if (notOk.length === 0) return;
+    if (Date.now() > until) throw new Error(`Redis Cluster not ok after ${timeoutMs} ms on port(s) ${notOk.join(", ")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function startRedisCluster(): Promise<TestRedisCluster> {
+  const ports: number[] = [];
+  const dirs: string[] = [];
+  const nodes: ChildProcess[] = [];
+  const close = async () => {
+    await Promise.all(nodes.map(stopChild));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await clusterPort(ports);
+      const dir = mkdtempSync(join(tmpdir(), "sandgate-redis-cluster-"));
+      ports.push(port);
+      dirs.push(dir);
+      nodes.push(
+        await spawnRedis(port, ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-node-timeout", "2000", "--dir", dir, "--appendonly", "no", "--save", ""]),
+      );
+    }
+    await redisCli(["--cluster", "create", ...ports.map((port) => `127.0.0.1:${port}`), "--cluster-replicas", "0", "--cluster-yes"]);
+    await clusterOk(ports);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { url: `redis://127.0.0.1:${ports[0]}`, ports, close };
 }
