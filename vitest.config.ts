@@ -11,7 +11,13 @@ export default defineConfig({
     hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: ["test/replicas.test.ts"] } },
-      ...(HAS_REDIS ? [{ extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"] } }] : []),
+      ...(HAS_REDIS
+        ? [
+            { extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"] } },
+            // the same suites on a 3-master Redis Cluster (each merchant's keys on the node of its hash slot)
+            { extends: true as const, test: { name: "replicas (cluster)", include: ON_REPLICAS, globalSetup: ["test/replica-cluster-setup.ts"] } },
+          ]
+        : []),
     ],
   },
 });

@@ -24,6 +24,8 @@ export interface Config {
   coverageReport: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** --redis-url names a seed node of a Redis Cluster */
+  redisCluster: boolean;
   /** processes serving the port: "1", a number, or "auto" (one per core); more than one needs --redis-url */
   workers: string;
 }
@@ -61,6 +63,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: "string",
     pattern: { re: /^(auto|[1-9]\d{0,2})$/, describes: "a number of processes, or auto (one per core)" },
     description: "processes serving the port, so Sandgate uses every core: a number, or auto (one per core); more than one needs --redis-url",
+  },
+  {
+    key: "redisCluster",
+    flag: "--redis-cluster",
+    env: "REDIS_CLUSTER",
+    kind: "boolean",
+    description: "--redis-url is a node of a Redis Cluster: each merchant's keys live on the node that holds its hash slot",
   },
   { key: "redisPrefix", flag: "--redis-prefix", env: "REDIS_PREFIX", kind: "string", description: "prefix of Sandgate's Redis keys: one Redis can hold several separate sandboxes" },
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
@@ -114,6 +123,7 @@ export const DEFAULTS: Config = {
   coverageReport: undefined,
   redisUrl: undefined,
   redisPrefix: "sandgate:",
+  redisCluster: false,
   workers: "1",
 };
 
@@ -134,6 +144,7 @@ export function resolveConfig(
     target[spec.key] = convert(spec, raw);
   }
   if (config.data && config.redisUrl) throw new ConfigError("--data and --redis-url are two places for the same state: pick one");
+  if (config.redisCluster && !config.redisUrl) throw new ConfigError("--redis-cluster needs --redis-url (a node of the cluster)");
   if (config.workers !== "1" && !config.redisUrl) throw new ConfigError("--workers needs --redis-url: each process would otherwise keep its own state");
   return config;
 }

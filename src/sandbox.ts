@@ -8,7 +8,7 @@ import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
 import { DEFAULTS, type Config } from "./config.js";
 import type { Deps } from "./deps.js";
-import { bringUpToDate } from "./scheduler.js";
+import { applyDue } from "./scheduler.js";
 import { createNotifier } from "./notify/dispatcher.js";
 import { createRequestLog } from "./request-log.js";
 import { createRegistry } from "./scenarios/registry.js";
@@ -49,7 +49,13 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
   const store = config.redisUrl
     ? // loaded only when asked for: the Redis client is not part of a single process's start
-      await (await import("./store/redis-store.js")).openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, fixturesDir: config.fixtures, seed: config.seed })
+      await (await import("./store/redis-store.js")).openRedisStore({
+        url: config.redisUrl,
+        prefix: config.redisPrefix,
+        cluster: config.redisCluster,
+        fixturesDir: config.fixtures,
+        seed: config.seed,
+      })
     : await openStore({
         fixturesDir: config.fixtures,
         dataFile: config.data,
@@ -76,9 +82,6 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   await applyDue(deps);
   return deps;
 }
-
-/** Applies what fell due on the sandbox clock, as one unit, and saves it. */
-const applyDue = (deps: Deps) => deps.store.unit(() => bringUpToDate(deps));
 
 /** --coverage-report PATH: PATH.json and PATH.md (a .json or .md ending is dropped first), all merchants. */
 export function writeCoverageReport(path: string, deps: Deps): void {

@@ -34,3 +34,10 @@ export async function bringUpToDate(deps: Deps): Promise<number> {
   if (changed) await deps.store.commit();
   return changed;
 }
+
+/** Applies what fell due everywhere: one unit per merchant with due work (with a shared store), or one for all. */
+export async function applyDue(deps: Deps): Promise<number> {
+  let changed = 0;
+  for (const scope of await deps.store.dueScopes(deps.clock.now())) changed += await deps.store.unit(() => bringUpToDate(deps), scope);
+  return changed;
+}

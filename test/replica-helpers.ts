@@ -44,6 +44,9 @@ export function spawnSandgate(args: string[], env: Record<string, string> = {}):
   });
 }
 
+/** The flags that put a Sandgate on the run's Redis (a Redis Cluster in "replicas (cluster)"), under `prefix`. */
+export const redisFlags = (prefix: string, url = inject("redisUrl"), cluster = inject("redisCluster")) => ["--redis-url", url, ...(cluster ? ["--redis-cluster"] : []), "--redis-prefix", prefix];
+
 let prefixes = 0;
 /** A Redis key prefix no other sandbox of this run uses. */
 export const freshPrefix = () => `t${process.pid}-${++prefixes}:`;
@@ -63,7 +66,7 @@ function flagsOf(options: SandboxOptions): string[] {
 
 /** Two replicas on a fresh prefix of the run's Redis. */
 export async function replicaPair(options: SandboxOptions = {}): Promise<[Replica, Replica]> {
-  const args = ["--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix(), ...flagsOf(options)];
+  const args = [...redisFlags(freshPrefix()), ...flagsOf(options)];
   // started together: whichever takes the first turn seeds the prefix, the other loads it
   return Promise.all([spawnSandgate(args), spawnSandgate(args)]);
 }
@@ -100,7 +103,7 @@ const prefixOfKey = new Map<string, string>();
 export async function replicaSandbox(key: string): Promise<{ url: string; close(): Promise<void> }> {
   let prefix = prefixOfKey.get(key);
   if (!prefix) prefixOfKey.set(key, (prefix = freshPrefix()));
-  const args = ["--redis-url", inject("redisUrl"), "--redis-prefix", prefix, "--seed", "replicas"];
+  const args = [...redisFlags(prefix), "--seed", "replicas"];
   const pair = await Promise.all([spawnSandgate(args), spawnSandgate(args)]);
   const front = createServer(alternating(pair));
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));

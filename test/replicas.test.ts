@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, describe, expect, test } from "vitest";
 import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
-import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
+import { freshPrefix, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { freePort, startRedis } from "../scripts/redis-server.js";
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
@@ -20,9 +20,9 @@ const json = async (replica: Replica, path: string, init: RequestInit = {}) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
-/** Two (or more) replicas on a fresh prefix of the run's Redis. */
-async function replicas(n = 2, url = inject("redisUrl"), extra: string[] = []): Promise<Replica[]> {
-  const args = ["--redis-url", url, "--redis-prefix", freshPrefix(), "--seed", "replicas", ...extra];
+/** Two (or more) replicas on a fresh prefix of the run's Redis, or of a single Redis at `url`. */
+async function replicas(n = 2, url?: string, extra: string[] = []): Promise<Replica[]> {
+  const args = [...(url ? redisFlags(freshPrefix(), url, false) : redisFlags(freshPrefix())), "--seed", "replicas", ...extra];
   return Promise.all(Array.from({ length: n }, () => spawnSandgate(args)));
 }
 
@@ -188,7 +188,7 @@ describe("a replica that dies while it sends a notification", () => {
     const port = await freePort();
     await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
     try {
-      const args = ["--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix()];
+      const args = redisFlags(freshPrefix());
       const a = await spawnSandgate(args);
       await post(a, "/v1/authorise", directPayment({ notify_url: `http://127.0.0.1:${port}/hook`, account_id: "A10002" }));
       await arrived; // A's timer claimed it and is posting it
@@ -216,7 +216,7 @@ describe("a replica that dies while it sends a notification", () => {
 
 describe("--workers", () => {
   test("--workers 2 serves one port from two processes that share the store, and they stop with the primary", async () => {
-    const primary = await spawnSandgate(["--workers", "2", "--redis-url", inject("redisUrl"), "--redis-prefix", freshPrefix()]);
+    const primary = await spawnSandgate(["--workers", "2", ...redisFlags(freshPrefix())]);
     const p = await authorised(primary);
     const captures = await Promise.all([1, 2].map(() => post(primary, "/v1/capture", { ...ENVELOPE, capture_orders: [p] })));
     expect(captures.map((r) => JSON.parse(r.text).capture_orders[0].capture_status).sort()).toEqual(["0", "1"]);
@@ -236,6 +236,69 @@ describe("--workers", () => {
   });
 });
 
+describe("merchants as partitions", () => {
+  /** Payments of `merchant` on `replica` until stopped; the longest time without an answer, from `since()` on. */
+  function paying(replica: Replica, merchant: string, since: () => number) {
+    let stop = false;
+    let longest = 0;
+    let failed = 0;
+    const loop = async () => {
+      let last = performance.now();
+      while (!stop) {
+        const res = await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ merchant_id: merchant })) }).catch(
+          () => undefined,
+        );
+        if (!res) return; // the replica is gone
+        if (res.status !== 200) failed++;
+        await res.text();
+        const now = performance.now();
+        longest = Math.max(longest, now - Math.max(last, since()));
+        last = now;
+      }
+    };
+    const running = [loop(), loop()];
+    return {
+      async stop() {
+        stop = true;
+        await Promise.all(running);
+        return { longest, failed };
+      },
+    };
+  }
+
+  test("kill -9 a replica under load: only the merchants it served wait (2 s at most), the others see no gap over 250 ms", async () => {
+    const [a, b] = await replicas();
+    const x = `MX${process.pid}`;
+    const y = `MY${process.pid}`;
+    let killedAt = 0;
+    const fromKill = () => killedAt;
+    const xOnA = paying(a!, x, fromKill);
+    const xOnB = paying(b!, x, fromKill);
+    const yOnB = paying(b!, y, fromKill);
+    await new Promise((r) => setTimeout(r, 700));
+    killedAt = performance.now(); // gaps are measured from here on
+    a!.child.kill("SIGKILL");
+    await new Promise((r) => setTimeout(r, 3_000));
+    const [, x2, y2] = await Promise.all([xOnA.stop(), xOnB.stop(), yOnB.stop()]);
+    expect(y2.failed).toBe(0);
+    expect(y2.longest).toBeLessThan(250); // another merchant: never held up by the dead replica
+    expect(x2.failed).toBe(0);
+    expect(x2.longest).toBeLessThan(2_250); // its merchant: the dead replica's lease (2 s) at most
+  }, 30_000);
+
+  test("a global scenario switch on one replica decides the next payment of any merchant on the other", async () => {
+    const [a, b] = await replicas();
+    const merchant = `MS${process.pid}`;
+    // B holds the merchant (and its turn, under load) when A switches
+    expect(parseXml((await post(b!, "/v1/authorise", directPayment({ merchant_id: merchant }))).text).result_info).toBe("0000:Success");
+    const switched = await json(a!, "/__sandbox/scenarios/global", { method: "PUT", body: JSON.stringify({ name: "declines" }) });
+    expect(switched.status).toBe(200);
+    expect(parseXml((await post(b!, "/v1/authorise", directPayment({ merchant_id: merchant }))).text).result_info).toMatch(/^D0005/);
+    expect(parseXml((await post(b!, "/v1/authorise", directPayment())).text).result_info).toMatch(/^D0005/);
+  });
+});
+
+// on one Redis of their own, stopped and started (in "replicas (cluster)" too: a cluster node restart is not covered yet)
 describe("replicas and failures", () => {
   const ownRedis = startRedis();
   afterAll(async () => (await ownRedis).close());

@@ -12,7 +12,7 @@ import { notifyRefund } from "../notify/events.js";
 import { finishPayment } from "../pages/finish.js";
 import type { Payout, Refund, Subscription, Transaction } from "../store/types.js";
 import { parseDuration } from "./duration.js";
-import { bringUpToDate } from "../scheduler.js";
+import { applyDue, bringUpToDate } from "../scheduler.js";
 import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "./bodies.js";
 
 export interface Problem {
@@ -36,8 +36,8 @@ export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now
     return problem(400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
   }
   deps.clock.advance(ms);
-  const applied = await bringUpToDate(deps);
-  if (!applied) await deps.store.commit(); // the clock itself (with a shared store, every replica's)
+  await deps.store.commit(); // the clock itself (with a shared store, every replica's)
+  const applied = await applyDue(deps);
   return { value: { now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs(), applied } };
 }
 

@@ -20,7 +20,7 @@ import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-pages.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
 import { queryText } from "./shared.js";
-import { bringUpToDate } from "../scheduler.js";
+import { applyDue } from "../scheduler.js";
 
 const LIST_LIMIT = 200;
 
@@ -57,7 +57,7 @@ export function dashboard(deps: Deps): Router {
   router.use("/ui", express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 }));
 
   router.get("/", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
     sendHtml(res, 200, overviewPage(data, flashOf(req)));
   });
@@ -69,7 +69,7 @@ export function dashboard(deps: Deps): Router {
   });
 
   router.get("/ui/transactions", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     const filter = { merchant_id: queryText(req, "merchant_id") ?? "", order_no: queryText(req, "order_no") ?? "", status: queryText(req, "status") ?? "" };
     const found = store.data.transactions.filter(
       (t) => (!filter.merchant_id || t.merchant_id === filter.merchant_id) && (!filter.order_no || t.order_no === filter.order_no) && (!filter.status || t.state === filter.status || codes.payment_status[t.state] === filter.status),
@@ -79,7 +79,7 @@ export function dashboard(deps: Deps): Router {
   });
 
   router.get("/ui/transactions/:id", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     const tx = store.records.transaction(req.params.id);
     if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${req.params.id}.`));
     const stage = stageOf(tx);
@@ -107,7 +107,7 @@ export function dashboard(deps: Deps): Router {
 
   // ?check=<id>: one receiver check's notifications only (the Receiver check tab links here)
   router.get("/ui/notifications", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     const check = queryText(req, "check")?.trim() ?? "";
     const list = check ? store.data.notifications.filter((n) => n.check === check) : store.data.notifications;
     sendHtml(res, 200, notificationsPage(list.slice(-LIST_LIMIT).reverse(), flashOf(req), check));
@@ -129,12 +129,12 @@ export function dashboard(deps: Deps): Router {
   });
 
   router.get("/ui/payouts", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     sendHtml(res, 200, payoutsPage(store.data.payouts.slice(-LIST_LIMIT).reverse(), flashOf(req)));
   });
 
   router.get("/ui/subscriptions", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     sendHtml(res, 200, subscriptionsPage(store.data.subscriptions.slice(-LIST_LIMIT).reverse(), flashOf(req)));
   });
 

@@ -3,7 +3,7 @@
 import { Router } from "express";
 import type { Deps } from "../deps.js";
 import { problem, queryText, whereQuery } from "./shared.js";
-import { bringUpToDate } from "../scheduler.js";
+import { applyDue } from "../scheduler.js";
 import { triggerBody } from "./bodies.js";
 import { enqueueNotification } from "../notify/outbox.js";
 import type { Notification } from "../store/types.js";
@@ -20,13 +20,13 @@ export function notificationsApi(deps: Deps): Router {
     if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
       return problem(res, 400, "invalid_state", `state must be one of ${STATES.join(", ")}`);
     }
-    await bringUpToDate(deps);
+    await applyDue(deps);
     res.json({ notifications: whereQuery(req, store.data.notifications, ["merchant_id", "event", "state", "check"]) });
   });
 
   // Sends everything due now and waits (a hanging receiver holds it up to the attempt timeout).
   router.post("/notifications/deliver", async (_req, res) => {
-    await store.unit(() => bringUpToDate(deps));
+    await applyDue(deps);
     const attempts = await notifier.drain();
     const count = (s: Notification["state"]) => store.data.notifications.filter((n) => n.state === s).length;
     res.json({ attempts, pending: count("pending"), delivered: count("delivered"), failed: count("failed"), dropped: count("dropped") });
@@ -46,7 +46,7 @@ export function notificationsApi(deps: Deps): Router {
       const queued = enqueueNotification(store.records, store.ids, clock.now(), { merchantId: merchant_id, url, event, data, notify });
       await store.commit();
       return queued;
-    });
+    }, { merchant: merchant_id });
     if (created === "unknown merchant") return problem(res, 404, "merchant_not_found", `no merchant ${merchant_id} (--strict-merchants is on)`);
     const notification = created && (await notifier.deliver(created.notification_id));
     res.status(201).json({ notification });

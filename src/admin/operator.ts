@@ -7,7 +7,7 @@ import type { Deps } from "../deps.js";
 import { advanceClock, resetState, settleRefundNow } from "./actions.js";
 import { scenariosApi } from "./scenarios.js";
 import { answerJson, problem, queryText, whereQuery } from "./shared.js";
-import { bringUpToDate } from "../scheduler.js";
+import { applyDue } from "../scheduler.js";
 import { notificationsApi } from "./notifications.js";
 import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
@@ -85,12 +85,12 @@ export function operatorApi(deps: Deps): Router {
   router.post("/clock", async (req, res) => answerJson(res, await advanceClock(deps, req.body ?? {}), (v) => v));
 
   router.get("/transactions", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     res.json({ transactions: whereQuery(req, store.data.transactions, ["merchant_id", "order_no"]) });
   });
 
   router.get("/refunds", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     res.json({ refunds: whereQuery(req, store.data.refunds, ["merchant_id", "transaction_id"]) });
   });
 

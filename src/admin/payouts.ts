@@ -3,7 +3,7 @@
 import { Router } from "express";
 import type { Deps } from "../deps.js";
 import { answerJson, whereQuery } from "./shared.js";
-import { bringUpToDate } from "../scheduler.js";
+import { applyDue } from "../scheduler.js";
 import { settlePayoutNow } from "./actions.js";
 import { payoutResponse } from "../gateway/payout-response.js";
 import type { Payout } from "../store/types.js";
@@ -20,7 +20,7 @@ export function payoutsApi(deps: Deps): Router {
 
   // ?merchant_id=&status=&request_id=
   router.get("/payouts", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     res.json({ payouts: whereQuery(req, store.data.payouts, ["merchant_id", "status", "request_id"]).map(operatorView) });
   });
 

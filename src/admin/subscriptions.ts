@@ -5,7 +5,7 @@ import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { answerJson, whereQuery } from "./shared.js";
-import { bringUpToDate } from "../scheduler.js";
+import { applyDue } from "../scheduler.js";
 import { chargeSubscriptionNow } from "./actions.js";
 
 export function subscriptionsApi(deps: Deps): Router {
@@ -13,7 +13,7 @@ export function subscriptionsApi(deps: Deps): Router {
   const { store } = deps;
 
   router.get("/subscriptions", async (req, res) => {
-    await bringUpToDate(deps);
+    await applyDue(deps);
     const subscriptions = whereQuery(req, store.data.subscriptions, ["merchant_id", "recurring_id"])
       .map((s) => ({
         ...s,

@@ -1,17 +1,51 @@
 // Every request outside the gateway operations (payer pages, operator API, dashboard) is one unit
 // of work from its first read of state to its answer: with a shared store it runs on the latest
-// state and nothing another replica does interleaves with it. The routes that send notifications
-// and wait for the receivers are left out (their units are the dispatcher's own, around each
-// attempt), so that no unit waits on a merchant's server.
+// state and nothing another replica does interleaves with it. A route that names a record (a payer
+// page, a payment to complete, a refund to settle, ...) is a unit of that record's merchant, found
+// before it starts; the others see every merchant. The routes that send notifications and wait for
+// the receivers are left out (their units are the dispatcher's own, around each attempt), and so
+// are those that open units of their own (the clock, which then applies what fell due merchant by
+// merchant; a receiver check), so that no unit waits on a merchant's server.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
+import type { Locatable, Store, UnitScope } from "../store/store.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-pages.js";
 
-const SENDS_NOTIFICATIONS = /^\/__sandbox\/(ui\/)?notifications\/(deliver|trigger|[^/]+\/resend)$/;
-/** replays a recording against a fresh Sandgate of its own: nothing of this sandbox's state, and it takes seconds */
-const VERIFY = "/__sandbox/verify";
+/** routes that open their own units (or, for verify, replay against a fresh Sandgate of its own) */
+const OWN_UNITS = /^\/__sandbox\/((ui\/)?notifications\/(deliver|trigger|[^/]+\/resend)|(ui\/)?clock|receiver-checks|verify)$/;
+/** routes that read no records */
+const NO_RECORDS = /^\/__sandbox\/(health|openapi\.json|login|logout|ui\/verify|ui\/receiver-check)$/;
+
+/** Routes naming a record by id, and which kind: their unit is the unit of that record's merchant. */
+const BY_ID: [RegExp, Locatable][] = [
+  [/^\/pay\/[^/]+\/([^/]+)$/, "page"],
+  [/^\/__sandbox\/(?:ui\/)?(?:payments|transactions)\/([^/]+)(?:\/complete)?$/, "transaction"],
+  [/^\/__sandbox\/(?:ui\/)?refunds\/([^/]+)\/settle$/, "refund"],
+  [/^\/__sandbox\/(?:ui\/)?payouts\/([^/]+)\/(?:complete|fail)$/, "payout"],
+  [/^\/__sandbox\/(?:ui\/)?subscriptions\/([^/]+)\/charge$/, "subscription"],
+  [/^\/__sandbox\/notifications\/([^/]+)$/, "notification"],
+];
+
+/** The unit a route runs in: its record's merchant (or no records, when no such record exists), none, or every merchant. */
+async function scopeOf(store: Store, path: string): Promise<UnitScope | undefined> {
+  if (NO_RECORDS.test(path)) return { none: true };
+  for (const [route, kind] of BY_ID) {
+    const id = route.exec(path)?.[1];
+    if (id === undefined) continue;
+    if (store.kind !== "redis") return undefined;
+    let named: string;
+    try {
+      named = decodeURIComponent(id);
+    } catch {
+      return { none: true }; // not an id any record has
+    }
+    const merchant = await store.locate(kind, named);
+    return merchant === undefined ? { none: true } : { merchant };
+  }
+  return undefined;
+}
 
 /** The store could not be reached: 503 in the route's format (JSON for the operator API, HTML for pages and the dashboard). */
 function unavailable(req: Request, res: Response): void {
@@ -23,14 +57,17 @@ function unavailable(req: Request, res: Response): void {
 
 export function inUnit(deps: Deps): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (SENDS_NOTIFICATIONS.test(req.path) || req.path === VERIFY) return next();
-    deps.store
-      .unit(
-        () =>
-          new Promise<void>((resolve) => {
-            res.once("close", resolve);
-            next();
-          }),
+    if (OWN_UNITS.test(req.path)) return next();
+    scopeOf(deps.store, req.path)
+      .then((scope) =>
+        deps.store.unit(
+          () =>
+            new Promise<void>((resolve) => {
+              res.once("close", resolve);
+              next();
+            }),
+          scope,
+        ),
       )
       .catch((err: unknown) => {
         deps.log.warn({ err: (err as Error).message, path: req.path }, "store unavailable");

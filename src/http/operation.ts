@@ -128,7 +128,9 @@ function operationHandler(op: Operation, deps: Deps): (req: IncomingMessage, res
     try {
       ({ body, text: sent } = await readBody(req, res));
       // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
-      reply = await deps.store.unit(() => runOperation(op, deps, req, requestId, body, seen));
+      // the merchant's unit: its records only (a request without one is refused before it reads any)
+      const merchant = text(body.merchant_id);
+      reply = await deps.store.unit(() => runOperation(op, deps, req, requestId, body, seen), merchant ? { merchant } : { none: true });
     } catch (err) {
       const known = err instanceof GatewayError || err instanceof StoreUnavailable;
       if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
@@ -182,7 +184,7 @@ async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, req
   if (caughtUp > 0) reply.changed = true;
   if (caller.merchant.provisioned && deps.store.records.merchant(caller.merchant.merchant_id) !== caller.merchant) reply.changed = true;
   caller.commitProvisioning();
-  if (reply.changed) await deps.store.commit();
+  if (reply.changed) await deps.store.commit(true); // the unit's last change: the turn goes with it
   return reply;
 }
 

@@ -40,7 +40,10 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   let attemptsMade = 0;
 
   /** the notification as the store has it now (with a shared store: as every replica left it) */
-  const find = (id: string) => deps.store.unit(() => deps.store.records.notification(id));
+  const find = async (id: string) => {
+    const merchant = await deps.store.locate("notification", id);
+    return deps.store.unit(() => deps.store.records.notification(id), merchant === undefined ? { none: true } : { merchant });
+  };
   const shared = deps.store.kind === "redis";
   const replica = randomBytes(6).toString("hex");
   /** another replica is sending it (its claim lapses if that replica dies) */
@@ -48,6 +51,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   const stillStored = (n: Notification) => deps.store.records.notification(n.notification_id) === n;
 
   async function attempt(n: Notification, resend: boolean): Promise<void> {
+    const mine = { merchant: n.merchant_id };
     await slots.acquire();
     try {
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
@@ -60,7 +64,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
           await deps.store.commit(); // the claim is in Redis before the POST goes out
         }
         return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString() };
-      });
+      }, mine);
       if (!taken) return;
       const { number, reason, at } = taken;
       // ... the POST outside any unit (a slow receiver holds up nothing else) ...
@@ -81,7 +85,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
           `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,
         );
         return deps.store.commit();
-      });
+      }, mine);
     } catch (err) {
       deps.log.error({ err, notification_id: n.notification_id }, "notification attempt could not be recorded");
     } finally {

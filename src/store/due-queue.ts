@@ -34,6 +34,12 @@ export class DueQueue<T> {
     return undefined;
   }
 
+  /** When the earliest item still due falls due (stale entries are dropped on the way), or undefined. */
+  nextAt(): number | undefined {
+    while (this.heap.length && !this.stillDue(this.heap[0]!.item, this.heap[0]!.at)) this.pop();
+    return this.heap[0]?.at;
+  }
+
   private pop(): { at: number; item: T } {
     const heap = this.heap;
     const top = heap[0]!;

@@ -70,6 +70,8 @@ export interface Repository {
   addNotification(n: Notification): void;
   /** notifications that may still need an attempt (the dispatcher checks each one's due time) */
   pendingNotifications(): Iterable<Notification>;
+  /** when the earliest time-driven work falls due (a refund, payout, deduction or notification attempt), ms since the epoch */
+  nextDueAt(): number | undefined;
 }
 
 const NONE: readonly never[] = [];
@@ -318,6 +320,11 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
         if (n.state === "pending") yield n;
         else pending.delete(n);
       }
+    },
+    nextDueAt() {
+      let at = Math.min(refundQueue.nextAt() ?? Infinity, payoutQueue.nextAt() ?? Infinity, subscriptionQueue.nextAt() ?? Infinity);
+      for (const n of this.pendingNotifications()) if (n.due_at) at = Math.min(at, Date.parse(n.due_at));
+      return Number.isFinite(at) ? at : undefined;
     },
   };
 }

@@ -1,84 +1,186 @@
-// The Lua scripts of the shared store (redis-store.ts). Each runs atomically inside Redis, so a
-// turn is taken, a unit's changes are written and the change is announced in one step.
-// Keys under the prefix:
-//   lock                the sandbox-wide turn: a random token with a lease (PX)
-//   epoch               names the current seeding: a reset or an emptied Redis gives a new one
+// The keys and Lua scripts of the shared store (redis-store.ts). Each script runs atomically inside
+// Redis and declares every key it touches; a merchant's keys share its hash tag, so on a Redis
+// Cluster each script runs on the one node that holds that merchant.
+//
+// One merchant M (a partition), under <prefix>m:{M}:
+//   lock                the merchant's turn: a random token with a lease (PX)
+//   epoch               "<generation>/<random>": names this seeding of the merchant
 //   version             +1 per commit; the stream entry of commit v has the id "<v>-1"
-//   changes             a capped stream: each commit's records, removals, counters, settings, nth counts
+//   changes             a capped stream: each commit's records, removals, counters and nth counts
+//   seq                 the order counter of o:<collection>
+//   counters            the merchant's id counters (JSON)
+//   nth:young, nth:old  nth-call counts in two generations, like the in-process ones
 //   c:<collection>      hash: key → record as JSON
 //   o:<collection>      sorted set: key by first-write order (lists stay oldest first on every replica)
-//   seq                 the order's counter
-//   meta                hash: seed, counters (id counters, JSON), settings (clock offset, scenario choice)
-//   nth:young, nth:old  nth-call counts in two generations, like the in-process ones
-//   requests            a capped stream: every replica's request log entries (with what went over the wire)
+// The sandbox, under <prefix>global:{g}:
+//   lock                the settings' turn (a global scenario switch, the clock, a reset of everything)
+//   settings            hash: v (+1 per change), json (clock offset, scenario choice), seed, gen (the generation)
+//   merchants           set: the merchants seeded in this generation
+//   where               hash: "<kind>:<id>" → merchant (a page, payment, refund, ... found by id alone)
+//   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
+//   requests            a capped stream: every replica's request log entries
+import { KEY_FIELD, type Collection } from "./journal.js";
+
+export const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
+
+/** The keys of one merchant, in the order the scripts declare them. */
+export function partitionKeys(prefix: string, merchantId: string) {
+  const k = (name: string) => `${prefix}m:{${merchantId}}:${name}`;
+  return {
+    lock: k("lock"),
+    epoch: k("epoch"),
+    version: k("version"),
+    changes: k("changes"),
+    seq: k("seq"),
+    counters: k("counters"),
+    nthYoung: k("nth:young"),
+    nthOld: k("nth:old"),
+    records: COLLECTIONS.map((c) => k(`c:${c}`)),
+    order: COLLECTIONS.map((c) => k(`o:${c}`)),
+  };
+}
+export type PartitionKeys = ReturnType<typeof partitionKeys>;
+
+export function globalKeys(prefix: string) {
+  const k = (name: string) => `${prefix}global:{g}:${name}`;
+  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests") };
+}
+
+/** KEYS of ACQUIRE and CHANGES: lock, epoch, version, changes. */
+export const acquireKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes];
+/** KEYS of COMMIT: lock, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
+export const commitKeys = (p: PartitionKeys) => [p.lock, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
+/** KEYS of SEED: lock, epoch, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
+export const seedKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
 
 /**
- * Takes the turn if free. Returns {0} when another replica has it; {3} when Redis holds no sandbox
- * yet (the caller seeds it); {2, epoch, version, requests} when the caller must load everything
- * (another seeding, or it fell behind the stream); {1, epoch, version, requests, entry...} with the
- * commits it missed. `requests` is {last id, entry...}: the request log entries logged since the
- * caller's last one (all that are kept, the first time).
- * KEYS: lock, epoch, version, changes, requests. ARGV: token, lease ms, the caller's epoch, version
- * and last request log id ('' the first time).
+ * Takes the merchant's turn if free (ARGV[1] = '' only reads: a catch-up without the turn), and
+ * says what the caller's copy needs. Returns {0} when another replica has the turn; {3} when the
+ * merchant is not seeded in this generation (the caller seeds it); {2, epoch, version} when the
+ * caller must load it whole (another seeding, or it fell behind the stream); {1, epoch, version,
+ * entry...} with the commits it missed.
+ * KEYS: see acquireKeys. ARGV: token, lease ms, generation, the caller's epoch and version.
  */
 export const ACQUIRE = `
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+if ARGV[1] ~= '' and not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
 local epoch = redis.call('GET', KEYS[2])
-if not epoch then return {3} end
-local logged = redis.call('XRANGE', KEYS[5], ARGV[5] == '' and '-' or '(' .. ARGV[5], '+')
-local requests = {ARGV[5]}
-for _, e in ipairs(logged) do requests[1] = e[1]; requests[#requests + 1] = e[2][2] end
+if not epoch or string.sub(epoch, 1, #ARGV[3] + 1) ~= ARGV[3] .. '/' then return {3} end
 local version = tonumber(redis.call('GET', KEYS[3]) or '0')
-if epoch ~= ARGV[3] then return {2, epoch, version, requests} end
-local mine = tonumber(ARGV[4])
-if version == mine then return {1, epoch, version, requests} end
+if epoch ~= ARGV[4] then return {2, epoch, version} end
+local mine = tonumber(ARGV[5])
+if version == mine then return {1, epoch, version} end
 local first = (mine + 1) .. '-1'
 local entries = redis.call('XRANGE', KEYS[4], first, '+')
-if #entries == 0 or entries[1][1] ~= first then return {2, epoch, version, requests} end
-local out = {1, epoch, version, requests}
+if #entries == 0 or entries[1][1] ~= first then return {2, epoch, version} end
+local out = {1, epoch, version}
 for _, e in ipairs(entries) do out[#out + 1] = e[2][2] end
 return out
 `;
 
 /**
- * Writes a unit's changes if the caller still holds the turn, announces them on the stream and
- * renews (or gives up) the turn. Returns the new version, or -1 when the turn was lost.
- * KEYS: lock, version, changes, meta, nth:young, nth:old, seq.
- * ARGV: token, lease ms, release (1/0), key prefix, nth generation size, stream entry, counters
- * ('' unchanged), settings ('' unchanged), then n records (collection, key, JSON), m removals
- * (collection, key), p nth counts (key, count), each list after its length.
+ * Writes a unit's changes if the caller still holds the merchant's turn, announces them on the
+ * stream and renews (or gives up) the turn. Returns the new version, or -1 when the turn was lost.
+ * The stream entry is {"r":[[collection number, record], ...], <rest>}, built here from the
+ * records sent (so each record crosses the wire once).
+ * KEYS: see commitKeys. ARGV: token, lease ms, release (1/0), nth generation size, the entry's rest
+ * (its other members as JSON text), counters ('' unchanged), then n records (collection number
+ * from 1, key, JSON), m removals (collection number, key), p nth counts (key, count), each list
+ * after its length.
  */
 export const COMMIT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local prefix = ARGV[4]
-local i = 9
+local collections = (#KEYS - 7) / 2
+local i = 7
 local n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do
-  local c, k = ARGV[i], ARGV[i + 1]
-  if redis.call('HSET', prefix .. 'c:' .. c, k, ARGV[i + 2]) == 1 then
-    redis.call('ZADD', prefix .. 'o:' .. c, redis.call('INCR', KEYS[7]), k)
+local written = {}
+for j = 1, n do
+  local c, k = tonumber(ARGV[i]), ARGV[i + 1]
+  if redis.call('HSET', KEYS[7 + c], k, ARGV[i + 2]) == 1 then
+    redis.call('ZADD', KEYS[7 + collections + c], redis.call('INCR', KEYS[6]), k)
   end
+  written[j] = '[' .. ARGV[i] .. ',' .. ARGV[i + 2] .. ']'
   i = i + 3
 end
 n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do
-  redis.call('HDEL', prefix .. 'c:' .. ARGV[i], ARGV[i + 1])
-  redis.call('ZREM', prefix .. 'o:' .. ARGV[i], ARGV[i + 1])
+  local c = tonumber(ARGV[i])
+  redis.call('HDEL', KEYS[7 + c], ARGV[i + 1])
+  redis.call('ZREM', KEYS[7 + collections + c], ARGV[i + 1])
   i = i + 2
 end
-if ARGV[7] ~= '' then redis.call('HSET', KEYS[4], 'counters', ARGV[7]) end
-if ARGV[8] ~= '' then redis.call('HSET', KEYS[4], 'settings', ARGV[8]) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[7], ARGV[6]) end
 n = tonumber(ARGV[i]); i = i + 1
-for _ = 1, n do redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1]); i = i + 2 end
-if n > 0 and redis.call('HLEN', KEYS[5]) >= tonumber(ARGV[5]) then redis.call('RENAME', KEYS[5], KEYS[6]) end
+for _ = 1, n do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]); i = i + 2 end
+if n > 0 and redis.call('HLEN', KEYS[4]) >= tonumber(ARGV[4]) then redis.call('RENAME', KEYS[4], KEYS[5]) end
 local version = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '10000', version .. '-1', 'd', ARGV[6])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', version .. '-1', 'd', '{"r":[' .. table.concat(written, ',') .. '],' .. ARGV[5] .. '}')
 if ARGV[3] == '1' then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return version
 `;
 
-/** Gives the turn up if the caller still holds it. KEYS: lock. ARGV: token. */
+/**
+ * Seeds the merchant (first use in a generation, or a reset of it) if the caller holds its turn:
+ * everything it had goes, its initial records are written, the turn is renewed. Returns 1, or -1
+ * when the turn was lost.
+ * KEYS: see seedKeys. ARGV: token, lease ms, new epoch, counters JSON, then n records (collection
+ * number from 1, key, JSON) after their count.
+ */
+export const SEED = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+local collections = (#KEYS - 8) / 2
+local n = tonumber(ARGV[5])
+for j = 0, n - 1 do
+  local i = 6 + j * 3
+  local c = tonumber(ARGV[i])
+  redis.call('HSET', KEYS[8 + c], ARGV[i + 1], ARGV[i + 2])
+  redis.call('ZADD', KEYS[8 + collections + c], redis.call('INCR', KEYS[7]), ARGV[i + 1])
+end
+redis.call('SET', KEYS[8], ARGV[4])
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** Gives a turn up if the caller still holds it. KEYS: lock. ARGV: token. */
 export const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+/**
+ * The sandbox's settings, created when Redis has none. Returns them as a flat field/value list.
+ * KEYS: settings. ARGV: seed, generation, settings JSON.
+ */
+export const SETTINGS_INIT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], 'v', 0, 'seed', ARGV[1], 'gen', ARGV[2], 'json', ARGV[3]) end
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/**
+ * Writes the settings if the caller holds their turn; a new generation (a reset of everything)
+ * also forgets every merchant, where each record is and what falls due when. Returns the new
+ * version, or -1 when the turn was lost.
+ * KEYS: lock, settings, merchants, where, due. ARGV: token, lease ms, settings JSON, new generation ('' unchanged).
+ */
+export const SETTINGS_WRITE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('HSET', KEYS[2], 'json', ARGV[3])
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[2], 'gen', ARGV[4])
+  redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return redis.call('HINCRBY', KEYS[2], 'v', 1)
+`;
+
+/**
+ * Drops a merchant's keys if they belong to an older generation (after a reset of everything; a
+ * replica may have seeded it again meanwhile, which is kept). KEYS: see seedKeys. ARGV: generation.
+ */
+export const DROP_OLD = `
+local epoch = redis.call('GET', KEYS[2])
+if epoch and string.sub(epoch, 1, #ARGV[1] + 1) == ARGV[1] .. '/' then return 0 end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 return 1
 `;

@@ -1,35 +1,40 @@
-// The shared store (--redis-url): one sandbox for any number of replicas. Redis holds the state
-// (redis-scripts.ts lists the keys); each replica keeps a copy in memory with the same indexes as
-// the embedded store, so handlers stay synchronous and unchanged.
+// The shared store (--redis-url): one sandbox for any number of replicas, partitioned by merchant.
+// Redis holds the state (redis-scripts.ts lists the keys); a replica keeps the merchants it served
+// recently in memory (redis-partition.ts), each with the same indexes as the embedded store, so
+// handlers stay synchronous and unchanged.
 //
-// Units of work take a sandbox-wide turn: a lock with a lease, taken by a Lua script that also
-// returns the commits this replica missed, which are applied to its copy before the unit runs.
-// While a replica holds the turn, every unit it opens runs on it (a busy replica serves a batch of
-// requests per turn, and hands the turn over after TURN_MS so the others get theirs); each unit
-// ends with a commit script that writes what it changed, announces it on a stream and keeps or
-// gives up the turn. One global order, not per-record locks: a request reads and writes several
-// records and indexes (the payment, its refunds, the order_no index, id counters, nth-call
-// counts), and a single turn makes all of that atomic across replicas without rollback.
+// A unit of work names the merchant it serves and takes that merchant's turn: units of different
+// merchants run at the same time, on this replica or any other, and a replica that dies holding a
+// turn delays only that merchant, for its lease. What is sandbox-wide (the scenario choice, the
+// clock, the seed, the generation a reset of everything starts) is a versioned settings record:
+// every unit checks its version as it takes its turn (in the same round trip), and it changes only
+// in a unit that names no merchant, under its own turn. Such a unit reads every merchant's records
+// (the dashboard's lists) and changes none.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
-import { createIds, type Ids } from "../ids.js";
+import { Cluster, Redis } from "ioredis";
+import { createIds } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
-import { resetMerchant, stateFromFixtures } from "./initial-state.js";
-import { KEY_FIELD, type Collection } from "./journal.js";
+import { stateFromFixtures } from "./initial-state.js";
+import { mergedRecords, mergedState } from "./merged-records.js";
 import { createRepository, type Repository } from "./records.js";
-import { ACQUIRE, COMMIT, RELEASE } from "./redis-scripts.js";
+import { defineScript, defineScripts, LEASE_MS, Partition, type PartitionContext } from "./redis-partition.js";
+import { COLLECTIONS, DROP_OLD, RELEASE, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, seedKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
-import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store } from "./store.js";
+import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope } from "./store.js";
 import type { State } from "./types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
-import { NTH_COUNTER_LIMIT, type ScenarioChoice } from "../scenarios/registry.js";
+import type { ScenarioChoice } from "../scenarios/registry.js";
 
 export interface RedisStoreOptions {
   url: string;
   prefix: string;
   fixturesDir: string;
   seed: string | undefined;
+  /** --redis-cluster: `url` is a seed node of a Redis Cluster */
+  cluster?: boolean | undefined;
+  /** how many records a replica keeps in memory before it drops the merchants it served least recently */
+  heldRecords?: number | undefined;
 }
 
 /** What replicas share besides records. */
@@ -38,39 +43,44 @@ interface Settings {
   scenario: ScenarioChoice;
 }
 
-/** One commit as announced on the stream. */
-interface Entry {
-  r: [Collection, Record<string, unknown>][];
-  x: [Collection, string][];
-  counters?: Record<string, number>;
-  settings?: Settings;
-  nth: [string, number][];
-}
-
-/** How long a turn survives a replica that stopped answering (each commit renews it). */
-const LEASE_MS = 5_000;
-/** How long a closing replica waits for its units before it gives the turn back anyway. */
+/** How long a closing replica waits for its units before it gives the turns back anyway. */
 const CLOSE_WAIT_MS = 2_000;
-const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
+/** Records a replica keeps in memory (its most recently served merchants; those in use are always kept). */
+export const HELD_RECORDS = 200_000;
 
 /** The address without its password, for messages. */
 const shown = (url: string) => url.replace(/\/\/([^@/]*)@/, "//***@");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function openRedisStore(options: RedisStoreOptions): Promise<Store> {
-  const fixtures = loadFixtures(options.fixturesDir);
-  const prefix = options.prefix;
-  const key = (name: string) => `${prefix}${name}`;
-  const client = new Redis(options.url, {
+/** Where a unit runs: one merchant's partition, everything (read-only, with the settings' turn), or nothing. */
+type Context = { partition: Partition } | { all: true; merged?: State } | { none: true };
+
+function connect(options: RedisStoreOptions): Redis | Cluster {
+  const common = {
     lazyConnect: true,
     // a request fails at once while Redis is away (503), rather than waiting in a queue
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2_000,
-    // back within 200 ms of Redis (a restart): requests answer again at once, not after a backoff
-    retryStrategy: (times) => Math.min(times * 50, 200),
+  };
+  // back within 200 ms of Redis (a restart): requests answer again at once, not after a backoff
+  const retry = (times: number) => Math.min(times * 50, 200);
+  // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
+  // commands would wait for the previous request's answer; commands are sent at once without it)
+  if (!options.cluster) return new Redis(options.url, { ...common, retryStrategy: retry });
+  const url = new URL(options.url);
+  return new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }], {
+    ...common,
+    clusterRetryStrategy: retry,
+    redisOptions: { username: url.username || undefined, password: decodeURIComponent(url.password) || undefined, connectTimeout: 2_000, maxRetriesPerRequest: 0 },
   });
+}
+
+export async function openRedisStore(options: RedisStoreOptions): Promise<Store> {
+  const fixtures = loadFixtures(options.fixturesDir);
+  const global = globalKeys(options.prefix);
+  const client = connect(options);
   let lastError: Error | undefined;
   // while running, what fails is reported by the commands that fail (503 I0050)
   client.on("error", (err: Error) => (lastError = err));
@@ -82,291 +92,350 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     throw new StoreError(`cannot reach Redis at ${shown(options.url)} (${why.message}); start it, or check --redis-url`);
   }
 
-  // EVALSHA, with the script sent again only if Redis lost it (a restart)
-  const script = (name: string, lua: string, numberOfKeys: number) => {
-    client.defineCommand(name, { lua, numberOfKeys });
-    return (...args: (string | number)[]) => (client as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!(...args);
-  };
-  const acquireScript = script("sandgateAcquire", ACQUIRE, 5);
-  const commitScript = script("sandgateCommit", COMMIT, 7);
-  const releaseScript = script("sandgateRelease", RELEASE, 1);
+  const scripts = defineScripts(client);
+  const define = (name: string, lua: string) => defineScript(client, name, lua);
+  const settingsInit = define("sandgateSettingsInit", SETTINGS_INIT);
+  const settingsWrite = define("sandgateSettingsWrite", SETTINGS_WRITE);
+  const dropOld = define("sandgateDropOld", DROP_OLD);
   const token = randomBytes(12).toString("hex");
-  const inside = new AsyncLocalStorage<true>();
-  let state: State = stateFromFixtures(fixtures, options.seed ?? randomBytes(8).toString("hex"));
-  let records: Repository = createRepository(state);
-  let ids: Ids = createIds(state.seed, state.counters);
+  const tag = token.slice(0, 6);
+  const inside = new AsyncLocalStorage<Context>();
+  const heldRecords = options.heldRecords ?? HELD_RECORDS;
   let parts: SharedParts | undefined;
-  /** what this copy last saw of Redis: "" = nothing yet, or must load again */
-  let epoch = "";
-  let version = 0;
-  let lastCounters = "";
-  let lastSettings = "";
-  let loadedSettings: Settings | undefined;
+
+  // the sandbox's settings as Redis has them (created on first use)
+  let known: { v: number; seed: string; gen: string; json: string };
+  try {
+    const flat = (await settingsInit([global.settings], [options.seed ?? randomBytes(8).toString("hex"), randomBytes(6).toString("hex"), ""])) as string[];
+    known = readSettings(flat);
+  } catch (err) {
+    client.disconnect();
+    throw new StoreError(`cannot use Redis at ${shown(options.url)} (${(err as Error).message})`);
+  }
+  let lastSettings = known.json;
+  const globalIds = () => createIds(known.seed, {});
+  let ids = globalIds();
+
+  function readSettings(flat: string[]) {
+    const m = new Map<string, string>();
+    for (let i = 0; i < flat.length; i += 2) m.set(flat[i]!, flat[i + 1]!);
+    return { v: Number(m.get("v") ?? 0), seed: m.get("seed") ?? "", gen: m.get("gen") ?? "", json: m.get("json") ?? "" };
+  }
+  const settingsNow = (): Settings | undefined => parts && { clock_offset_ms: parts.clock.offsetMs(), scenario: parts.scenarios.choice() };
+  /** Settings another replica wrote, in force here. */
+  function adopt(next: typeof known): void {
+    const generationChanged = next.gen !== known.gen;
+    if (next.seed !== known.seed) ids = createIds(next.seed, {});
+    known = next;
+    if (generationChanged) dropAll();
+    if (!parts || !next.json) return;
+    const s = JSON.parse(next.json) as Settings;
+    parts.clock.setOffset?.(s.clock_offset_ms);
+    parts.scenarios.adopt(s.scenario);
+    lastSettings = JSON.stringify(settingsNow());
+  }
+  /** The settings' version, and the settings when it moved. */
+  async function checkSettings(): Promise<void> {
+    const [v] = await client.hmget(global.settings, "v");
+    if (Number(v ?? 0) !== known.v) adopt(readSettings(await client.hgetall(global.settings).then((h) => Object.entries(h).flat())));
+  }
+
+  // ---- merchants held in memory
+  const partitions = new Map<string, Partition>();
+  const fixtureMerchants = fixtures.merchants.map((m) => m.merchant_id);
+  const initial = (merchantId: string): State => {
+    const all = stateFromFixtures(fixtures, known.seed);
+    const mine = (list: { merchant_id: string }[]) => list.filter((r) => r.merchant_id === merchantId);
+    for (const c of COLLECTIONS) (all as unknown as Record<string, unknown>)[c] = mine(all[c] as { merchant_id: string }[]);
+    return all;
+  };
+  /** fixture merchants whose fixtures hold work that falls due, and when */
+  const fixtureDue = fixtureMerchants.flatMap((m): [string, number][] => {
+    const at = createRepository(initial(m)).nextDueAt();
+    return at === undefined ? [] : [[m, at]];
+  });
+  const ctx: PartitionContext = {
+    client,
+    scripts,
+    prefix: options.prefix,
+    token,
+    seed: () => known.seed,
+    generation: () => known.gen,
+    initial,
+    scenarios: () => parts?.scenarios,
+    routeCounts() {
+      for (const [k, n] of parts?.scenarios.takeCounts() ?? []) {
+        const merchantId = k.slice(0, k.indexOf("|"));
+        partitions.get(merchantId)?.nth.push([k, n]);
+      }
+    },
+    async indexed(merchantId, where, dueAt, seeded) {
+      const sent: Promise<unknown>[] = [];
+      if (seeded) sent.push(client.sadd(global.merchants, merchantId));
+      if (where.length) sent.push(client.hset(global.where, Object.fromEntries(where)));
+      if (dueAt === null) sent.push(client.zrem(global.due, merchantId));
+      else if (dueAt !== undefined) sent.push(client.zadd(global.due, dueAt, merchantId));
+      await Promise.all(sent);
+    },
+  };
+  /** The merchant's partition, made most recently used. */
+  function partition(merchantId: string): Partition {
+    let p = partitions.get(merchantId);
+    if (p) partitions.delete(merchantId);
+    else p = new Partition(merchantId, ctx);
+    partitions.set(merchantId, p);
+    p.usedAt = Date.now();
+    return p;
+  }
+  const commits = new WeakMap<Partition, () => Promise<void>>();
+  const commitOf = (p: Partition) => {
+    let commit = commits.get(p);
+    if (!commit)
+      commits.set(
+        p,
+        (commit = groupCommit(async () => {
+          try {
+            await p.write(false);
+          } catch (err) {
+            p.epoch = "";
+            throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+          }
+        })),
+      );
+    return commit;
+  };
+  /** Drops the merchants served least recently while more records than allowed are held. */
+  function trim(): void {
+    let held = 0;
+    for (const p of partitions.values()) held += p.size;
+    for (const p of partitions.values()) {
+      if (held <= heldRecords) break;
+      if (p.turns.busy) continue;
+      held -= p.size;
+      forget(p);
+    }
+  }
+  function forget(p: Partition): void {
+    partitions.delete(p.merchantId);
+    parts?.scenarios.resetCounters(p.merchantId);
+  }
+  /** A new generation (a reset of everything): every merchant held is dropped, to be seeded again. */
+  function dropAll(): void {
+    for (const p of [...partitions.values()]) if (!p.turns.busy) forget(p);
+    for (const p of partitions.values()) p.epoch = "";
+  }
+  const trimmer = setInterval(trim, 1_000);
+  trimmer.unref();
+
+  // ---- every merchant, read-only (the settings' turn)
+  const held = () => [...partitions.values()].map((p) => p.records);
+  const everything = mergedRecords(held, (m) => partitions.get(m)?.records, () => mergedState(known.seed, [...partitions.values()].map((p) => p.state)));
   /** the id of the last request log entry this replica has from the shared log */
   let lastRequest = "";
-  const tag = token.slice(0, 6);
+
+  /** Every merchant of this generation brought up to date here, without their turns. */
+  async function catchUpAll(): Promise<void> {
+    const merchants = new Set([...fixtureMerchants, ...(await client.smembers(global.merchants))]);
+    await Promise.all(
+      [...merchants].map(async (m) => {
+        const p = partition(m);
+        if (p.turns.busy) return; // its unit is here: it is up to date
+        const sent = { epoch: p.epoch, version: p.version };
+        const reply = (await scripts.acquire(acquireKeys(p.keys), ["", LEASE_MS, known.gen, p.epoch, p.version])) as (string | number)[];
+        // a unit took it meanwhile (and so brought it up to date), or another catch-up did
+        if (p.turns.busy || p.epoch !== sent.epoch || p.version !== sent.version) return;
+        if (Number(reply[0]) === 3) {
+          if (p.epoch !== "") partitions.set(m, new Partition(m, ctx)); // not seeded yet: its fixtures
+          return;
+        }
+        await p.take(reply);
+      }),
+    );
+  }
 
   /** The other replicas' request log entries, into this one's log. */
-  function takeRequests([last, ...logged]: string[]): void {
-    if (!parts) return; // the first turn, before the log is handed over: it reads them all next time
-    lastRequest = last ?? lastRequest;
-    for (const text of logged) {
-      const { entry, exchange } = JSON.parse(text) as { entry: RequestLogEntry; exchange?: Exchange };
+  async function takeRequests(): Promise<void> {
+    if (!parts) return;
+    const logged = await client.xrange(global.requests, lastRequest === "" ? "-" : `(${lastRequest}`, "+");
+    for (const [id, fields] of logged) {
+      lastRequest = id;
+      const { entry, exchange } = JSON.parse(fields[1]!) as { entry: RequestLogEntry; exchange?: Exchange };
       if (!entry.id.startsWith(`req-${tag}-`)) parts.requests.addShared(entry, exchange);
     }
   }
 
   /** This replica's request log entry, to the others (sent on the connection before the answer goes out). */
   function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    client.xadd(key("requests"), "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange })).catch(() => undefined);
+    client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange })).catch(() => undefined);
   }
 
-  const settingsNow = (): Settings | undefined => parts && { clock_offset_ms: parts.clock.offsetMs(), scenario: parts.scenarios.choice() };
-  const adopt = (s: Settings) => {
-    if (!parts) return;
-    parts.clock.setOffset?.(s.clock_offset_ms);
-    parts.scenarios.adopt(s.scenario);
-    lastSettings = JSON.stringify(settingsNow());
-  };
-
-  const unavailable = (err: unknown) => (err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message));
-
-  /** A new copy of the whole state from Redis. */
-  async function load(): Promise<void> {
-    const [meta, nthOld, nthYoung, current] = await Promise.all([
-      client.hgetall(key("meta")),
-      client.hgetall(key("nth:old")),
-      client.hgetall(key("nth:young")),
-      client.get(key("version")),
-    ]);
-    const next = { version: 1, seed: meta.seed ?? state.seed, counters: JSON.parse(meta.counters ?? "{}") } as State;
-    for (const c of COLLECTIONS) {
-      const keys = await client.zrange(key(`o:${c}`), "0", "-1");
-      const list: object[] = [];
-      for (let i = 0; i < keys.length; i += 1000) {
-        const values = await client.hmget(key(`c:${c}`), ...keys.slice(i, i + 1000));
-        for (const v of values) if (v !== null) list.push(JSON.parse(v) as object);
-      }
-      (next as unknown as Record<string, object[]>)[c] = list;
-    }
-    state = next;
-    records = createRepository(state);
-    ids = createIds(state.seed, state.counters);
-    version = Number(current ?? 0);
-    lastCounters = JSON.stringify(state.counters);
-    loadedSettings = meta.settings ? (JSON.parse(meta.settings) as Settings) : undefined;
-    if (parts) {
-      parts.scenarios.resetCounters();
-      for (const [k, n] of [...Object.entries(nthOld), ...Object.entries(nthYoung)]) parts.scenarios.setCount(k, Number(n));
-      parts.scenarios.takeCounts();
-      if (loadedSettings) adopt(loadedSettings);
-      else lastSettings = "";
-    }
-  }
-
-  /** Writes `next` as the whole state under a new epoch (seeding, reset); the caller holds the turn. */
-  async function replaceAll(next: State, keepNth: (k: string) => boolean): Promise<void> {
-    await client.del(key("epoch"));
-    const nth = { ...(await client.hgetall(key("nth:old"))), ...(await client.hgetall(key("nth:young"))) };
-    const batch = client.multi();
-    batch.del(key("meta"), key("nth:old"), key("nth:young"), ...COLLECTIONS.flatMap((c) => [key(`c:${c}`), key(`o:${c}`)]));
-    let seq = 0;
-    for (const c of COLLECTIONS) {
-      for (const record of next[c] as unknown as Record<string, unknown>[]) {
-        const k = String(record[KEY_FIELD[c]]);
-        batch.hset(key(`c:${c}`), k, JSON.stringify(record));
-        batch.zadd(key(`o:${c}`), String(++seq), k);
-      }
-    }
-    const kept = Object.entries(nth).filter(([k]) => keepNth(k));
-    if (kept.length) batch.hset(key("nth:young"), Object.fromEntries(kept));
-    batch.set(key("seq"), seq);
+  const releaseGlobal = () => client.eval(RELEASE, 1, global.lock, token).then(
+    () => undefined,
+    () => undefined,
+  );
+  /** Writes the settings if they changed here (the caller holds their turn); `generation` starts a new one. */
+  async function writeSettings(generation = ""): Promise<void> {
     const settings = settingsNow();
-    batch.hset(key("meta"), { seed: next.seed, counters: JSON.stringify(next.counters), ...(settings ? { settings: JSON.stringify(settings) } : {}) });
-    const fresh = randomBytes(8).toString("hex");
-    batch.set(key("epoch"), fresh);
-    batch.incr(key("version"));
-    const results = await batch.exec();
-    const failed = results?.find(([err]) => err);
-    if (!results || failed) throw new StoreUnavailable(failed?.[0]?.message ?? "state not written");
-    state = next;
-    records = createRepository(state);
-    ids = createIds(state.seed, state.counters);
-    epoch = fresh;
-    version = Number(results.at(-1)![1]);
-    lastCounters = JSON.stringify(state.counters);
-    lastSettings = settings ? JSON.stringify(settings) : "";
+    const json = settings ? JSON.stringify(settings) : known.json;
+    if (json === lastSettings && generation === "") return;
+    const v = Number(await settingsWrite([global.lock, global.settings, global.merchants, global.where, global.due], [token, LEASE_MS, json, generation]));
+    if (v < 0) throw new StoreUnavailable("this replica's turn of the settings ran out before they were written");
+    known = { ...known, v, json, gen: generation || known.gen };
+    lastSettings = json;
   }
-
-  /** Applies the commits another replica made since this copy's version. */
-  function applyEntries(texts: string[]): void {
-    for (const text of texts) {
-      const entry = JSON.parse(text) as Entry;
-      for (const [c, record] of entry.r) records.apply(c, record);
-      for (const [c, k] of entry.x) records.forget(c, k);
-      if (entry.counters) {
-        Object.assign(state.counters, entry.counters);
-        lastCounters = JSON.stringify(state.counters);
-      }
-      if (entry.settings) adopt(entry.settings);
-      for (const [k, n] of entry.nth) parts?.scenarios.setCount(k, n);
-    }
-  }
-
-  /** Takes the turn (waiting while another replica has it) and brings this copy up to date. */
-  async function acquire(): Promise<void> {
-    for (let waited = 0; ; waited++) {
-      const reply = (await acquireScript(key("lock"), key("epoch"), key("version"), key("changes"), key("requests"), token, LEASE_MS, epoch, version, lastRequest)) as (
-        | string
-        | number
-        | string[]
-      )[];
-      const status = Number(reply[0]);
-      if (status === 0) {
-        await sleep(waited < 20 ? 1 : 5);
-        continue;
-      }
+  const globalTurns = createTurns(
+    async () => {
       try {
-        if (status !== 3) takeRequests(reply[3] as string[]);
-        if (status === 3) await replaceAll(stateFromFixtures(fixtures, options.seed ?? state.seed), () => false);
-        else if (status === 2) {
-          await load();
-          epoch = String(reply[1]);
-        } else {
-          applyEntries(reply.slice(4) as string[]);
-          version = Number(reply[2]);
-        }
+        for (let waited = 0; !(await client.set(global.lock, token, "PX", LEASE_MS, "NX")); waited++) await sleep(waited < 20 ? 1 : 5);
+        await Promise.all([checkSettings(), takeRequests()]);
       } catch (err) {
-        epoch = "";
-        await releaseScript(key("lock"), token).catch(() => undefined);
-        throw err;
+        await releaseGlobal();
+        throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
       }
-      return;
-    }
-  }
-
-  /** Writes what this copy changed; with `release`, gives the turn up too. */
-  async function write(release: boolean): Promise<void> {
-    const changes = records.takeChanges();
-    const removed = records.takeRemoved();
-    const counters = JSON.stringify(state.counters);
-    const settings = settingsNow();
-    const settingsText = settings ? JSON.stringify(settings) : "";
-    const nth = parts?.scenarios.takeCounts() ?? [];
-    const countersChanged = counters !== lastCounters;
-    const settingsChanged = settingsText !== "" && settingsText !== lastSettings;
-    if (!changes.length && !removed.length && !countersChanged && !settingsChanged && !nth.length) {
-      if (release) await releaseScript(key("lock"), token);
-      return;
-    }
-    const args: (string | number)[] = [];
-    const texts: string[] = [];
-    args.push(changes.length);
-    for (const { c, v } of changes) {
-      const json = JSON.stringify(v);
-      texts.push(`["${c}",${json}]`);
-      args.push(c, String((v as Record<string, unknown>)[KEY_FIELD[c]]), json);
-    }
-    args.push(removed.length);
-    for (const { c, k } of removed) args.push(c, k);
-    args.push(nth.length);
-    for (const [k, n] of nth) args.push(k, n);
-    const entry = `{"r":[${texts.join(",")}],"x":${JSON.stringify(removed.map(({ c, k }) => [c, k]))},"nth":${JSON.stringify(nth)}${
-      countersChanged ? `,"counters":${counters}` : ""
-    }${settingsChanged ? `,"settings":${settingsText}` : ""}}`;
-    const keys = [key("lock"), key("version"), key("changes"), key("meta"), key("nth:young"), key("nth:old"), key("seq")];
-    const next = Number(
-      await commitScript(...keys, token, LEASE_MS, release ? 1 : 0, prefix, NTH_COUNTER_LIMIT / 2, entry, countersChanged ? counters : "", settingsChanged ? settingsText : "", ...args),
-    );
-    if (next < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
-    version = next;
-    lastCounters = counters;
-    if (settingsChanged) lastSettings = settingsText;
-  }
-
-  const turns = createTurns(
-    () => acquire().catch((err: unknown) => Promise.reject(unavailable(err))),
-    () =>
-      write(true).catch(() => {
-        epoch = ""; // what this copy holds may differ from Redis now: load it all next turn
-        return releaseScript(key("lock"), token).then(
-          () => undefined,
-          () => undefined,
-        );
-      }),
+    },
+    async () => {
+      await writeSettings().catch(() => undefined);
+      await releaseGlobal();
+      trim();
+    },
   );
 
-  // Redis keeps the lock in its append-only file across a restart: a lock this replica no longer
-  // holds (its turn ended with Redis away, and the release never arrived) would make every replica
-  // wait out the lease. Reconnected, it gives it back. A turn being taken at that moment loses it:
-  // its commit is refused (503), nothing is written twice.
+  // Redis keeps locks in its append-only file across a restart: a lock this replica no longer holds
+  // (its turn ended with Redis away, and the release never arrived) would make every replica wait
+  // out the lease. Reconnected, it gives them back. A turn being taken at that moment loses it: its
+  // commit is refused (503), nothing is written twice.
   client.on("ready", () => {
-    if (!turns.holding) releaseScript(key("lock"), token).catch(() => undefined);
+    for (const p of partitions.values()) if (!p.turns.holding) void p.releaseTurn();
+    if (!globalTurns.holding) void releaseGlobal();
   });
 
-  const commitInTurn = groupCommit(async () => {
-    try {
-      await write(false);
-    } catch (err) {
-      epoch = "";
-      throw unavailable(err);
-    }
-  });
+  const none = createRepository(stateFromFixtures({ ...fixtures, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], payouts: [] }, known.seed));
+  const current = () => inside.getStore();
 
-  // As in one process, a unit's changes are saved by its commit() calls (made before answering);
-  // what it changed without one (nth-call counts of a query, say) is written when the turn ends,
-  // before any other replica can take it.
-  async function unit<T>(work: () => T | Promise<T>): Promise<T> {
-    if (inside.getStore()) return work();
-    await turns.enter();
+  async function merchantUnit<T>(merchantId: string, work: () => T | Promise<T>): Promise<T> {
+    const p = partition(merchantId);
+    const [entered, settings] = await Promise.allSettled([p.turns.enter(), checkSettings()]);
+    if (entered.status === "rejected") throw entered.reason;
     try {
-      return await inside.run(true, work);
+      if (settings.status === "rejected") throw new StoreUnavailable((settings.reason as Error).message);
+      return await inside.run({ partition: p }, work);
     } finally {
-      turns.leave();
+      p.turns.leave();
     }
   }
 
-  // the first turn seeds an empty Redis or loads what is there
-  try {
-    await unit(() => undefined);
-  } catch (err) {
-    client.disconnect();
-    throw new StoreError(`cannot use Redis at ${shown(options.url)} (${(err as Error).message})`);
+  async function unit<T>(work: () => T | Promise<T>, scope?: UnitScope): Promise<T> {
+    const here = current();
+    const merchantId = scope && "merchant" in scope ? scope.merchant : undefined;
+    if (here && "partition" in here) {
+      if (merchantId === undefined || merchantId === here.partition.merchantId) return work();
+      throw new StoreError(`a unit of ${here.partition.merchantId} cannot open one of ${merchantId}`);
+    }
+    if (merchantId !== undefined) return merchantUnit(merchantId, work);
+    if (here) return work();
+    if (scope) {
+      await checkSettings().catch((err: unknown) => Promise.reject(new StoreUnavailable((err as Error).message)));
+      return inside.run({ none: true }, work);
+    }
+    return globalUnit(work, true);
+  }
+
+  /** A unit with the settings' turn; `everyMerchant`: every merchant's records brought up to date here first, to read. */
+  async function globalUnit<T>(work: () => T | Promise<T>, everyMerchant: boolean): Promise<T> {
+    const here = current();
+    if (here && "all" in here) return work(); // part of the unit it is in
+    if (here) throw new StoreError("a unit of one merchant cannot open one of every merchant");
+    await globalTurns.enter();
+    try {
+      if (everyMerchant) await catchUpAll().catch((err: unknown) => Promise.reject(new StoreUnavailable((err as Error).message)));
+      return await inside.run({ all: true }, work);
+    } finally {
+      globalTurns.leave();
+    }
   }
 
   return {
     kind: "redis",
     get data() {
-      return state;
+      const here = current();
+      if (here && "partition" in here) return here.partition.state;
+      if (here && "none" in here) return none.state;
+      if (here) return (here.merged ??= everything.state);
+      return everything.state;
     },
-    get records() {
-      return records;
+    get records(): Repository {
+      const here = current();
+      if (here && "partition" in here) return here.partition.records;
+      if (here && "none" in here) return none;
+      return everything;
     },
     get ids() {
-      return ids;
+      const here = current();
+      return here && "partition" in here ? here.partition.ids : ids;
     },
     unit,
+    async locate(kind, id) {
+      return (await client.hget(global.where, `${kind}:${id}`)) ?? undefined;
+    },
+    async dueScopes(now) {
+      const here = current();
+      if (here && "partition" in here) return [undefined]; // its own merchant's
+      if (here && "none" in here) return [];
+      const at = now.getTime();
+      // the index, the merchants held here, and fixture merchants not seeded yet whose fixtures have work due
+      const waiting = fixtureDue.filter(([, due]) => due <= at).map(([m]) => m);
+      const [due, seeded] = await Promise.all([
+        client.zrangebyscore(global.due, "-inf", at),
+        waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[]),
+      ]);
+      const merchants = new Set(due);
+      waiting.forEach((m, i) => seeded[i] || merchants.add(m));
+      for (const p of partitions.values()) if ((p.records.nextDueAt() ?? Infinity) <= at) merchants.add(p.merchantId);
+      return [...merchants].map((merchant) => ({ merchant }));
+    },
     share(shared) {
       parts = shared;
       parts.requests.share(tag, publishRequest);
       parts.scenarios.takeCounts(); // counts are tracked from now on
-      if (loadedSettings) adopt(loadedSettings);
+      if (known.json) adopt(known);
+      else lastSettings = "";
     },
-    commit: () => (turns.holding && inside.getStore() ? commitInTurn() : unit(commitInTurn)),
+    commit(last) {
+      const here = current();
+      if (here && "partition" in here) {
+        const p = here.partition;
+        // the unit's last write, and no other unit on this turn: it gives the turn back too
+        if (last && p.turns.handOver()) return p.write(true).catch((err: unknown) => {
+          p.epoch = "";
+          void p.releaseTurn();
+          throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+        });
+        return commitOf(p)();
+      }
+      if (here && "all" in here) return writeSettings();
+      if (here) return Promise.resolve();
+      return globalUnit(() => undefined, false); // the settings, if they changed here
+    },
     async reset(merchantId) {
-      await unit(async () => {
-        const initial = stateFromFixtures(fixtures, state.seed);
-        if (merchantId === undefined) return replaceAll(initial, () => false);
-        const next = { ...state, counters: { ...state.counters } };
-        resetMerchant(next, initial, merchantId);
-        return replaceAll(next, (k) => !k.startsWith(`${merchantId}|`));
-      });
+      if (merchantId !== undefined) {
+        await unit(() => partition(merchantId).seed(initial(merchantId)), { merchant: merchantId });
+        return;
+      }
+      await globalUnit(async () => {
+        const merchants = await client.smembers(global.merchants);
+        await writeSettings(randomBytes(6).toString("hex"));
+        dropAll();
+        // what the old generation left: dropped now, unless a replica seeded it again meanwhile
+        await Promise.all(merchants.map((m) => dropOld(seedKeys(partitionKeys(options.prefix, m)), [known.gen])));
+      }, false);
     },
     async close() {
-      // a graceful stop hands the turn over at once: the units still here end (2 s at most), then
-      // this replica's lock is given back, so no other replica waits out its lease
-      for (const started = Date.now(); turns.busy && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
-      await releaseScript(key("lock"), token).catch(() => undefined);
+      // a graceful stop hands the turns over at once: the units still here end (2 s at most), then
+      // this replica's locks are given back, so no other replica waits out a lease
+      clearInterval(trimmer);
+      const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
+      for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
+      await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
       await client.quit().catch(() => client.disconnect());
     },
   };

@@ -36,8 +36,12 @@ export interface Store {
   /** the records with their indexes: how requests find, add and mark records */
   readonly records: Repository;
   readonly ids: Ids;
-  /** writes what changed since the last commit (nothing to do in memory) */
-  commit(): Promise<void>;
+  /**
+   * Writes what changed since the last commit (nothing to do in memory). `last`: the unit changes
+   * nothing more after it (a gateway operation's one commit), so a shared store may give the
+   * merchant's turn back in the same trip.
+   */
+  commit(last?: boolean): Promise<void>;
   /**
    * Runs `work` as one unit: everything it reads and changes, commits included, is atomic with
    * respect to every other unit. In one process that is already so (handlers change state
@@ -46,7 +50,15 @@ export interface Store {
    * commit()'s, as in one process. A unit opened inside another one is part of it. Work that waits on something slow (a notification's POST)
    * stays outside units.
    */
-  unit<T>(work: () => T | Promise<T>): Promise<T>;
+  unit<T>(work: () => T | Promise<T>, scope?: UnitScope): Promise<T>;
+  /**
+   * The merchant whose record this is (a payer page, a payment, ...), for a unit to name it before
+   * it starts: a shared store partitions by merchant. Undefined when the store cannot tell (one
+   * process: every unit sees everything) or no such record exists.
+   */
+  locate(kind: Locatable, id: string): Promise<string | undefined>;
+  /** The units to run for time-driven work due by `now` (sandbox time): one per merchant with due work, or one that sees everything. */
+  dueScopes(now: Date): Promise<(UnitScope | undefined)[]>;
   /** a shared store keeps these in step across replicas (nothing to do otherwise) */
   share(parts: SharedParts): void;
   /** Back to fixtures: all merchants, or only the records of one merchant. */
@@ -54,6 +66,17 @@ export interface Store {
   /** a last snapshot, and the journal file removed */
   close(): Promise<void>;
 }
+
+/**
+ * What a unit works on. One merchant: its records only, locked for the unit with a shared store
+ * (other merchants' units run meanwhile). `none`: no records (a request refused before it reads
+ * any, or naming a record that does not exist). Left out: everything, read-only across merchants
+ * with a shared store (lists, settings such as the scenario choice and the clock).
+ */
+export type UnitScope = { merchant: string } | { none: true };
+
+/** Records found by id alone, whose merchant a shared store looks up before the unit starts. */
+export type Locatable = "page" | "transaction" | "refund" | "payout" | "subscription" | "notification";
 
 export interface StoreOptions {
   fixturesDir: string;
@@ -236,6 +259,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     kind: dataFile ? "file" : "memory",
     unit: async (work) => work(),
+    locate: async () => undefined,
+    dueScopes: async () => [undefined],
     share: () => undefined,
     get data() {
       return state();

@@ -12,6 +12,12 @@ export interface Turns {
   enter(): Promise<void>;
   /** the unit is done; the last one out gives the turn back */
   leave(): void;
+  /**
+   * Called by a unit about to write its last changes: true when it is the only unit open and none
+   * waits, so its write may give the turn back too (one trip to the store instead of two). Units
+   * arriving from then on wait for the next turn.
+   */
+  handOver(): boolean;
   /** true while this replica holds the turn */
   readonly holding: boolean;
   /** true while a unit runs or waits here, or the turn is being taken or given back */
@@ -28,6 +34,8 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
   let heldSince = 0;
   let open = 0;
   let taking = false;
+  /** the last unit's write gave the turn back: nothing left to finish */
+  let handedOver = false;
   let waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   function next(): void {
@@ -72,11 +80,18 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
     leave() {
       if (--open > 0) return;
       ending = true;
-      void finish().finally(() => {
+      const done = handedOver ? Promise.resolve() : finish();
+      handedOver = false;
+      void done.finally(() => {
         holding = false;
         ending = false;
         next();
       });
+    },
+    handOver() {
+      if (open !== 1 || waiting.length || ending) return false;
+      ending = handedOver = true;
+      return true;
     },
   };
 }

@@ -127,11 +127,13 @@ function judge(probe: Probe, sends: SendResult[]): Pick<ProbeResult, "verdict" |
  */
 export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUrl: string): Promise<ReceiverCheckReport> {
   const { store, clock, log } = deps;
+  /** a unit of the merchant checked: the check's records are that merchant's */
+  const inUnit = <T>(work: () => T | Promise<T>) => store.unit(work, { merchant: input.merchant_id });
   const base = new URL(sandgateUrl);
-  const accepted = await store.unit(() => accept(deps, input, Number(base.port || (base.protocol === "https:" ? 443 : 80))));
+  const accepted = await inUnit(() => accept(deps, input, Number(base.port || (base.protocol === "https:" ? 443 : 80))));
   const started = Date.now();
   const startedAt = clock.now().toISOString();
-  const check = await store.unit(async () => {
+  const check = await inUnit(async () => {
     const id = store.ids.hex("check", 16, "chk_");
     await store.commit();
     return id;
@@ -140,7 +142,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
   const key = input.key ?? secretKeyOf(store.records, accepted.merchant.merchant_id);
   // another key of the same form: only the signature tells them apart
   const keys = { key, other: `${key.slice(0, -1)}${key.endsWith("x") ? "y" : "x"}_other` };
-  const events = await store.unit(() => checkEvents(tx, store.records, clock.now(), input.url));
+  const events = await inUnit(() => checkEvents(tx, store.records, clock.now(), input.url));
   const sent = new Map<string, Notification[]>();
   const ctx: ProbeContext = { events, sent };
   const probes: ProbeResult[] = [];
@@ -153,7 +155,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
     const n =
       "again" in send
         ? send.again
-        : await store.unit(async () => {
+        : await inUnit(async () => {
             const built = buildNotification(store.ids, clock.now(), send.event, keys.key);
             shapedNotification(built, send, keys);
             built.check = check;
@@ -166,7 +168,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
     const outcome = await postNotification(n, number, DEFAULT_TIMEOUT_MS);
     const { http_status, error, duration_ms, response_body } = outcome;
     const attempt: NotificationAttempt = { attempt: number, at, reason: "again" in send ? "duplicate" : "first", http_status, error, duration_ms, response_body };
-    await store.unit(() => {
+    await inUnit(() => {
       const held = store.records.notification(n.notification_id) ?? n;
       held.attempts.push(attempt);
       finish(held);

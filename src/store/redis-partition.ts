@@ -1,0 +1,294 @@
+// One merchant of the shared store (redis-store.ts): its records in this replica's memory, with the
+// same indexes as the embedded store, and its turn in Redis. A unit of work for the merchant takes
+// the turn (a lock with a lease), which brings this copy up to date with the commits other replicas
+// made; the unit's commits write what it changed and announce it on the merchant's stream. Units of
+// different merchants never wait for each other, on this replica or any other.
+import { randomBytes } from "node:crypto";
+import { createIds, type Ids } from "../ids.js";
+import { KEY_FIELD, type Collection } from "./journal.js";
+import { createRepository, type Repository } from "./records.js";
+import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, SEED, acquireKeys, commitKeys, partitionKeys, seedKeys, type PartitionKeys } from "./redis-scripts.js";
+import { createTurns, type Turns } from "./turns.js";
+import { StoreUnavailable } from "./store.js";
+import type { State } from "./types.js";
+import type { Redis, Cluster } from "ioredis";
+import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.js";
+
+/** How long a merchant's turn survives a replica that stopped answering (each commit renews it). */
+export const LEASE_MS = 2_000;
+
+/** A script as a function of its keys and arguments (EVALSHA, sent again only when Redis lost it). */
+type Script = (keys: string[], args: (string | number)[]) => Promise<unknown>;
+
+export interface Scripts {
+  acquire: Script;
+  commit: Script;
+  seed: Script;
+  release: Script;
+}
+
+/** A script on this client, called with its keys and arguments. */
+export function defineScript(client: Redis | Cluster, name: string, lua: string): Script {
+  client.defineCommand(name, { lua });
+  const call = (client as unknown as Record<string, (n: number, ...a: (string | number)[]) => Promise<unknown>>)[name]!;
+  return (keys, args) => call.call(client, keys.length, ...keys, ...args);
+}
+
+/** The partition's scripts on this client: one definition each. */
+export function defineScripts(client: Redis | Cluster): Scripts {
+  const define = (name: string, lua: string) => defineScript(client, name, lua);
+  return { acquire: define("sandgateAcquire", ACQUIRE), commit: define("sandgateCommit", COMMIT), seed: define("sandgateSeed", SEED), release: define("sandgateRelease", RELEASE) };
+}
+
+/** What a partition needs from the store that holds it. */
+export interface PartitionContext {
+  client: Redis | Cluster;
+  scripts: Scripts;
+  prefix: string;
+  /** this replica's token: whose turn it is */
+  token: string;
+  /** the seed of the sandbox and the current generation (a reset of everything starts a new one) */
+  seed(): string;
+  generation(): string;
+  /** the merchant's initial state: its fixture records, or nothing for another merchant */
+  initial(merchantId: string): State;
+  scenarios(): ScenarioRegistry | undefined;
+  /** hands the nth counts changed since the last call to the partitions they belong to */
+  routeCounts(): void;
+  /** with each commit: ids that became findable, and when the merchant's earliest work falls due (null: nothing; undefined: unchanged) */
+  indexed(merchantId: string, where: [string, string][], dueAt: number | null | undefined, seeded?: boolean): Promise<void>;
+}
+
+const COLLECTION_NUMBER = new Map(COLLECTIONS.map((c, i) => [c, i + 1]));
+
+/** One commit as announced on the merchant's stream (records by collection number, from 1). */
+interface Entry {
+  r: [number, Record<string, unknown>][];
+  x: [Collection, string][];
+  counters?: Record<string, number>;
+  nth: [string, number][];
+}
+
+/** The kinds of record found by id alone, and the field of each that names one (redis-store's `where`). */
+const FINDABLE: { c: Collection; kind: string; field: string }[] = [
+  { c: "transactions", kind: "transaction", field: "transaction_id" },
+  { c: "transactions", kind: "page", field: "page_id" },
+  { c: "refunds", kind: "refund", field: "refund_reference_id" },
+  { c: "payouts", kind: "payout", field: "transaction_id" },
+  { c: "subscriptions", kind: "subscription", field: "recurring_id" },
+  { c: "notifications", kind: "notification", field: "notification_id" },
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Partition {
+  readonly keys: PartitionKeys;
+  state: State;
+  records: Repository;
+  ids: Ids;
+  /** the seeding this copy holds ("" = nothing yet: load it) and the last commit applied */
+  epoch = "";
+  version = 0;
+  /** nth counts changed by this merchant's units, not yet written */
+  nth: [string, number][] = [];
+  /** ids already in `where`, so each is written there once */
+  private readonly found = new Set<string>();
+  private lastCounters = "{}";
+  private lastDueAt: number | null | undefined;
+  readonly turns: Turns;
+  /** when a unit last used it (least recently used partitions are dropped first) */
+  usedAt = 0;
+
+  constructor(
+    readonly merchantId: string,
+    private readonly ctx: PartitionContext,
+  ) {
+    this.keys = partitionKeys(ctx.prefix, merchantId);
+    this.state = ctx.initial(merchantId);
+    this.records = createRepository(this.state);
+    this.ids = createIds(`${ctx.seed()}|${merchantId}`, this.state.counters);
+    this.turns = createTurns(
+      () => this.acquire(),
+      () =>
+        this.write(true).catch(() => {
+          this.epoch = ""; // what this copy holds may differ from Redis now: load it whole next turn
+          return this.releaseTurn();
+        }),
+    );
+  }
+
+  /** how many records it holds (the store keeps a bounded number in memory) */
+  get size(): number {
+    let n = 0;
+    for (const c of COLLECTIONS) n += this.state[c].length;
+    return n;
+  }
+
+  releaseTurn(): Promise<void> {
+    return this.ctx.scripts.release([this.keys.lock], [this.ctx.token]).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Takes the merchant's turn (waiting while another replica has it) and brings this copy up to date. */
+  private async acquire(): Promise<void> {
+    for (let waited = 0; ; waited++) {
+      let reply: (string | number)[];
+      try {
+        reply = (await this.ctx.scripts.acquire(acquireKeys(this.keys), [this.ctx.token, LEASE_MS, this.ctx.generation(), this.epoch, this.version])) as (string | number)[];
+      } catch (err) {
+        throw new StoreUnavailable((err as Error).message);
+      }
+      const status = Number(reply[0]);
+      if (status === 0) {
+        await sleep(waited < 20 ? 1 : 5);
+        continue;
+      }
+      try {
+        if (status === 3) await this.seed(this.ctx.initial(this.merchantId));
+        else await this.take(reply);
+      } catch (err) {
+        this.epoch = "";
+        await this.releaseTurn();
+        throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+      }
+      return;
+    }
+  }
+
+  /** What ACQUIRE answered (with or without the turn): the commits missed are applied, or the merchant is loaded whole. */
+  take(reply: (string | number)[]): Promise<void> | void {
+    const status = Number(reply[0]);
+    if (status === 2) return this.load(String(reply[1]), Number(reply[2]));
+    if (status !== 1) return;
+    this.apply(reply.slice(3) as string[]);
+    this.version = Number(reply[2]);
+  }
+
+  /** Applies the commits another replica made since this copy's version. */
+  private apply(texts: string[]): void {
+    const scenarios = this.ctx.scenarios();
+    for (const text of texts) {
+      const entry = JSON.parse(text) as Entry;
+      for (const [c, record] of entry.r) this.records.apply(COLLECTIONS[c - 1]!, record);
+      for (const [c, k] of entry.x) this.records.forget(c, k);
+      if (entry.counters) {
+        Object.assign(this.state.counters, entry.counters);
+        this.lastCounters = JSON.stringify(this.state.counters);
+      }
+      for (const [k, n] of entry.nth) scenarios?.setCount(k, n);
+    }
+  }
+
+  /** A new copy of the merchant from Redis. */
+  async load(epoch: string, version: number): Promise<void> {
+    const { client, scenarios } = { client: this.ctx.client, scenarios: this.ctx.scenarios() };
+    const [counters, nthOld, nthYoung] = await Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]);
+    const next = { version: 1, seed: this.ctx.seed(), counters: JSON.parse(counters ?? "{}") } as State;
+    await Promise.all(
+      COLLECTIONS.map(async (c, i) => {
+        const keys = await client.zrange(this.keys.order[i]!, "0", "-1");
+        const list: object[] = [];
+        for (let at = 0; at < keys.length; at += 1000) {
+          const values = await client.hmget(this.keys.records[i]!, ...keys.slice(at, at + 1000));
+          for (const v of values) if (v !== null) list.push(JSON.parse(v) as object);
+        }
+        (next as unknown as Record<string, object[]>)[c] = list;
+      }),
+    );
+    this.replace(next);
+    this.epoch = epoch;
+    this.version = version;
+    if (scenarios) {
+      scenarios.resetCounters(this.merchantId);
+      for (const [k, n] of [...Object.entries(nthOld), ...Object.entries(nthYoung)]) scenarios.setCount(k, Number(n));
+    }
+  }
+
+  private replace(next: State): void {
+    this.state = next;
+    this.records = createRepository(next);
+    this.ids = createIds(`${this.ctx.seed()}|${this.merchantId}`, next.counters);
+    this.lastCounters = JSON.stringify(next.counters);
+    this.found.clear();
+    this.lastDueAt = undefined;
+    this.nth = [];
+  }
+
+  /** Writes `next` as the merchant's whole state under a new epoch (first use, reset); the caller holds the turn. */
+  async seed(next: State): Promise<void> {
+    const args: (string | number)[] = [];
+    let n = 0;
+    for (const c of COLLECTIONS) {
+      for (const record of next[c] as unknown as Record<string, unknown>[]) {
+        args.push(COLLECTION_NUMBER.get(c)!, String(record[KEY_FIELD[c]]), JSON.stringify(record));
+        n++;
+      }
+    }
+    const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
+    const done = Number(await this.ctx.scripts.seed(seedKeys(this.keys), [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args]));
+    if (done < 0) throw new StoreUnavailable("this replica's turn ran out before the merchant was seeded");
+    this.replace(next);
+    this.ctx.scenarios()?.resetCounters(this.merchantId);
+    this.epoch = epoch;
+    this.version = 0;
+    const all = COLLECTIONS.flatMap((c) => (next[c] as object[]).map((v) => ({ c, v })));
+    await this.ctx.indexed(this.merchantId, this.findable(all), this.dueAt(), true);
+  }
+
+  /** The `where` entries of records not written there yet. */
+  private findable(changed: Iterable<{ c: Collection; v: object }>): [string, string][] {
+    const out: [string, string][] = [];
+    for (const { c, v } of changed) {
+      for (const { c: of, kind, field } of FINDABLE) {
+        const id = (v as Record<string, unknown>)[field];
+        if (of !== c || typeof id !== "string" || id === "") continue;
+        const k = `${kind}:${id}`;
+        if (this.found.has(k)) continue;
+        this.found.add(k);
+        out.push([k, this.merchantId]);
+      }
+    }
+    return out;
+  }
+
+  /** When the merchant's earliest work falls due, if that changed since last said: a time, or null for nothing. */
+  private dueAt(): number | null | undefined {
+    const at = this.records.nextDueAt() ?? null;
+    if (at === this.lastDueAt) return undefined;
+    this.lastDueAt = at;
+    return at;
+  }
+
+  /** Writes what this copy changed; with `release`, gives the turn up too. */
+  async write(release: boolean): Promise<void> {
+    this.ctx.routeCounts();
+    const changes = this.records.takeChanges();
+    const removed = this.records.takeRemoved();
+    const counters = JSON.stringify(this.state.counters);
+    const nth = this.nth;
+    this.nth = [];
+    const countersChanged = counters !== this.lastCounters;
+    if (!changes.length && !removed.length && !countersChanged && !nth.length) {
+      if (release) await this.releaseTurn();
+      return;
+    }
+    const args: (string | number)[] = [];
+    args.push(changes.length);
+    for (const { c, v } of changes) args.push(COLLECTION_NUMBER.get(c)!, String((v as Record<string, unknown>)[KEY_FIELD[c]]), JSON.stringify(v));
+    args.push(removed.length);
+    for (const { c, k } of removed) args.push(COLLECTION_NUMBER.get(c)!, k);
+    args.push(nth.length);
+    for (const [k, n] of nth) args.push(k, n);
+    const rest = `"x":${JSON.stringify(removed.map(({ c, k }) => [c, k]))},"nth":${JSON.stringify(nth)}${countersChanged ? `,"counters":${counters}` : ""}`;
+    const where = this.findable(changes);
+    const [next] = await Promise.all([
+      this.ctx.scripts.commit(commitKeys(this.keys), [this.ctx.token, LEASE_MS, release ? 1 : 0, NTH_COUNTER_LIMIT / 2, rest, countersChanged ? counters : "", ...args]),
+      this.ctx.indexed(this.merchantId, where, this.dueAt()),
+    ]);
+    if (Number(next) < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
+    this.version = Number(next);
+    this.lastCounters = counters;
+  }
+}
