@@ -8,7 +8,8 @@
 // machine moves both sides. --large N loads N payments through the API into two more Sandgates
 // (memory and --data), lets them settle, and runs each workload on them too, in the same reps,
 // right after the fresh ones (without resetting them). Also: cold start (spawn → first answer of /v1/authorise) and
-// idle RSS of both; `sandgate verify` on a recording of 1,000 exchanges (scripts/bench/verify.ts).
+// idle RSS of both; `sandgate verify` on a recording of 1,000 exchanges (scripts/bench/verify.ts);
+// replicas on Redis, the store partitioned by merchant (scripts/bench/replicas.ts).
 // Tables on stdout, numbers in bench-results.json.
 // --pin runs the servers on one CPU and the load generator on the other(s) (see pin()).
 // Besides req/s, each run reads the server's CPU time (/proc/<pid>/task/*/schedstat, all threads,
@@ -23,6 +24,7 @@ import { HAS_REDIS, startRedis } from "./redis-server.js";
 import { loadPayments, median, requestsFor, run, type Run } from "./bench/run.js";
 import { SIG, WORKLOADS, type Workload } from "./bench/workloads.js";
 import { benchVerify, verifyTable } from "./bench/verify.js";
+import { benchReplicas, replicasTable } from "./bench/replicas.js";
 
 interface Options {
   reps: number;
@@ -92,6 +94,8 @@ async function main(): Promise<void> {
   }
   log(`cold start: Sandgate ${fixed(median(cold.sandgate))} ms, floor ${fixed(median(cold.floor))} ms`);
   const verify = await benchVerify(o.reps, log);
+  // the store partitioned by merchant, on Redis (scripts/bench/replicas.ts)
+  const replicas = HAS_REDIS ? await benchReplicas(o.reps, log, o.scale < 1) : undefined;
 
   const floor = await startFloor();
   const memory = await startSandgate();
@@ -197,6 +201,7 @@ async function main(): Promise<void> {
     idle_rss_mb: { sandgate: median(cold.sandgateRss), floor: median(cold.floorRss) },
     rss_mb: rss,
     verify,
+    replicas,
     results,
   };
   const out = resolve(ROOT, "bench-results.json");
@@ -210,6 +215,7 @@ async function main(): Promise<void> {
         ? `; with ${o.large} payments loaded: ${rss.large_loaded} MB (memory), ${rss.large_data_loaded} MB (--data) at once, ${rss.large_settled} MB and ${rss.large_data_settled} MB after ${SETTLE_MS / 1000} s idle; after the workloads ran on them (more payments): ${rss.large} MB, ${rss.large_data} MB`
         : "") +
       `\n${verifyTable(verify)}` +
+      (replicas ? `\n\n${replicasTable(replicas)}` : "") +
       `\n${o.connections} connections, ${o.reps} reps, medians${o.pin ? "; servers pinned to one CPU, the load generator to the other(s)" : ""}; wrote ${out}\n`,
   );
 }
