@@ -103,6 +103,10 @@ export interface TestRedisCluster {
   /** the first node; a cluster client finds the others from it */
   url: string;
   ports: number[];
+  /** stops node i (SIGTERM: its append-only file is flushed); the others go on serving their slots */
+  stop(i: number): Promise<void>;
+  /** starts node i again on its port, folder and cluster config: it rejoins with its slots and data */
+  start(i: number): Promise<void>;
   /** stops every node and removes their folders */
   close(): Promise<void>;
 }
@@ -150,20 +154,23 @@ async function clusterOk(ports: number[], timeoutMs = 10_000): Promise<void> {
 export async function startRedisCluster(): Promise<TestRedisCluster> {
   const ports: number[] = [];
   const dirs: string[] = [];
-  const nodes: ChildProcess[] = [];
+  const nodes: (ChildProcess | undefined)[] = [];
   const close = async () => {
     await Promise.all(nodes.map(stopChild));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   };
+  // append-only, so a node stopped and started keeps its data; the others serve their slots while
+  // one is down (cluster-require-full-coverage no), as a cluster of masters without replicas can
+  const spawnNode = (i: number) =>
+    spawnRedis(ports[i]!, [
+      ...["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${ports[i]}.conf`, "--cluster-node-timeout", "2000", "--cluster-require-full-coverage", "no"],
+      ...["--dir", dirs[i]!, "--appendonly", "yes", "--save", ""],
+    ]);
   try {
     for (let i = 0; i < 3; i++) {
-      const port = await clusterPort(ports);
-      const dir = mkdtempSync(join(tmpdir(), "sandgate-redis-cluster-"));
-      ports.push(port);
-      dirs.push(dir);
-      nodes.push(
-        await spawnRedis(port, ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-node-timeout", "2000", "--dir", dir, "--appendonly", "no", "--save", ""]),
-      );
+      ports.push(await clusterPort(ports));
+      dirs.push(mkdtempSync(join(tmpdir(), "sandgate-redis-cluster-")));
+      nodes.push(await spawnNode(i));
     }
     await redisCli(["--cluster", "create", ...ports.map((port) => `127.0.0.1:${port}`), "--cluster-replicas", "0", "--cluster-yes"]);
     await clusterOk(ports);
@@ -171,5 +178,17 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     await close();
     throw error;
   }
-  return { url: `redis://127.0.0.1:${ports[0]}`, ports, close };
+  return {
+    url: `redis://127.0.0.1:${ports[0]}`,
+    ports,
+    async stop(i) {
+      const running = nodes[i];
+      nodes[i] = undefined;
+      await stopChild(running);
+    },
+    async start(i) {
+      nodes[i] = await spawnNode(i);
+    },
+    close,
+  };
 }

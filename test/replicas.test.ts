@@ -7,7 +7,8 @@ import { afterAll, describe, expect, test } from "vitest";
 import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
 import { freshPrefix, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
-import { freePort, startRedis } from "../scripts/redis-server.js";
+import { Cluster } from "ioredis";
+import { freePort, startRedis, startRedisCluster } from "../scripts/redis-server.js";
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
 
@@ -20,9 +21,9 @@ const json = async (replica: Replica, path: string, init: RequestInit = {}) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
-/** Two (or more) replicas on a fresh prefix of the run's Redis, or of a single Redis at `url`. */
-async function replicas(n = 2, url?: string, extra: string[] = []): Promise<Replica[]> {
-  const args = [...(url ? redisFlags(freshPrefix(), url, false) : redisFlags(freshPrefix())), "--seed", "replicas", ...extra];
+/** Two (or more) replicas on a fresh prefix of the run's Redis, or of a Redis (a cluster with `cluster`) at `url`. */
+async function replicas(n = 2, url?: string, extra: string[] = [], cluster = false): Promise<Replica[]> {
+  const args = [...(url ? redisFlags(freshPrefix(), url, cluster) : redisFlags(freshPrefix())), "--seed", "replicas", ...extra];
   return Promise.all(Array.from({ length: n }, () => spawnSandgate(args)));
 }
 
@@ -298,7 +299,7 @@ describe("merchants as partitions", () => {
   });
 });
 
-// on one Redis of their own, stopped and started (in "replicas (cluster)" too: a cluster node restart is not covered yet)
+// on one Redis of their own, stopped and started (in "replicas (cluster)" too), and a Redis Cluster of their own
 describe("replicas and failures", () => {
   const ownRedis = startRedis();
   afterAll(async () => (await ownRedis).close());
@@ -423,6 +424,49 @@ describe("replicas and failures", () => {
     expect(failedOnB).toBe(0);
     expect(longestGap).toBeLessThan(250);
   }, 30_000);
+
+  // a cluster of its own, one node of which is stopped and started
+  test.runIf(inject("redisCluster"))("a Redis Cluster node down: only the merchants whose slots it holds wait, and they are back with their data when it is", async () => {
+    const cluster = await startRedisCluster();
+    const nodes = new Cluster([{ host: "127.0.0.1", port: cluster.ports[0]! }]);
+    try {
+      await nodes.ping();
+      const nodeOf = async (tag: string) => {
+        const slot = Number(await nodes.cluster("KEYSLOT", `{${tag}}`));
+        const range = (await nodes.cluster("SLOTS")).find(([from, to]) => slot >= from && slot <= to)!;
+        return cluster.ports.indexOf(Number(range[2]![1]));
+      };
+      const settingsNode = await nodeOf("g");
+      const candidates = await Promise.all(Array.from({ length: 30 }, async (_, i) => ({ id: `MC${process.pid}-${i}`, node: await nodeOf(`MC${process.pid}-${i}`) })));
+      const x = candidates.find((c) => c.node !== settingsNode)!;
+      const y = candidates.find((c) => c.node !== x.node)!;
+      const [a, b] = await replicas(2, cluster.url, [], true);
+      const pay = (replica: Replica, merchant: string) => post(replica, "/v1/authorise", directPayment({ merchant_id: merchant }));
+      const first = parseXml((await pay(a!, x.id)).text);
+      expect(first.result_info).toBe("0000:Success");
+      expect((await pay(b!, y.id)).status).toBe(200);
+
+      await cluster.stop(x.node);
+      // the other merchants go on at once; x's requests are refused in their format, not held
+      for (const replica of [a!, b!]) expect((await pay(replica, y.id)).status).toBe(200);
+      const refused = await pay(b!, x.id);
+      expect(refused.status).toBe(503);
+      expect(parseXml(refused.text).result_info).toBe("I0050:Sandbox store unavailable");
+
+      await cluster.start(x.node);
+      let back = 0;
+      for (let i = 0; i < 100 && back !== 200; i++) {
+        back = (await pay(a!, x.id)).status;
+        if (back !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(back).toBe(200);
+      const found = JSON.parse((await post(b!, "/v1/retrievalTrans", { merchant_id: x.id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, transaction_id: String(first.transaction_id) })).text);
+      expect(found.orders_list[0]?.transaction_id).toBe(String(first.transaction_id)); // kept across the node's restart
+    } finally {
+      nodes.disconnect();
+      await cluster.close();
+    }
+  }, 60_000);
 
   test("Redis unreachable at start: a clear message and exit code 1", async () => {
     const port = await freePort();

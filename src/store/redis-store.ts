@@ -204,8 +204,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       );
     return commit;
   };
-  /** Drops the merchants served least recently while more records than allowed are held. */
+  /** Drops the merchants served least recently while more records than allowed are held (not while a unit reads every merchant). */
   function trim(): void {
+    if (globalTurns.busy) return;
     let held = 0;
     for (const p of partitions.values()) held += p.size;
     for (const p of partitions.values()) {
@@ -296,7 +297,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     async () => {
       await writeSettings().catch(() => undefined);
       await releaseGlobal();
-      trim();
     },
   );
 
