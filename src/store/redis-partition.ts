@@ -55,6 +55,10 @@ export interface PartitionContext {
   scenarios(): ScenarioRegistry | undefined;
   /** hands the nth counts changed since the last call to the partitions they belong to */
   routeCounts(): void;
+  /** runs a whole load of a merchant when one of the few slots for it is free */
+  loading<T>(work: () => Promise<T>): Promise<T>;
+  /** a merchant was loaded whole from Redis */
+  loaded(): void;
   /** with each commit: ids that became findable, and when the merchant's earliest work falls due (null: nothing; undefined: unchanged) */
   indexed(merchantId: string, where: [string, string][], dueAt: number | null | undefined, seeded?: boolean): Promise<void>;
 }
@@ -186,20 +190,23 @@ export class Partition {
     const { client, scenarios } = { client: this.ctx.client, scenarios: this.ctx.scenarios() };
     const [counters, nthOld, nthYoung] = await Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]);
     const next = { version: 1, seed: this.ctx.seed(), counters: JSON.parse(counters ?? "{}") } as State;
-    await Promise.all(
-      COLLECTIONS.map(async (c, i) => {
-        const keys = await client.zrange(this.keys.order[i]!, "0", "-1");
-        const list: object[] = [];
-        for (let at = 0; at < keys.length; at += 1000) {
-          const values = await client.hmget(this.keys.records[i]!, ...keys.slice(at, at + 1000));
-          for (const v of values) if (v !== null) list.push(JSON.parse(v) as object);
-        }
-        (next as unknown as Record<string, object[]>)[c] = list;
-      }),
+    await this.ctx.loading(() =>
+      Promise.all(
+        COLLECTIONS.map(async (c, i) => {
+          const keys = await client.zrange(this.keys.order[i]!, "0", "-1");
+          const list: object[] = [];
+          for (let at = 0; at < keys.length; at += 500) {
+            const values = await client.hmget(this.keys.records[i]!, ...keys.slice(at, at + 500));
+            for (const v of values) if (v !== null) list.push(JSON.parse(v) as object);
+          }
+          (next as unknown as Record<string, object[]>)[c] = list;
+        }),
+      ),
     );
     this.replace(next);
     this.epoch = epoch;
     this.version = version;
+    this.ctx.loaded();
     if (scenarios) {
       scenarios.resetCounters(this.merchantId);
       for (const [k, n] of [...Object.entries(nthOld), ...Object.entries(nthYoung)]) scenarios.setCount(k, Number(n));

@@ -45,8 +45,14 @@ interface Settings {
 
 /** How long a closing replica waits for its units before it gives the turns back anyway. */
 const CLOSE_WAIT_MS = 2_000;
-/** Records a replica keeps in memory (its most recently served merchants; those in use are always kept). */
-export const HELD_RECORDS = 200_000;
+/**
+ * Records a replica keeps in memory (its most recently served merchants; those in use are always
+ * kept). A stored payment takes ~1.4 KB of heap and the heap may grow half again before a full
+ * collection: 30,000 keep a replica under 300 MB (scripts/bench/replica-memory.ts).
+ */
+export const HELD_RECORDS = 30_000;
+/** Merchants loaded whole from Redis at once: each holds its records twice (text and objects) while it loads. */
+const LOADS_AT_ONCE = 4;
 
 /** The address without its password, for messages. */
 const shown = (url: string) => url.replace(/\/\/([^@/]*)@/, "//***@");
@@ -149,6 +155,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     for (const c of COLLECTIONS) (all as unknown as Record<string, unknown>)[c] = mine(all[c] as { merchant_id: string }[]);
     return all;
   };
+  let loads = 0;
+  const waitingLoads: (() => void)[] = [];
   /** fixture merchants whose fixtures hold work that falls due, and when */
   const fixtureDue = fixtureMerchants.flatMap((m): [string, number][] => {
     const at = createRepository(initial(m)).nextDueAt();
@@ -163,6 +171,20 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     generation: () => known.gen,
     initial,
     scenarios: () => parts?.scenarios,
+    async loading<T>(work: () => Promise<T>): Promise<T> {
+      if (loads >= LOADS_AT_ONCE) await new Promise<void>((resolve) => waitingLoads.push(resolve));
+      loads++;
+      try {
+        return await work();
+      } finally {
+        loads--;
+        waitingLoads.shift()?.();
+      }
+    },
+    loaded: () => {
+      // a merchant came in whole: the least recently served may have to go now, not at the next tick
+      if (!trimSoon) trimSoon = setImmediate(() => ((trimSoon = undefined), trim()));
+    },
     routeCounts() {
       for (const [k, n] of parts?.scenarios.takeCounts() ?? []) {
         const merchantId = k.slice(0, k.indexOf("|"));
@@ -225,6 +247,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     for (const p of [...partitions.values()]) if (!p.turns.busy) forget(p);
     for (const p of partitions.values()) p.epoch = "";
   }
+  let trimSoon: NodeJS.Immediate | undefined;
   const trimmer = setInterval(trim, 1_000);
   trimmer.unref();
 
@@ -433,6 +456,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       // a graceful stop hands the turns over at once: the units still here end (2 s at most), then
       // this replica's locks are given back, so no other replica waits out a lease
       clearInterval(trimmer);
+      clearImmediate(trimSoon);
       const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
       for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
       await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
