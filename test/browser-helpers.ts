@@ -14,7 +14,8 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-export const launch = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+/** Debian's Chromium, headless; `extra` flags after the usual ones (a host resolver rule, say). */
+export const launch = (extra: string[] = []): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extra] });
 
 export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS ? resolve(import.meta.dirname, "..", "docs", "screenshots") : mkdtempSync(resolve(tmpdir(), "sandgate-shots-"));
 mkdirSync(SCREENSHOTS, { recursive: true });

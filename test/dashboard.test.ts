@@ -5,15 +5,19 @@ import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
 import type { App } from "../src/app.js";
 import type { Deps } from "../src/deps.js";
-import { ACME, ANY_SIGNATURE, apmPayment, directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
+import { ACME, ANY_SIGNATURE, apmPayment, directPayment, formSession, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 let app: App;
 let deps: Deps;
+let session: { cookie: string; token: string };
 beforeEach(async () => {
   ({ app, deps } = await makeApp());
+  session = await formSession(app);
 });
 
-const form = (path: string, fields: Record<string, string>) => request(app).post(`/__sandbox${path}`).type("form").send(fields);
+/** A dashboard form posted as the browser would: with its form token. */
+const form = (path: string, fields: Record<string, string>) =>
+  request(app).post(`/__sandbox${path}`).set("cookie", session.cookie).type("form").send({ ...fields, _form: session.token });
 const flashOf = (location: string | undefined) => Object.fromEntries(new URL(location ?? "", "http://x").searchParams);
 
 async function pay(overrides: Record<string, unknown>) {
@@ -198,9 +202,10 @@ describe("ADMIN_TOKEN", () => {
     expect(login.text).toContain('name="token"');
     await request(guarded).get("/__sandbox/transactions").expect(401, /Bearer/);
     await request(guarded).get("/__sandbox/assets/sandgate.css").expect(200);
-    const wrong = await request(guarded).post("/__sandbox/login").type("form").send({ token: "nope" }).expect(401);
+    const signIn = await formSession(guarded);
+    const wrong = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "nope", _form: signIn.token }).expect(401);
     expect(wrong.text).toContain("not this sandbox");
-    const ok = await request(guarded).post("/__sandbox/login").type("form").send({ token: "s3cret-token" }).expect(303);
+    const ok = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "s3cret-token", _form: signIn.token }).expect(303);
     const cookie = ok.headers["set-cookie"]![0]!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);

@@ -330,3 +330,12 @@ export async function storedNotifications(app: App, query: Record<string, string
   const res = await request(app).get("/__sandbox/notifications").query(query);
   return (res.body as { notifications: Notification[] }).notifications;
 }
+
+/** A browser's dashboard session: the form token cookie and the token every dashboard form carries (from the page at `path`). */
+export async function formSession(app: App, path = "/__sandbox/"): Promise<{ cookie: string; token: string }> {
+  const page = await request(app).get(path);
+  const cookie = (page.headers["set-cookie"] as unknown as string[] | undefined)?.find((c) => c.startsWith("sandgate_form="))?.split(";")[0];
+  const token = /name="_form" value="([0-9a-f]+)"/.exec(page.text)?.[1];
+  if (!cookie || !token) throw new Error(`no form token on ${path}`);
+  return { cookie, token };
+}

@@ -8,6 +8,7 @@ import { advanceClock, resetState, settleRefundNow } from "./actions.js";
 import { scenariosApi } from "./scenarios.js";
 import { answerJson, problem, queryText, whereQuery } from "./shared.js";
 import { applyDue } from "../scheduler.js";
+import { formTokens } from "./cross-site.js";
 import { notificationsApi } from "./notifications.js";
 import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
@@ -22,6 +23,7 @@ import { filterProblem, type RequestFilter, type RequestLogEntry } from "../requ
 export function operatorApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
+  router.use(formTokens()); // before the sign-in, whose form carries one too
   router.use(adminSession(deps.config.adminToken));
   router.use(verifyApi(deps)); // reads its own body (a HAR up to 20 MB): before the 100 kb JSON parser
   router.use(express.json({ limit: "100kb" }));

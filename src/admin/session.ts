@@ -7,22 +7,9 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { loginPage } from "../render/dashboard/overview.js";
 import { sendHtml } from "../render/layout.js";
 import { BASE } from "../render/dashboard/frame.js";
+import { cookieValue } from "./cookies.js";
 
 const COOKIE = "sandgate_admin";
-
-function cookieValue(req: Request, name: string): string | undefined {
-  for (const part of (req.get("cookie") ?? "").split(";")) {
-    const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(at + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
-}
 
 const same = (given: string, expected: string) => {
   const a = Buffer.from(given);

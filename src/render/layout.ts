@@ -28,7 +28,21 @@ export function layout(title: string, body: string, options: LayoutOptions): str
   );
 }
 
-/** Sends a page with its CSP; pages show live state, so nothing is cached. */
+/**
+ * The dashboard's policy: the payer pages' one, and besides, no site may frame it (a page could lay
+ * it under its own and have a tester click its buttons) and its forms post only to it. Payer pages
+ * stay embeddable: the gateway's redirect payment is an iFrame payment.
+ */
+export const DASHBOARD_CSP = `${PAGE_CSP}; frame-ancestors 'none'; form-action 'self'`;
+
+/**
+ * Sends a page with its CSP; pages show live state, so nothing is cached. A dashboard page
+ * (res.locals.formToken set, see admin/cross-site.ts) gets the dashboard's policy, and the form
+ * token in every form that posts.
+ */
 export function sendHtml(res: Response, status: number, html: string): void {
-  res.status(status).set({ "Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).type("html").send(html);
+  const token = res.locals.formToken as string | undefined;
+  const body = token ? html.replace(/<form method="post"[^>]*>/g, (open) => `${open}<input type="hidden" name="_form" value="${escapeHtml(token)}">`) : html;
+  const csp = token ? DASHBOARD_CSP : PAGE_CSP;
+  res.status(status).set({ "Content-Security-Policy": csp, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" }).type("html").send(body);
 }
