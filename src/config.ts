@@ -1,6 +1,7 @@
 // Every setting of Sandgate, its flag, its environment variable and its default: one table.
 // `npx sandgate --help` prints it; README.md documents it; tests build configs from it.
 import { defaultFixturesDir, defaultScenariosDir } from "./paths.js";
+import { parseAllowList } from "./notify/allow-list.js";
 
 export type SignatureMode = "lenient" | "strict";
 export type NotifySchedule = "fast" | "realistic";
@@ -17,6 +18,8 @@ export interface Config {
   strictMerchants: boolean;
   baseUrl: string | undefined;
   adminToken: string | undefined;
+  /** hosts and ranges notifications and receiver checks may go to (any when unset) */
+  notifyAllow: string | undefined;
   bodyLimit: string;
   logLevel: string;
   notifySchedule: NotifySchedule;
@@ -85,6 +88,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: "public address used in issuer_url and page links (default: from the request's Host)",
   },
   { key: "adminToken", flag: "--admin-token", env: "ADMIN_TOKEN", kind: "string", description: "when set, /__sandbox requires `Authorization: Bearer <token>`" },
+  {
+    key: "notifyAllow",
+    flag: "--notify-allow",
+    env: "NOTIFY_ALLOW",
+    kind: "string",
+    description: "hosts and ranges notifications, resends, triggers and receiver checks may go to, comma-separated (hooks.example.com, *.example.com, 10.0.0.0/8); default: any",
+  },
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
   { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
   {
@@ -116,6 +126,7 @@ export const DEFAULTS: Config = {
   strictMerchants: false,
   baseUrl: undefined,
   adminToken: undefined,
+  notifyAllow: undefined,
   bodyLimit: "1mb",
   logLevel: "info",
   notifySchedule: "fast",
@@ -146,6 +157,13 @@ export function resolveConfig(
   if (config.data && config.redisUrl) throw new ConfigError("--data and --redis-url are two places for the same state: pick one");
   if (config.redisCluster && !config.redisUrl) throw new ConfigError("--redis-cluster needs --redis-url (a node of the cluster)");
   if (config.workers !== "1" && !config.redisUrl) throw new ConfigError("--workers needs --redis-url: each process would otherwise keep its own state");
+  if (config.notifyAllow !== undefined) {
+    try {
+      parseAllowList(config.notifyAllow);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  }
   return config;
 }
 

@@ -2,6 +2,7 @@
 // first: the heap settings apply before anything else is loaded
 import "./heap.js";
 import cluster from "node:cluster";
+import { exposureWarning } from "./exposure.js";
 import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli.js";
 import type { Config } from "./config.js";
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
   }
   const config = parseCommandLine(process.argv.slice(2), process.env);
   const workers = config.workers === "auto" ? availableParallelism() : Number(config.workers);
+  const exposed = cluster.isPrimary ? exposureWarning(config) : undefined; // once, not per worker
+  if (exposed) process.stderr.write(`sandgate: warning: ${exposed}\n`);
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers, config);
   const sandbox = await startSandbox(config);
   const { log } = sandbox.deps;

@@ -4,9 +4,10 @@
 // "This server" is a loopback name or address, an address of this machine's interfaces, --host or
 // --base-url's host, on the port it listens on (any port while that is unknown and --port is 0) or
 // --base-url's port. A DNS name that resolves here is not recognised: the guard is about mistakes,
-// not about hostile URLs.
+// not about hostile URLs. With --notify-allow, only the hosts it lists are sent to (allow-list.ts).
 import { networkInterfaces } from "node:os";
 import type { Config } from "../config.js";
+import { parseAllowList } from "./allow-list.js";
 
 const OWN_PATHS = ["/v1", "/__sandbox", "/pay"] as const;
 const WILDCARD_HOSTS = new Set(["", "0.0.0.0", "::"]);
@@ -51,7 +52,8 @@ function interfaceAddresses(): Set<string> {
   return new Set(all.map((a) => bare(a.address)));
 }
 
-export function targetCheck(config: Pick<Config, "host" | "port" | "baseUrl">): TargetCheck {
+export function targetCheck(config: Pick<Config, "host" | "port" | "baseUrl" | "notifyAllow">): TargetCheck {
+  const allowed = config.notifyAllow === undefined ? undefined : parseAllowList(config.notifyAllow);
   const base = config.baseUrl ? safeUrl(config.baseUrl) : undefined;
   const localHosts = WILDCARD_HOSTS.has(config.host) ? interfaceAddresses() : new Set([bare(config.host)]);
   const ports = new Set(config.port === 0 ? [] : [config.port]);
@@ -66,6 +68,9 @@ export function targetCheck(config: Pick<Config, "host" | "port" | "baseUrl">): 
       const u = safeUrl(url);
       if (!u) return `refused: notify_url "${url}" is not a valid URL`;
       if (u.protocol !== "http:" && u.protocol !== "https:") return `refused: notify_url must be an http or https URL, not ${u.protocol.replace(/:$/, "")}`;
+      if (allowed && !allowed.allows(u.hostname)) {
+        return `refused: notify_url host ${u.hostname} is not in --notify-allow (${allowed.text}); nothing was sent`;
+      }
       const path = ownPath(u.pathname);
       if (path && isSelf(u)) {
         return `refused: ${url} is Sandgate's own ${path}/ path; a notification there would loop back into the sandbox (point notify_url at your own receiver)`;

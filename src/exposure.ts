@@ -1,0 +1,16 @@
+// What a Sandgate listening beyond loopback leaves open, said once at start (issue 27): anyone who
+// can reach it may drive the operator API and the dashboard without ADMIN_TOKEN, and make it send
+// notifications to any host without --notify-allow. Fine on a laptop; worth knowing on a network.
+import type { Config } from "./config.js";
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
+
+/** The warning for this configuration, or undefined when nothing is open beyond this machine. */
+export function exposureWarning(config: Pick<Config, "host" | "adminToken" | "notifyAllow">): string | undefined {
+  if (LOOPBACK.test(config.host)) return undefined;
+  const open: string[] = [];
+  if (!config.adminToken) open.push("without ADMIN_TOKEN, anyone who reaches it can use the dashboard and the operator API (switch scenarios, reset, complete payments)");
+  if (config.notifyAllow === undefined) open.push("without --notify-allow, it sends notifications and receiver checks to any host a request names");
+  if (!open.length) return undefined;
+  return `listening on ${config.host}, beyond this machine: ${open.join("; ")}. See docs/security.md`;
+}
