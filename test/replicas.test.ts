@@ -287,6 +287,18 @@ describe("merchants as partitions", () => {
     expect(x2.longest).toBeLessThan(2_250); // its merchant: the dead replica's lease (2 s) at most
   }, 30_000);
 
+  test("lists read every merchant: one served only by A is on B's dashboard and operator lists", async () => {
+    const [a, b] = await replicas();
+    const merchant = `ML${process.pid}`;
+    const paid = parseXml((await post(a!, "/v1/authorise", directPayment({ merchant_id: merchant }))).text);
+    const listed = (await json(b!, `/__sandbox/transactions?merchant_id=${merchant}`)).body.transactions as { transaction_id: string }[];
+    expect(listed.map((t) => t.transaction_id)).toEqual([String(paid.transaction_id)]);
+    for (const page of ["/__sandbox/ui/receiver-check", `/__sandbox/ui/transactions?merchant_id=${merchant}`]) {
+      const html = await (await fetch(`${b!.url}${page}`)).text();
+      expect(html, page).toContain(merchant);
+    }
+  });
+
   test("a global scenario switch on one replica decides the next payment of any merchant on the other", async () => {
     const [a, b] = await replicas();
     const merchant = `MS${process.pid}`;

@@ -16,7 +16,7 @@ import { problemPage } from "../render/payer-pages.js";
 /** routes that open their own units (or, for verify, replay against a fresh Sandgate of its own) */
 const OWN_UNITS = /^\/__sandbox\/((ui\/)?notifications\/(deliver|trigger|[^/]+\/resend)|(ui\/)?clock|receiver-checks|verify)$/;
 /** routes that read no records */
-const NO_RECORDS = /^\/__sandbox\/(health|openapi\.json|login|logout|ui\/verify|ui\/receiver-check)$/;
+const NO_RECORDS = /^\/__sandbox\/(health|openapi\.json|login|logout|ui\/verify)$/;
 
 /** Routes naming a record by id, and which kind: their unit is the unit of that record's merchant. */
 const BY_ID: [RegExp, Locatable][] = [
