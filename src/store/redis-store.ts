@@ -25,6 +25,7 @@ import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store
 import type { State } from "./types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
+import { maskBody } from "../proof/mask.js";
 
 export interface RedisStoreOptions {
   url: string;
@@ -288,9 +289,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     }
   }
 
-  /** This replica's request log entry, to the others (sent on the connection before the answer goes out). */
+  /**
+   * This replica's request log entry, to the others (sent on the connection before the answer goes
+   * out). The request's body goes with its card numbers and security codes masked: Redis keeps it.
+   */
   function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange })).catch(() => undefined);
+    const shared = exchange && { ...exchange, body: maskBody(exchange.body, exchange.requestType) };
+    client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange: shared })).catch(() => undefined);
   }
 
   const releaseGlobal = () => client.eval(RELEASE, 1, global.lock, token).then(
