@@ -8,6 +8,9 @@ import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
 import { freshPrefix, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster, Redis } from "ioredis";
+import { defaultFixturesDir } from "../src/paths.js";
+import { LEASE_MS } from "../src/store/redis-partition.js";
+import { openRedisStore } from "../src/store/redis-store.js";
 import { freePort, startRedis, startRedisCluster } from "../scripts/redis-server.js";
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
@@ -327,6 +330,31 @@ describe("merchants as partitions", () => {
       redis.disconnect();
     }
   });
+
+  test("a unit that runs longer than the lease keeps its merchant's turn: another replica waits for it, and its commit is written", async () => {
+    const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
+    const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+    try {
+      const long = one.unit(
+        async () => {
+          const merchant = one.records.merchant(ACME.merchant_id)!;
+          merchant.name = "Renamed in a long unit";
+          one.records.changed("merchants", merchant);
+          await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
+          await one.commit();
+          return performance.now();
+        },
+        { merchant: ACME.merchant_id },
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      const other = two.unit(() => ({ at: performance.now(), name: two.records.merchant(ACME.merchant_id)!.name }), { merchant: ACME.merchant_id });
+      const [ended, seen] = await Promise.all([long, other]);
+      expect(seen.at).toBeGreaterThanOrEqual(ended); // it waited for the whole unit, past the lease
+      expect(seen.name).toBe("Renamed in a long unit");
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  }, 20_000);
 
   test("a global scenario switch on one replica decides the next payment of any merchant on the other", async () => {
     const [a, b] = await replicas();

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { createIds, type Ids } from "../ids.js";
 import { KEY_FIELD, type Collection } from "./journal.js";
 import { createRepository, type Repository } from "./records.js";
-import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, SEED, acquireKeys, commitKeys, partitionKeys, seedKeys, type PartitionKeys } from "./redis-scripts.js";
+import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, SEED, acquireKeys, commitKeys, partitionKeys, seedKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable } from "./store.js";
 import type { State } from "./types.js";
@@ -25,6 +25,7 @@ export interface Scripts {
   commit: Script;
   seed: Script;
   release: Script;
+  renew: Script;
 }
 
 /** A script on this client, called with its keys and arguments. */
@@ -37,7 +38,7 @@ export function defineScript(client: Redis | Cluster, name: string, lua: string)
 /** The partition's scripts on this client: one definition each. */
 export function defineScripts(client: Redis | Cluster): Scripts {
   const define = (name: string, lua: string) => defineScript(client, name, lua);
-  return { acquire: define("sandgateAcquire", ACQUIRE), commit: define("sandgateCommit", COMMIT), seed: define("sandgateSeed", SEED), release: define("sandgateRelease", RELEASE) };
+  return { acquire: define("sandgateAcquire", ACQUIRE), commit: define("sandgateCommit", COMMIT), seed: define("sandgateSeed", SEED), release: define("sandgateRelease", RELEASE), renew: define("sandgateRenew", RENEW) };
 }
 
 /** What a partition needs from the store that holds it. */
@@ -102,6 +103,8 @@ export class Partition {
   readonly turns: Turns;
   /** when a unit last used it (least recently used partitions are dropped first) */
   usedAt = 0;
+  /** renews the lease while this replica holds the turn: a unit may run longer than the lease */
+  private keeper: NodeJS.Timeout | undefined;
 
   constructor(
     readonly merchantId: string,
@@ -128,7 +131,20 @@ export class Partition {
     return n;
   }
 
+  /** From the turn's taking to its giving back, the lease is renewed every third of it. */
+  private keepLease(): void {
+    clearInterval(this.keeper);
+    this.keeper = setInterval(() => void this.ctx.scripts.renew([this.keys.lock], [this.ctx.token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
+    this.keeper.unref();
+  }
+
+  private stopLease(): void {
+    clearInterval(this.keeper);
+    this.keeper = undefined;
+  }
+
   releaseTurn(): Promise<void> {
+    this.stopLease();
     return this.ctx.scripts.release([this.keys.lock], [this.ctx.token]).then(
       () => undefined,
       () => undefined,
@@ -149,6 +165,7 @@ export class Partition {
         await sleep(waited < 20 ? 1 : 5);
         continue;
       }
+      this.keepLease();
       try {
         if (status === 3) await this.seed(this.ctx.initial(this.merchantId));
         else await this.take(reply);
@@ -294,6 +311,7 @@ export class Partition {
       this.ctx.scripts.commit(commitKeys(this.keys), [this.ctx.token, LEASE_MS, release ? 1 : 0, NTH_COUNTER_LIMIT / 2, rest, countersChanged ? counters : "", ...args]),
       this.ctx.indexed(this.merchantId, where, this.dueAt()),
     ]);
+    if (release) this.stopLease();
     if (Number(next) < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
     this.version = Number(next);
     this.lastCounters = counters;

@@ -142,6 +142,12 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
+/** Extends a turn's lease if the caller still holds it (a unit longer than the lease). KEYS: lock. ARGV: token, lease ms. */
+export const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
 /** Gives a turn up if the caller still holds it. KEYS: lock. ARGV: token. */
 export const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
