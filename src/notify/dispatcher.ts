@@ -11,6 +11,7 @@ import type { Notifier } from "./notifier.js";
 import { enqueueNotification, isDue, nextReason, recordAttempt, type AttemptOutcome } from "./outbox.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
+import { createSlots } from "../slots.js";
 
 export type NotifierDeps = Pick<Deps, "config" | "store" | "clock" | "log">;
 
@@ -209,24 +210,4 @@ function failureCode(err: unknown): string | undefined {
   if (e.name === "TimeoutError" || e.name === "AbortError") return "timeout";
   if (typeof e.cause?.code === "string") return e.cause.code;
   return e.cause?.message === "bad port" ? "BAD_PORT" : undefined;
-}
-
-/** A counting semaphore that hands a released slot straight to the next waiter. */
-function createSlots(max: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return {
-    acquire(): Promise<void> {
-      if (active < max) {
-        active++;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    release(): void {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    },
-  };
 }

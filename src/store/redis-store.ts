@@ -21,6 +21,7 @@ import { createRepository, type Repository } from "./records.js";
 import { defineScript, defineScripts, LEASE_MS, Partition, type PartitionContext } from "./redis-partition.js";
 import { COLLECTIONS, DROP_OLD, RELEASE, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, seedKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
+import { createSlots } from "../slots.js";
 import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope } from "./store.js";
 import type { State } from "./types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
@@ -156,8 +157,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     for (const c of COLLECTIONS) (all as unknown as Record<string, unknown>)[c] = mine(all[c] as { merchant_id: string }[]);
     return all;
   };
-  let loads = 0;
-  const waitingLoads: (() => void)[] = [];
+  const loadSlots = createSlots(LOADS_AT_ONCE);
   /** fixture merchants whose fixtures hold work that falls due, and when */
   const fixtureDue = fixtureMerchants.flatMap((m): [string, number][] => {
     const at = createRepository(initial(m)).nextDueAt();
@@ -173,13 +173,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     initial,
     scenarios: () => parts?.scenarios,
     async loading<T>(work: () => Promise<T>): Promise<T> {
-      if (loads >= LOADS_AT_ONCE) await new Promise<void>((resolve) => waitingLoads.push(resolve));
-      loads++;
+      await loadSlots.acquire();
       try {
         return await work();
       } finally {
-        loads--;
-        waitingLoads.shift()?.();
+        loadSlots.release();
       }
     },
     loaded: () => {
