@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 import { HAS_REDIS } from "./scripts/redis-server.js";
 
 /** The suites that also run on two Sandgate processes sharing one Redis (requests alternating between them). */
-const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenarios-shipped.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts"];
+const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenarios-shipped.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/cards-at-rest.test.ts"];
 if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
 
 export default defineConfig({

@@ -47,23 +47,7 @@ export const IN_PROCESS_LOG_LEVEL = "warn";
 export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const config: Config = { ...DEFAULTS, logLevel: IN_PROCESS_LOG_LEVEL, ...stripUndefined(options) };
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
-  const store = config.redisUrl
-    ? // loaded only when asked for: the Redis client is not part of a single process's start
-      await (await import("./store/redis-store.js")).openRedisStore({
-        url: config.redisUrl,
-        prefix: config.redisPrefix,
-        cluster: config.redisCluster,
-        fixturesDir: config.fixtures,
-        seed: config.seed,
-      })
-    : await openStore({
-        fixturesDir: config.fixtures,
-        dataFile: config.data,
-        seed: config.seed,
-        snapshotAfterBytes: options.snapshotAfterBytes,
-        onSnapshotBehindFailed: (err) => log.warn({ err: err.message }, "snapshot written behind the commits failed: the journal keeps every change; the next snapshot holds the commits while it is written"),
-      });
-  loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
+  // before the store: a card number kept on file by an older Sandgate is fingerprinted only if a scenario names it
   const scenarios = createRegistry({
     dir: config.scenarios,
     global: config.scenario,
@@ -73,6 +57,25 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
       else log.info("scenarios reloaded");
     },
   });
+  const store = config.redisUrl
+    ? // loaded only when asked for: the Redis client is not part of a single process's start
+      await (await import("./store/redis-store.js")).openRedisStore({
+        url: config.redisUrl,
+        prefix: config.redisPrefix,
+        cluster: config.redisCluster,
+        fixturesDir: config.fixtures,
+        seed: config.seed,
+        namesCard: scenarios.namesCard,
+      })
+    : await openStore({
+        fixturesDir: config.fixtures,
+        dataFile: config.data,
+        seed: config.seed,
+        snapshotAfterBytes: options.snapshotAfterBytes,
+        namesCard: scenarios.namesCard,
+        onSnapshotBehindFailed: (err) => log.warn({ err: err.message }, "snapshot written behind the commits failed: the journal keeps every change; the next snapshot holds the commits while it is written"),
+      });
+  loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
   const clock = options.clock ?? createClock();
   const notifier = createNotifier({ config, store, clock, log });
   const payoutPricing = loadPayoutPricing(config.fixtures);

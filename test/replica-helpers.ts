@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { createServer, request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { Redis, Cluster } from "ioredis";
 import { afterAll, inject } from "vitest";
 import { OPTIONS, type Config } from "../src/config.js";
 import type { SandboxOptions } from "../src/sandbox.js";
@@ -124,4 +125,44 @@ export async function replicaSandbox(key: string): Promise<{ url: string; close(
       );
     },
   };
+}
+
+/** A client of the run's Redis (the cluster in "replicas (cluster)"). */
+export async function redisClient(): Promise<Redis | Cluster> {
+  if (!inject("redisCluster")) return new Redis(inject("redisUrl"));
+  const url = new URL(inject("redisUrl"));
+  const cluster = new Cluster([{ host: url.hostname, port: Number(url.port) }]);
+  await new Promise((resolve) => cluster.once("ready", resolve));
+  return cluster;
+}
+
+/** Every key under the prefix with its value, as text: from the one Redis, or from every master of the cluster. */
+export async function redisDump(prefix: string): Promise<string> {
+  const url = new URL(inject("redisUrl"));
+  const nodes = inject("redisCluster") ? await (async () => {
+    const cluster = new Cluster([{ host: url.hostname, port: Number(url.port) }]);
+    await new Promise((resolve) => cluster.once("ready", resolve));
+    const masters = cluster.nodes("master").map((n) => new Redis({ host: n.options.host!, port: n.options.port! }));
+    cluster.disconnect();
+    return masters;
+  })() : [new Redis(inject("redisUrl"))];
+  let out = "";
+  try {
+    for (const redis of nodes) {
+      for (const key of await redis.keys(`${prefix}*`)) {
+        const type = await redis.type(key);
+        const value =
+          type === "string" ? await redis.get(key)
+          : type === "hash" ? await redis.hgetall(key)
+          : type === "stream" ? await redis.xrange(key, "-", "+")
+          : type === "zset" ? await redis.zrange(key, "0", "-1")
+          : type === "set" ? await redis.smembers(key)
+          : `(${type})`;
+        out += `${key} ${JSON.stringify(value)}\n`;
+      }
+    }
+  } finally {
+    nodes.forEach((n) => n.disconnect());
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { Account, CardToken, Subscription, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
 import { accountOf } from "../store/merchants.js";
+import { CardOnFile } from "./card-on-file.js";
 import { isExpired } from "./card.js";
 import { Refusal } from "./lifecycle.js";
 import { paymentOutcome } from "./outcomes.js";
@@ -127,7 +128,7 @@ function deductNext(run: Run, sub: Subscription): boolean {
  * `deduction` (its number); "nth call" counts this subscription's deductions.
  */
 function decide(effects: TimeEffects, sub: Subscription, n: number, fields: Record<string, string>, token: CardToken): Decision {
-  const context = { ...fields, card: token.card_number, token_id: token.token_id, recurring_id: sub.recurring_id, contract: sub.contract, price_id: sub.price_id, deduction: String(n) };
+  const context = { ...fields, card: CardOnFile.of(token), token_id: token.token_id, recurring_id: sub.recurring_id, contract: sub.contract, price_id: sub.price_id, deduction: String(n) };
   return effects.scenarios.decide({ operation: "recurring", fields: context, merchantId: sub.merchant_id, orderNo: sub.order_no, fallback: "approved" });
 }
 

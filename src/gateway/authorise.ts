@@ -13,6 +13,7 @@ import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../render/xml.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Subscription, Transaction } from "../store/types.js";
+import { CardOnFile } from "../domain/card-on-file.js";
 import { cardProblems, cardSource, issueToken, ownToken, storeCard } from "./card-source.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import { pageUrl } from "./page-links.js";
@@ -30,10 +31,13 @@ export const authorise: Operation = {
   handle: (request, deps) => (isApm(request.body) ? payByApm(request, deps) : payDirect(request, deps)),
 };
 
-/** The card number rules match: the `card` field, or the card behind the merchant's token_id. */
-function cardNumberFor(body: Body, merchantId: string, deps: Deps): string {
+/** The card rules match: the `card` field, or the card on file behind the merchant's token_id. */
+function cardNumberFor(body: Body, merchantId: string, deps: Deps): string | CardOnFile {
   const tokenId = text(body.token_id);
-  if (tokenId) return ownToken(deps.store.records, tokenId, merchantId)?.card_number ?? "";
+  if (tokenId) {
+    const token = ownToken(deps.store.records, tokenId, merchantId);
+    return token ? CardOnFile.of(token) : "";
+  }
   return text(body.card).replace(/[\s-]/g, "");
 }
 
@@ -51,7 +55,7 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   const decision: Pick<Decision, "outcome" | "then" | "rule"> = expired ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" } : scenarioDecision;
   const outcome = withExternalThreeDs(paymentOutcome(decision.outcome), request);
   const pageId = outcome.threeds === "challenge" ? deps.store.ids.hex("page", 24) : "";
-  const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps.store.ids, now);
+  const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps, now);
   const tokenId = card.token?.token_id ?? newToken?.token_id ?? "";
   const fields = scalarFields(body);
   fields.card = "";
@@ -67,7 +71,7 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   // the card is kept on file for the deductions only
   const cardOnFile = () => {
     if (tokenId) return tokenId;
-    const onFile = storeCard(request, card, merchant.merchant_id, deps.store.ids, now);
+    const onFile = storeCard(request, card, merchant.merchant_id, deps, now);
     records.addToken(onFile);
     return onFile.token_id;
   };

@@ -1,13 +1,22 @@
 // Where a direct payment's card comes from: the `card` field, or a stored token (token_id).
 import { GatewayError, type FieldProblem } from "../codes.js";
 import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/card.js";
+import { cardOnFileFields } from "../domain/card-on-file.js";
 import { fail, text } from "../http/fields.js";
 import type { Ids } from "../ids.js";
 import type { CardToken } from "../store/types.js";
 import type { Repository } from "../store/records.js";
 import type { PaymentRequest } from "./payment-schema.js";
+import type { ScenarioRegistry } from "../scenarios/registry.js";
+
+/** What keeping a card on file needs: new ids, and whether a scenario names the number (then it is fingerprinted). */
+export interface CardKeeping {
+  store: { ids: Ids };
+  scenarios: Pick<ScenarioRegistry, "namesCard">;
+}
 
 export interface CardSource {
+  /** the number sent ("" for a card on file: its number is not kept) */
   number: string;
   masked: string;
   expired: boolean;
@@ -25,7 +34,7 @@ export function cardSource(request: PaymentRequest, merchantId: string, records:
   if (request.token_id) {
     const token = ownToken(records, request.token_id, merchantId);
     if (!token) throw new GatewayError("token_not_found", `no token "${request.token_id}" for merchant ${merchantId}`);
-    return { number: token.card_number, masked: token.card_masked, expired: isExpired(token.expiration_month, token.expiration_year, now), token };
+    return { number: "", masked: token.card_masked, expired: isExpired(token.expiration_month, token.expiration_year, now), token };
   }
   const problems = cardProblems(request);
   if (problems.length) fail(problems);
@@ -63,19 +72,18 @@ export function cardProblems(body: Record<string, unknown>): FieldProblem[] {
 const YES = /^(yes|y|1|true)$/i;
 
 /** Stores the card as a token when token_flag asks for one; returns the new token. */
-export function issueToken(request: PaymentRequest, card: CardSource, merchantId: string, ids: Ids, now: Date): CardToken | undefined {
+export function issueToken(request: PaymentRequest, card: CardSource, merchantId: string, keeping: CardKeeping, now: Date): CardToken | undefined {
   if (card.token || !YES.test(request.token_flag ?? "")) return undefined;
-  return storeCard(request, card, merchantId, ids, now);
+  return storeCard(request, card, merchantId, keeping, now);
 }
 
-/** The card of a payment by card number as a new token (token_flag, or a subscription's card on file). */
-export function storeCard(request: PaymentRequest, card: CardSource, merchantId: string, ids: Ids, now: Date): CardToken {
+/** The card of a payment by card number as a new token (token_flag, or a subscription's card on file): without its number. */
+export function storeCard(request: PaymentRequest, card: CardSource, merchantId: string, { store, scenarios }: CardKeeping, now: Date): CardToken {
   const { month, year } = normaliseExpiry(request.expiration_month!, request.expiration_year!);
   return {
-    token_id: ids.hex("token", 24, "tok_"),
+    token_id: store.ids.hex("token", 24, "tok_"),
     merchant_id: merchantId,
-    card_number: card.number,
-    card_masked: card.masked,
+    ...cardOnFileFields(card.number, scenarios.namesCard(card.number)),
     expiration_month: month,
     expiration_year: year,
     holder_name: [request.first_name, request.last_name].filter(Boolean).join(" "),

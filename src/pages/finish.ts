@@ -85,9 +85,9 @@ function keepCard(deps: Deps, tx: Transaction, card: PaidCard, now: Date): void 
   if (tx.state === "declined" || tx.state === "cancelled") return;
   const request = { ...tx.payer_request?.fields, expiration_month: card.expiration_month, expiration_year: card.expiration_year, first_name: card.holder, last_name: "" } as PaymentRequest;
   const source: CardSource = { number: card.number, masked: card.masked, expired: false, token: undefined };
-  const asked = issueToken(request, source, tx.merchant_id, deps.store.ids, now);
+  const asked = issueToken(request, source, tx.merchant_id, deps, now);
   const needsFile = tx.payer_request?.subscription !== undefined && !tx.payer_request.card_token;
-  const token = asked ?? (needsFile ? storeCard(request, source, tx.merchant_id, deps.store.ids, now) : undefined);
+  const token = asked ?? (needsFile ? storeCard(request, source, tx.merchant_id, deps, now) : undefined);
   if (!token) return;
   deps.store.records.addToken(token);
   if (asked) tx.token_id = token.token_id;

@@ -1,20 +1,28 @@
 // Does a rule's `when` hold for a request? Pure: fields in, boolean out.
+import { CardOnFile } from "../domain/card-on-file.js";
 import type { Condition, Scenario, Then, When } from "./schema.js";
 
 /** Rules' dotted paths, split once (the paths come from scenario files: a bounded set). */
 const pathParts = new Map<string, string[]>();
 
-/** The value at a dotted path of the request, as text ("" when absent or not a scalar). */
-export function valueAt(fields: Record<string, unknown>, path: string): string {
+/** What is at a dotted path of the request (undefined when absent). */
+function nodeAt(fields: Record<string, unknown>, path: string): unknown {
   let parts = pathParts.get(path);
   if (!parts) pathParts.set(path, (parts = path.split(".")));
   let node: unknown = fields;
   for (const part of parts) {
-    if (node === null || typeof node !== "object") return "";
+    if (node === null || typeof node !== "object") return undefined;
     node = (node as Record<string, unknown>)[part];
   }
-  return typeof node === "string" || typeof node === "number" || typeof node === "boolean" ? String(node) : "";
+  return node;
 }
+
+/** A node as text ("" when absent or not a scalar; a card on file as its masked number). */
+const asText = (node: unknown): string =>
+  typeof node === "string" || typeof node === "number" || typeof node === "boolean" ? String(node) : node instanceof CardOnFile ? node.masked : "";
+
+/** The value at a dotted path of the request, as text ("" when absent or not a scalar). */
+export const valueAt = (fields: Record<string, unknown>, path: string): string => asText(nodeAt(fields, path));
 
 /** "12.3" → "30", "7" → "00" */
 export const centsOf = (amount: string) => amount.split(".")[1]?.padEnd(2, "0").slice(0, 2) ?? "00";
@@ -51,6 +59,28 @@ export function holds(condition: Condition, actual: string): boolean {
   return true;
 }
 
+/**
+ * The same tests on a card on file, which shows its first six and last four digits only: a value, a
+ * list, equals, in and not compare the rule's numbers with its fingerprint; a prefix of up to six
+ * digits and a suffix of up to four see those digits, a longer one never matches; a regular
+ * expression sees "424242******4242"; number comparisons never match; present holds.
+ */
+export function holdsOnFile(condition: Condition, card: CardOnFile): boolean {
+  if (typeof condition !== "object") return card.is(condition);
+  if (Array.isArray(condition)) return condition.some((c) => card.is(c));
+  const c = condition;
+  if (c.equals !== undefined && !card.is(c.equals)) return false;
+  if (c.in !== undefined && !c.in.some((v) => card.is(v))) return false;
+  if (c.not !== undefined && (Array.isArray(c.not) ? c.not : [c.not]).some((v) => card.is(v))) return false;
+  if (c.prefix !== undefined && !(c.prefix.length <= 6 && card.first.startsWith(c.prefix))) return false;
+  if (c.suffix !== undefined && !(c.suffix.length <= 4 && card.last.endsWith(c.suffix))) return false;
+  if (c.regex !== undefined && !regexOf(c.regex).test(card.masked)) return false;
+  if (c.gt !== undefined || c.gte !== undefined || c.lt !== undefined || c.lte !== undefined) return false;
+  if (c.cents !== undefined && !(Array.isArray(c.cents) ? c.cents : [c.cents]).includes(centsOf(card.masked))) return false;
+  if (c.present !== undefined && !c.present) return false;
+  return true;
+}
+
 export interface MatchInput {
   operation: string;
   fields: Record<string, unknown>;
@@ -65,15 +95,16 @@ export function whenHolds(when: When, input: MatchInput): boolean {
   let tests = testsOf.get(when);
   if (!tests) testsOf.set(when, (tests = Object.entries(when)));
   for (const [key, condition] of tests) {
-    const actual =
-      key === "operation"
-        ? input.operation
-        : key === "nth"
-          ? String(input.nth)
-          : key.endsWith("_cents")
-            ? centsOf(valueAt(input.fields, key.slice(0, -"_cents".length)))
-            : valueAt(input.fields, key);
-    if (!holds(condition, actual)) return false;
+    if (key === "operation" || key === "nth") {
+      if (!holds(condition, key === "nth" ? String(input.nth) : input.operation)) return false;
+      continue;
+    }
+    if (key.endsWith("_cents")) {
+      if (!holds(condition, centsOf(valueAt(input.fields, key.slice(0, -"_cents".length))))) return false;
+      continue;
+    }
+    const node = nodeAt(input.fields, key);
+    if (!(node instanceof CardOnFile ? holdsOnFile(condition, node) : holds(condition, asText(node)))) return false;
   }
   return true;
 }
@@ -114,4 +145,26 @@ export function evaluate(rules: Scenario["rules"], input: MatchInput): { then: T
   }
   const { continue: _continue, ...effects } = then;
   return { then: effects, matched };
+}
+
+/** Every card number the scenarios' rules name on `card` (as a value, in a list, or by equals, in or not). */
+export function cardNumbersNamed(scenarios: Scenario[]): Set<string> {
+  const named = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === "string" || typeof v === "number") named.add(String(v).replace(/[\s-]/g, ""));
+  };
+  for (const scenario of scenarios) {
+    for (const rule of scenario.rules) {
+      const c = rule.when.card;
+      if (c === undefined) continue;
+      if (typeof c !== "object") add(c);
+      else if (Array.isArray(c)) c.forEach(add);
+      else {
+        add(c.equals);
+        c.in?.forEach(add);
+        (Array.isArray(c.not) ? c.not : [c.not]).forEach(add);
+      }
+    }
+  }
+  return named;
 }

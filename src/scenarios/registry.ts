@@ -5,7 +5,7 @@
 //     >  X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
 import { watch, type FSWatcher } from "node:fs";
 import { GatewayError } from "../codes.js";
-import { evaluate } from "./conditions.js";
+import { cardNumbersNamed, evaluate } from "./conditions.js";
 import { layeredScenarioFiles, loadFile, resolveAll } from "./loader.js";
 import { NthCounters } from "./nth-counters.js";
 import { Coverage } from "./coverage.js";
@@ -48,6 +48,8 @@ export interface ScenarioRegistry {
   errors(): string[];
   reload(): string[];
   decide(input: DecideInput): Decision;
+  /** Does a rule of any scenario loaded name this card number (a value, a list, equals, in or not on `card`)? */
+  namesCard(number: string): boolean;
   /** which rules decided answers and which outcomes were produced, per merchant */
   readonly coverage: Coverage;
   /** forgets nth-call counts (all, or one merchant's) */
@@ -95,6 +97,8 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   const bindings = new Map<string, string>();
   const counters = new NthCounters(NTH_COUNTER_LIMIT);
   const coverage = new Coverage((name) => scenarios.get(name));
+  /** the card numbers rules name, worked out at the first question after a load */
+  let namedCards: Set<string> | undefined;
 
   function load(initial: boolean): string[] {
     const files = layeredScenarioFiles(options.dir).map(loadFile);
@@ -104,6 +108,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
     const next = new Map(result.scenarios);
     for (const [name, previous] of scenarios) if (!next.has(name) && files.some((f) => f.name === name)) next.set(name, previous);
     scenarios = next;
+    namedCards = undefined;
     errors = result.errors;
     return errors;
   }
@@ -173,6 +178,10 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
         outcome,
         then,
       };
+    },
+    namesCard(number) {
+      namedCards ??= cardNumbersNamed([...scenarios.values()]);
+      return namedCards.has(number);
     },
     choice: () => ({ global, bindings: Object.fromEntries(bindings) }),
     adopt(choice) {

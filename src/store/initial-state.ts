@@ -1,10 +1,14 @@
 // The state a sandbox starts from, and what a reset puts back: shared by the embedded store
 // (memory or --data) and the shared one (--redis-url).
+import { cardOnFileFields } from "../domain/card-on-file.js";
 import type { Fixtures } from "./fixtures.js";
 import type { State } from "./types.js";
 
+/** The fixtures as state: a fixture token's card number is fingerprinted (its own file names it), never kept. */
 export function stateFromFixtures(fixtures: Fixtures, seed: string): State {
-  return { version: 1, seed, counters: {}, notifications: [], ...structuredClone(fixtures) };
+  const { tokens, ...rest } = structuredClone(fixtures);
+  const onFile = tokens.map(({ card_number, card_masked: _, ...token }) => ({ ...token, ...cardOnFileFields(card_number, true) }));
+  return { version: 1, seed, counters: {}, notifications: [], ...rest, tokens: onFile };
 }
 
 /** One merchant back to its fixtures: its records replaced by the initial ones, every other merchant's kept. */

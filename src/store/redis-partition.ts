@@ -4,6 +4,7 @@
 // made; the unit's commits write what it changed and announce it on the merchant's stream. Units of
 // different merchants never wait for each other, on this replica or any other.
 import { randomBytes } from "node:crypto";
+import { forgetFullNumber } from "../domain/card-on-file.js";
 import { createIds, type Ids } from "../ids.js";
 import { KEY_FIELD, type Collection } from "./journal.js";
 import { createRepository, type Repository } from "./records.js";
@@ -54,6 +55,8 @@ export interface PartitionContext {
   /** the merchant's initial state: its fixture records, or nothing for another merchant */
   initial(merchantId: string): State;
   scenarios(): ScenarioRegistry | undefined;
+  /** does a scenario name this card number (an older Sandgate's full number on file becomes a fingerprint, or nothing) */
+  namesCard(number: string): boolean;
   /** hands the nth counts changed since the last call to the partitions they belong to */
   routeCounts(): void;
   /** runs a whole load of a merchant when one of the few slots for it is free */
@@ -192,7 +195,10 @@ export class Partition {
     const scenarios = this.ctx.scenarios();
     for (const text of texts) {
       const entry = JSON.parse(text) as Entry;
-      for (const [c, record] of entry.r) this.records.apply(COLLECTIONS[c - 1]!, record);
+      for (const [c, record] of entry.r) {
+        if (COLLECTIONS[c - 1] === "tokens") forgetFullNumber(record, this.ctx.namesCard);
+        this.records.apply(COLLECTIONS[c - 1]!, record);
+      }
       for (const [c, k] of entry.x) this.records.forget(c, k);
       if (entry.counters) {
         Object.assign(this.state.counters, entry.counters);
@@ -221,6 +227,8 @@ export class Partition {
       ),
     );
     this.replace(next);
+    // an older Sandgate kept full card numbers on file: gone here, and from Redis with this turn's write
+    for (const token of next.tokens) if (forgetFullNumber(token, this.ctx.namesCard)) this.records.changed("tokens", token);
     this.epoch = epoch;
     this.version = version;
     this.ctx.loaded();

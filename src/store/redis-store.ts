@@ -37,6 +37,8 @@ export interface RedisStoreOptions {
   cluster?: boolean | undefined;
   /** how many records a replica keeps in memory before it drops the merchants it served least recently */
   heldRecords?: number | undefined;
+  /** does a scenario name this card number? (a merchant written by an older Sandgate keeps full numbers on file: they go as it loads) */
+  namesCard?: ((number: string) => boolean) | undefined;
 }
 
 /** What replicas share besides records. */
@@ -172,6 +174,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     generation: () => known.gen,
     initial,
     scenarios: () => parts?.scenarios,
+    namesCard: options.namesCard ?? (() => false),
     async loading<T>(work: () => Promise<T>): Promise<T> {
       await loadSlots.acquire();
       try {

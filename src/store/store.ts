@@ -13,6 +13,7 @@ import { dirname, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
+import { forgetFullNumber } from "../domain/card-on-file.js";
 import { resetMerchant, stateFromFixtures } from "./initial-state.js";
 import { lineEncoder, oldJournalPath, openJournal, replayJournal, type Journal } from "./journal.js";
 import { SnapshotFile } from "./snapshot-file.js";
@@ -90,6 +91,8 @@ export interface StoreOptions {
    * the commit itself reports.
    */
   onSnapshotBehindFailed?: ((err: Error) => void) | undefined;
+  /** does a scenario name this card number? A state file from before keeps full numbers: they become fingerprints (named) or nothing */
+  namesCard?: ((number: string) => boolean) | undefined;
 }
 
 export class StoreError extends Error {
@@ -154,6 +157,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       throw new StoreError(`${path}: cannot replay (${(err as Error).message}); move it away to start from ${dataFile} alone`);
     }
   }
+
+  // a state file from before kept full card numbers on file: gone now, and the snapshot written
+  // below (before anything else) rewrites the file and empties the journal without them
+  for (const token of db.data.tokens) forgetFullNumber(token, options.namesCard ?? (() => false));
 
   const state = () => db.data;
   let ids = createIds(state().seed, state().counters);

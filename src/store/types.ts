@@ -32,9 +32,10 @@ export interface Merchant {
 export interface CardToken {
   token_id: string;
   merchant_id: string;
-  /** The full test card number, kept so scenarios can match on it; never logged or rendered unmasked. */
-  card_number: string;
+  /** first six and last four, a star per hidden digit: the full number is never kept (domain/card-on-file.ts) */
   card_masked: string;
+  /** a keyed hash of the number, only when a scenario rule or fixture names it: rules compare their numbers with it */
+  card_fingerprint?: string;
   expiration_month: string;
   expiration_year: string;
   holder_name: string;
