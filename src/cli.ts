@@ -12,7 +12,7 @@ export function parseCommandLine(argv: readonly string[], env: Record<string, st
     .showHelpAfterError()
     .addHelpText(
       "after",
-      "\nCommands (each with its own --help):\n  sandgate record --upstream <url> --out <file.har>   record the real gateway through a proxy\n  sandgate verify <file.har>                          replay a recording against Sandgate and list the differences\n  sandgate check-receiver <url> --merchant <id>       check a notification receiver with genuine, forged and malformed notifications",
+      "\nCommands (each with its own --help):\n  sandgate record --upstream <url> --out <file.har>   record the real gateway through a proxy\n  sandgate verify <file.har>                          replay a recording against Sandgate and list the differences\n  sandgate check-receiver <url> --merchant <id>       check a notification receiver with genuine, forged and malformed notifications\n  sandgate ctl <command> [--url <url>] [--json]       drive a running Sandgate from CI: health, scenario, complete, refund, clock, coverage, ...",
     );
   for (const spec of OPTIONS) {
     const label = spec.kind === "boolean" ? spec.flag : `${spec.flag} <value>`;

@@ -94,8 +94,14 @@ export interface AdminClient {
 
 type Query = Record<string, string | number | undefined>;
 
-export function createAdminClient(url: string, token?: string): AdminClient {
+export interface AdminClientOptions {
+  /** abandon a call that has no complete answer after this long (a TimeoutError); default: wait */
+  timeoutMs?: number;
+}
+
+export function createAdminClient(url: string, token?: string, options: AdminClientOptions = {}): AdminClient {
   const base = `${url.replace(/\/+$/, "")}/__sandbox`;
+  const { timeoutMs } = options;
   async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== "") query.set(k, String(v));
@@ -106,6 +112,7 @@ export function createAdminClient(url: string, token?: string): AdminClient {
       method,
       headers,
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
     const text = await res.text();
     let parsed: unknown;

@@ -6,13 +6,13 @@ import { exposureWarning } from "./exposure.js";
 import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli.js";
 import type { Config } from "./config.js";
-import { startSandbox } from "./sandbox.js";
 
-/** `sandgate record …`, `sandgate verify …`: the proof commands (src/cli/), each with its own flags. */
+/** `sandgate record …`, `sandgate verify …`: the proof commands, and `sandgate ctl …` (src/cli/), each with its own flags. */
 const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<number | undefined> }>> = {
   record: () => import("./cli/record.js"),
   verify: () => import("./cli/verify.js"),
   "check-receiver": () => import("./cli/check-receiver.js"),
+  ctl: () => import("./cli/ctl.js"),
 };
 
 async function main(): Promise<void> {
@@ -29,6 +29,8 @@ async function main(): Promise<void> {
   const exposed = cluster.isPrimary ? exposureWarning(config) : undefined; // once, not per worker
   if (exposed) process.stderr.write(`sandgate: warning: ${exposed}\n`);
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers, config);
+  // loaded here, not above: `sandgate ctl` (a CI job may run it dozens of times) never needs the server
+  const { startSandbox } = await import("./sandbox.js");
   const sandbox = await startSandbox(config);
   const { log } = sandbox.deps;
   log.info({ url: sandbox.url, scenario: config.scenario, data: config.redisUrl ? "redis" : (config.data ?? "memory") }, "sandgate ready");

@@ -1,0 +1,248 @@
+// The commands of `sandgate ctl` as a table: each one's words, arguments and options, the operator
+// client call (src/client.ts) it makes, and how its answer reads (a line for people, the JSON for
+// scripts). src/cli/ctl.ts turns the table into a command line, runs the chosen entry and exits.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { Argument, Option } from "commander";
+import { parseDuration } from "../admin/duration.js";
+import { createAdminClient, type AdminClient } from "../client.js";
+import { REQUEST_LOG_CAPACITY } from "../request-log.js";
+import type { CoverageReport } from "../scenarios/coverage.js";
+import { failureOf, Refused } from "./ctl-errors.js";
+
+export interface Context {
+  client: AdminClient;
+  url: string;
+  token: string | undefined;
+  /** --timeout as given, for messages */
+  timeout: string;
+}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+export interface Answer {
+  /** what --json prints: one document */
+  json: unknown;
+  /** what a person reads on stdout */
+  text: string;
+  /** set when the check failed (exit 1): one line for stderr */
+  failed?: string;
+}
+
+export interface CommandSpec {
+  /** the words after `sandgate ctl`, e.g. "scenario use" */
+  words: string;
+  summary: string;
+  args?: Argument[];
+  options?: Option[];
+  run(ctx: Context, args: string[], flags: Flags): Promise<Answer>;
+}
+
+/** "90s", "2h", "3d" (or seconds) → ms; anything else is refused, naming where it was given. */
+export function durationMs(value: string, where: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || !Number.isFinite(ms) || ms <= 0) throw new Refused(`${where}: "${value}" is not a duration above zero (90s, 15m, 2h, 3d, 1w, or seconds)`);
+  return ms;
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const text = (flags: Flags, name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+
+/** `health --wait`: a probe every POLL_MS, each given PROBE_MS (less near the end, MIN_PROBE_MS at least), until one answers or the time runs out. */
+const POLL_MS = 250;
+const PROBE_MS = 2_000;
+const MIN_PROBE_MS = 200;
+const DEFAULT_WAIT = "30s";
+
+async function health(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
+  const up = (h: Awaited<ReturnType<AdminClient["health"]>>, waitedMs?: number): Answer => ({
+    json: waitedMs === undefined ? h : { ...h, waited_ms: waitedMs },
+    text: `Sandgate at ${ctx.url} is up: scenario ${h.scenario}, signatures ${h.signature_mode}, time ${h.time}`,
+  });
+  if (flags.wait === undefined) return up(await ctx.client.health());
+  const limit = durationMs(flags.wait === true ? DEFAULT_WAIT : String(flags.wait), "--wait");
+  const started = Date.now();
+  let last: unknown;
+  let probeMs = PROBE_MS;
+  for (;;) {
+    probeMs = Math.max(MIN_PROBE_MS, Math.min(PROBE_MS, started + limit - Date.now()));
+    try {
+      return up(await createAdminClient(ctx.url, ctx.token, { timeoutMs: probeMs }).health(), Date.now() - started);
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() - started >= limit) break;
+    await sleep(Math.min(POLL_MS, started + limit - Date.now()));
+  }
+  const why = failureOf(last, ctx.url, ctx.token !== undefined, `${probeMs} ms`);
+  const failed = `the Sandgate at ${ctx.url} did not answer within ${flags.wait === true ? DEFAULT_WAIT : flags.wait} (last: ${why.message})`;
+  return { json: { status: "unreachable", waited_ms: Date.now() - started, error: why }, text: "", failed };
+}
+
+/** The share of the rules of the scenarios in use that decided at least one answer (a rule two scenarios share counts once). */
+export function ruleCoverage(report: CoverageReport): { answered: number; total: number; percent: number } {
+  const rules = new Map<string, number>();
+  for (const s of report.scenarios) for (const r of s.rules) rules.set(r.rule, Math.max(rules.get(r.rule) ?? 0, r.answers));
+  const answered = [...rules.values()].filter((n) => n > 0).length;
+  // rounded down, so 99.97% never reads as 100%
+  const percent = rules.size ? Math.floor((answered / rules.size) * 1000) / 10 : 0;
+  return { answered, total: rules.size, percent };
+}
+
+function coverageText(report: CoverageReport, rules: ReturnType<typeof ruleCoverage>): string {
+  const whose = report.merchant_id ? `merchant ${report.merchant_id}` : "all merchants";
+  const lines = [`Coverage of ${whose}: ${rules.answered} of ${rules.total} rules answered (${rules.percent}%)`];
+  if (!report.scenarios.length) lines.push("  no request was decided by a scenario");
+  for (const s of report.scenarios) {
+    const never = s.rules.filter((r) => !r.answers).map((r) => r.rule);
+    lines.push(`  scenario ${s.name}: ${s.rules.length - never.length}/${s.rules.length} rules answered${never.length ? `; never: ${never.join(", ")}` : ""}`);
+  }
+  lines.push("Outcomes:");
+  for (const o of report.operations) {
+    const produced = Object.entries(o.produced).map(([name, n]) => `${name} x${n}`).join(", ") || "none";
+    lines.push(`  ${o.operation}: produced ${produced}${o.never.length ? `; never: ${o.never.join(", ")}` : ""}`);
+  }
+  return lines.join("\n");
+}
+
+async function coverage(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
+  const given = text(flags, "failUnder");
+  const threshold = given === undefined ? undefined : Number(given);
+  if (threshold !== undefined && (given!.trim() === "" || !Number.isFinite(threshold) || threshold < 0 || threshold > 100)) {
+    throw new Refused(`--fail-under must be a percentage from 0 to 100, got "${given}"`);
+  }
+  const report = await ctx.client.coverage(text(flags, "merchant"));
+  const rules = ruleCoverage(report);
+  // compared unrounded: 2 of 3 rules is under 66.7; no rule in use is 0%
+  const exact = rules.total ? (rules.answered * 100) / rules.total : 0;
+  const passed = threshold === undefined ? null : exact >= threshold;
+  const verdict = threshold === undefined ? "" : `\n${passed ? "passed" : "FAILED"}: --fail-under ${threshold}`;
+  return {
+    json: { ...report, rules, fail_under: threshold ?? null, passed },
+    text: coverageText(report, rules) + verdict,
+    ...(passed === false ? { failed: `coverage ${rules.percent}% (${rules.answered} of ${rules.total} rules) is under ${threshold}%` } : {}),
+  };
+}
+
+async function requestsHar(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
+  const file = text(flags, "har")!;
+  const limit = Number(text(flags, "limit") ?? REQUEST_LOG_CAPACITY);
+  if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_LOG_CAPACITY) throw new Refused(`--limit must be a whole number from 1 to ${REQUEST_LOG_CAPACITY}`);
+  const har = (await ctx.client.requestsHar({ merchant_id: text(flags, "merchant"), limit })) as { log?: { entries?: unknown[] } };
+  const entries = har.log?.entries?.length ?? 0;
+  try {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(har, null, 2)}\n`);
+  } catch (err) {
+    throw new Refused(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return { json: { file: resolve(file), entries }, text: `wrote ${entries} request${entries === 1 ? "" : "s"} to ${file} (HAR 1.2)` };
+}
+
+const merchantOption = (what: string) => new Option("--merchant <id>", what);
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    words: "health",
+    summary: "check that the sandbox answers; with --wait, wait until it does (exit 1 when the time runs out)",
+    options: [new Option("--wait [duration]", `keep asking for this long (default ${DEFAULT_WAIT})`)],
+    run: health,
+  },
+  {
+    words: "scenario use",
+    summary: "set the global scenario, or bind one merchant to a scenario",
+    args: [new Argument("<name>", "a scenario's name (scenario list)")],
+    options: [merchantOption("bind this merchant only (a CI job isolates itself by merchant_id)")],
+    run: async ({ client }, [name], flags) => {
+      const merchant = text(flags, "merchant");
+      if (merchant === undefined) {
+        const done = await client.setScenario(name!);
+        return { json: done, text: `global scenario: ${done.global}` };
+      }
+      const done = await client.bindScenario(merchant, name!);
+      return { json: done, text: `merchant ${done.merchant_id} uses scenario ${done.scenario}` };
+    },
+  },
+  {
+    words: "scenario list",
+    summary: "the scenarios, the global one and the merchants' bindings",
+    run: async ({ client }) => {
+      const list = await client.scenarios();
+      const lines = list.scenarios.map((s) => `${s.name === list.global ? "*" : " "} ${s.name.padEnd(24)} ${s.description}`);
+      lines.push(`global: ${list.global}`);
+      for (const [merchant, name] of Object.entries(list.bindings)) lines.push(`merchant ${merchant}: ${name}`);
+      for (const error of list.errors) lines.push(`error: ${error}`);
+      return { json: list, text: lines.join("\n") };
+    },
+  },
+  {
+    words: "complete",
+    summary: "finish a payment waiting at a payer page (3-D Secure, hosted checkout, APM) as its payer would",
+    args: [new Argument("<transaction_id>", "the pending payment"), new Argument("<outcome>", "paid, failed, cancelled, threeds_passed, threeds_failed, ...")],
+    run: async ({ client }, [transactionId, outcome]) => {
+      const done = await client.completePayment(transactionId!, outcome!);
+      const next = done.stage ? `; it now waits at its ${done.stage} page` : "";
+      return { json: done, text: `payment ${done.transaction_id}: order_status ${done.order_status}, payment_status ${done.payment_status} (${done.result_info})${next}` };
+    },
+  },
+  {
+    words: "refund settle",
+    summary: "settle an accepted refund now",
+    args: [new Argument("<refund_reference_id>", "the refund (its refund_reference_id)"), new Argument("<result>", "how it ends").choices(["processed", "failed"])],
+    run: async ({ client }, [reference, result]) => {
+      const refund = await client.settleRefund(reference!, result as "processed" | "failed");
+      return { json: refund, text: `refund ${refund.refund_reference_id} of ${refund.transaction_id}: ${refund.state}` };
+    },
+  },
+  {
+    words: "clock advance",
+    summary: "move the sandbox clock forward and apply what fell due (refund settlements, payouts, subscription charges)",
+    args: [new Argument("<duration>", "90s, 15m, 2h, 3d, 1w, or seconds")],
+    run: async ({ client }, [by]) => {
+      durationMs(by!, "clock advance");
+      const moved = await client.advanceClock(by!);
+      return { json: moved, text: `clock: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${moved.applied} due change${moved.applied === 1 ? "" : "s"} applied` };
+    },
+  },
+  {
+    words: "notifications deliver",
+    summary: "attempt every notification due now and wait for the answers",
+    run: async ({ client }) => {
+      const d = await client.deliverNotifications();
+      return { json: d, text: `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped` };
+    },
+  },
+  {
+    words: "coverage",
+    summary: "the rules of the scenarios in use that answered, and the outcomes never produced; --fail-under exits 1 under a share of rules",
+    options: [merchantOption("one merchant's coverage (default: every merchant's)"), new Option("--fail-under <percent>", "exit 1 when fewer than this percent of the rules answered")],
+    run: coverage,
+  },
+  {
+    words: "requests",
+    summary: "write the request log as a HAR 1.2 file",
+    options: [
+      new Option("--har <file>", "the file to write").makeOptionMandatory(),
+      merchantOption("one merchant's requests"),
+      new Option("--limit <n>", `the most recent n requests (default and most: ${REQUEST_LOG_CAPACITY}, what the log keeps)`),
+    ],
+    run: requestsHar,
+  },
+  {
+    words: "reset",
+    summary: "back to the fixtures: everything, or one merchant's records (coverage stays)",
+    options: [merchantOption("reset this merchant only")],
+    run: async ({ client }, _args, flags) => {
+      const done = await client.reset(text(flags, "merchant"));
+      return { json: done, text: done.reset === "all" ? "reset: everything is back to the fixtures" : `reset: merchant ${done.reset} is back to the fixtures` };
+    },
+  },
+];
+
+/** What the first word of a two-word command stands for, in `sandgate ctl --help`. */
+export const GROUPS: Record<string, string> = {
+  scenario: "the scenario in force: use, list",
+  refund: "refunds: settle",
+  clock: "the sandbox clock: advance",
+  notifications: "the notification outbox: deliver",
+};
