@@ -1,12 +1,16 @@
-// GET /__sandbox/openapi.json: OpenAPI 3.1 of every /v1 operation and of the operator API. Request
-// bodies (JSON and form encodings) come from the zod schema each operation validates with; answers
-// (XML, JSON, HTML) and refusals from src/openapi/answers.ts; the operator API's bodies from the zod
-// schemas its calls read them with (src/admin/bodies.ts). Built once, on first request.
+// GET /__sandbox/openapi.json: OpenAPI 3.1 of every /v1 operation, the payer pages and the operator
+// API. Request bodies (JSON and form encodings) come from the zod schema each operation validates
+// with; answers (XML, JSON, HTML) and refusals from src/openapi/answers.ts; the operator API's bodies
+// from the zod schemas its calls read them with (src/admin/bodies.ts), its answers, refusals and
+// operationIds from src/openapi/operator.ts. `redocly lint` (recommended) finds no error in it and
+// openapi-typescript makes a typed client of it (test/openapi-tools.test.ts, docs/openapi.md).
+// Built once, on first request.
 import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
 import { OPERATOR_BODIES } from "../admin/bodies.js";
 import { OUTCOME_HEADER, operationOutcomes } from "../scenarios/outcome-header.js";
+import { OPERATOR, operatorError, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator.js";
 
 type Json = Record<string, unknown>;
 
@@ -49,6 +53,8 @@ function operationPaths(operations: readonly Operation[]): Json {
         operationId: op.name,
         tags: ["gateway"],
         summary: `${op.name}${op.registeredIpOnly ? " (from the merchant's registered IPs only)" : ""}`,
+        // authenticated by encryption_data in the body (signed with the merchant's key), not by a header
+        security: NO_HEADER,
         parameters: sandboxHeaders(op),
         requestBody: {
           required: true,
@@ -68,61 +74,99 @@ function operationPaths(operations: readonly Operation[]): Json {
   return paths;
 }
 
-const operatorError = { type: "object", required: ["error", "message"], properties: { error: { type: "string" }, message: { type: "string" } } };
-const anyJson = { type: "object" };
+/** Who may call: the gateway's operations and the payer pages take no header (a signature in the body, a page id in the address). */
+const NO_HEADER: Json[] = [];
+const ADMIN: Json[] = [{ adminToken: [] }];
 
-/** The operator API: what each call does (README "Operator API"); answers are JSON objects, errors { error, message }. */
-const OPERATOR: [method: string, path: string, summary: string][] = [
-  ["get", "/__sandbox/health", "200 once ready: status, scenario, signature_mode, time"],
-  ["get", "/__sandbox/openapi.json", "this document"],
-  ["get", "/__sandbox/requests", "the request log; filters merchant_id, order_no, operation, http_status (403 or 4xx), since, until, limit"],
-  ["get", "/__sandbox/requests.har", "the request log as HAR 1.2 (same filters)"],
-  ["post", "/__sandbox/verify", "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report; ignore (repeatable), suggest=1"],
-  ["get", "/__sandbox/coverage", "rules that answered, outcomes never produced; merchant_id, format=markdown"],
-  ["delete", "/__sandbox/coverage", "clears the coverage (merchant_id, or all)"],
-  ["get", "/__sandbox/clock", "the sandbox clock"],
-  ["post", "/__sandbox/clock", 'moves the clock forward: {"advance":"3d"} or {"advance_seconds":90}'],
-  ["get", "/__sandbox/transactions", "transactions with their history; merchant_id, order_no"],
-  ["get", "/__sandbox/refunds", "refunds; merchant_id, transaction_id"],
-  ["post", "/__sandbox/refunds/{ref}/settle", 'settles an accepted refund: {"result":"processed"|"failed"}'],
-  ["post", "/__sandbox/payments/{transaction_id}/complete", 'finishes a payment waiting for its payer: {"outcome":"paid"|...}'],
-  ["get", "/__sandbox/payouts", "payouts; merchant_id, status, request_id"],
-  ["post", "/__sandbox/payouts/{transaction_id}/complete", "completes a pending payout"],
-  ["post", "/__sandbox/payouts/{transaction_id}/fail", "fails a pending payout: {failure_type, failure_reason}"],
-  ["get", "/__sandbox/subscriptions", "subscriptions with their deductions; merchant_id, recurring_id"],
-  ["post", "/__sandbox/subscriptions/{recurring_id}/charge", "charges the next deduction now"],
-  ["get", "/__sandbox/notifications", "the notification outbox with every attempt; merchant_id, event, state, check (a receiver check's id)"],
-  ["post", "/__sandbox/notifications/deliver", "attempts every notification due now"],
-  ["post", "/__sandbox/notifications/{id}/resend", "sends a notification again"],
-  ["post", "/__sandbox/notifications/trigger", "a test notification to any URL (merchant_id, url, event, data, notify)"],
-  ["post", "/__sandbox/receiver-checks", "checks a merchant's notification receiver with signed, tampered and malformed notifications; answers the report (sandgate check-receiver)"],
-  ["get", "/__sandbox/scenarios", "scenarios, the global one, bindings, file errors"],
-  ["get", "/__sandbox/scenarios/{name}", "one scenario with its rules"],
-  ["put", "/__sandbox/scenarios/global", 'the global scenario: {"name":"declines"}'],
-  ["put", "/__sandbox/scenarios/bindings/{merchantId}", 'one merchant\'s scenario: {"name":"3ds"}'],
-  ["delete", "/__sandbox/scenarios/bindings/{merchantId}", "removes a merchant's binding"],
-  ["post", "/__sandbox/scenarios/reload", "reads the scenario files again"],
-  ["post", "/__sandbox/reset", 'back to the fixtures: {} for all, {"merchant_id":"M1"} for one'],
-];
+const json = (schema: Json) => ({ "application/json": { schema } });
+const PATH_PARAMS: Record<string, string> = {
+  ref: "the refund's refund_reference_id",
+  transaction_id: "the payment's (or payout's) transaction_id",
+  recurring_id: "the subscription's recurring_id",
+  id: "the notification's notification_id",
+  name: "a scenario's name",
+  merchantId: "the merchant's merchant_id",
+  kind: "the page: checkout, 3ds or apm",
+  pageId: "the page's id (issuer_url and the checkout's landing name it)",
+};
+const pathParameters = (path: string): Json[] =>
+  [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, description: PATH_PARAMS[m[1]!], schema: m[1] === "kind" ? { type: "string", enum: ["checkout", "3ds", "apm"] } : { type: "string" } }));
 
+/** The operator API: operationIds, bodies (src/admin/bodies.ts), answers and refusals (src/openapi/operator.ts). */
 function operatorPaths(): Json {
   const paths: Record<string, Json> = {};
-  for (const [method, path, summary] of OPERATOR) {
-    const parameters = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    (paths[path] ??= {})[method] = {
-      tags: ["operator"],
-      summary,
-      ...(parameters.length ? { parameters } : {}),
-      ...(OPERATOR_BODIES[`${method} ${path}`]
-        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(OPERATOR_BODIES[`${method} ${path}`]!, "input") } } } }
-        : {}),
-      responses: {
-        "200": { description: "done", content: { "application/json": { schema: anyJson } } },
-        default: { description: "refused: { error, message }", content: { "application/json": { schema: operatorError } } },
+  const error = jsonSchema(operatorError, "output");
+  for (const call of OPERATOR) {
+    const parameters = [
+      ...pathParameters(call.path),
+      ...Object.entries(call.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, description, schema: { type: "string" } })),
+    ];
+    const body = OPERATOR_BODIES[`${call.method} ${call.path}`];
+    const answer = jsonSchema(call.answer, "output");
+    const responses: Record<string, Json> = {
+      [String(call.status ?? 200)]: {
+        description: call.status === 201 ? "created" : "done",
+        content: { ...json(answer), ...(call.text ? { [call.text]: { schema: { type: "string" } } } : {}) },
       },
+    };
+    if (call.alike) responses[String(call.alike[0])] = { description: call.alike[1], content: json(answer) };
+    for (const [status, problem] of Object.entries(call.problems ?? {})) {
+      responses[status] = typeof problem === "string" ? { description: problem, content: json(error) } : { description: problem.description, content: json(jsonSchema(problem.schema, "output")) };
+    }
+    if (!call.open) responses["401"] = { description: "unauthorised: ADMIN_TOKEN is set and the call did not send it (Authorization: Bearer <ADMIN_TOKEN>)", content: json(error) };
+    if (call.method !== "get") responses["403"] = { description: "cross_site_refused: a browser sent it for another site (Sec-Fetch-Site or Origin); curl and scripts are not refused", content: json(error) };
+    if (!call.noStore) responses["503"] = { description: "store_unavailable: the shared store (--redis-url) cannot be reached", content: json(error) };
+    (paths[call.path] ??= {})[call.method] = {
+      operationId: call.operationId,
+      tags: ["operator"],
+      summary: call.summary,
+      security: call.open ? NO_HEADER : ADMIN,
+      ...(parameters.length ? { parameters } : {}),
+      ...(body ? { requestBody: { required: true, content: json(jsonSchema(body, "input")) } } : {}),
+      responses, // numeric keys: in ascending order
     };
   }
   return paths;
+}
+
+/** /pay/{kind}/{pageId}: the pages a payer is sent to (src/pages/payer-pages.ts); a script sends Accept: application/json. */
+function payerPagePaths(): Json {
+  const html = { "text/html": { schema: { type: "string" } } };
+  const page = (schema: z.ZodType) => ({ ...html, ...json(jsonSchema(schema, "output")) });
+  const outcome = { name: "outcome", in: "query", required: false, description: "ends the payment with this outcome of the page, as posting outcome=<name> would (wins over the form's)", schema: { type: "string" } };
+  const moved = { description: "to the page the payment waits at now, the next page, or the merchant's return_url", headers: { Location: { description: "where to", schema: { type: "string" } } } };
+  const refusals = {
+    "400": { description: "invalid_outcome: the page does not offer it (allowed lists those it does); invalid_card: the card form has errors (problems); form_refused", content: page(payerPageRefusal) },
+    "404": { description: "page_not_found: no such page", content: page(payerPageRefusal) },
+    "409": { description: "payment_not_pending: the payment is finished already; nothing was charged again", content: page(payerPageFinished) },
+    "503": { description: "the shared store (--redis-url) cannot be reached", content: html },
+  };
+  const common = { tags: ["payer"], security: NO_HEADER, parameters: [...pathParameters("/pay/{kind}/{pageId}"), outcome] };
+  return {
+    "/pay/{kind}/{pageId}": {
+      get: {
+        ...common,
+        operationId: "showPayerPage",
+        summary: "the page the payment waits at (hosted checkout, 3-D Secure challenge, APM page), or its result once finished; with ?outcome= it acts as a post",
+        responses: { "200": { description: "the page (with ?outcome= and Accept: application/json, where the payment stands)", content: page(payerPageResult) }, "303": moved, ...refusals },
+      },
+      post: {
+        ...common,
+        operationId: "submitPayerPage",
+        summary: "what the page's forms send, and what a script sends without a browser: outcome=<name>, the 3-D Secure code, or the card form",
+        requestBody: {
+          required: false,
+          content: { "application/x-www-form-urlencoded": { schema: jsonSchema(payerPageBody, "input") }, "application/json": { schema: jsonSchema(payerPageBody, "input") } },
+        },
+        responses: {
+          "200": { description: "the result page (Accept: application/json: where the payment stands, next_url when it waits at another page)", content: page(payerPageResult) },
+          "303": moved,
+          ...refusals,
+          "413": { description: "form_refused: the form is larger than 1 MB", content: page(payerPageRefusal) },
+        },
+      },
+    },
+  };
 }
 
 export function openApiDocument(operations: readonly Operation[], version: string): Json {
@@ -131,14 +175,26 @@ export function openApiDocument(operations: readonly Operation[], version: strin
     info: {
       title: "Sandgate: the payment gateway's API, and the sandbox's operator API",
       version,
-      description: "Every /v1 operation of the gateway as Sandgate serves it, and /__sandbox for testers and CI (guarded by ADMIN_TOKEN when set).",
+      description:
+        "Every /v1 operation of the gateway as Sandgate serves it (signed with encryption_data in the body, no header), the payer pages (/pay), and /__sandbox for testers and CI (guarded by ADMIN_TOKEN when the server has one).",
+      license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/" }],
     tags: [
       { name: "gateway", description: "the gateway's interface: sign each request with encryption_data" },
+      { name: "payer", description: "the pages a payer is sent to: hosted checkout, 3-D Secure challenge, APM page" },
       { name: "operator", description: "scenarios, clock, forced steps, logs" },
     ],
-    paths: { ...operationPaths(operations), ...operatorPaths() },
-    components: { securitySchemes: { adminToken: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN, for /__sandbox when set" } } },
+    paths: { ...operationPaths(operations), ...payerPagePaths(), ...operatorPaths() },
+    components: {
+      securitySchemes: {
+        adminToken: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "ADMIN_TOKEN (or --admin-token). When the server is started with one, every /__sandbox call but health and this document needs `Authorization: Bearer <ADMIN_TOKEN>` and answers 401 unauthorised without it (a browser signed in at the dashboard sends it as its sandgate_admin cookie instead). Without ADMIN_TOKEN the server needs no token: leave the header out (one sent is ignored).",
+        },
+      },
+    },
   };
 }

@@ -1,0 +1,388 @@
+// The operator API (/__sandbox) and the payer pages (/pay) for the OpenAPI document: each call's
+// operationId, query parameters, what it answers (zod schemas of what the routes in src/admin and
+// src/pages send) and the refusals it really makes (the problem() calls of src/admin/*.ts, the
+// ADMIN_TOKEN guard of src/admin/session.ts, the cross-site refusal of src/admin/cross-site.ts).
+// test/openapi.test.ts validates real answers of these calls against the generated document.
+import { z } from "zod";
+import { payoutAnswer } from "./answers.js";
+
+const s = z.string();
+const int = z.number().int();
+
+/** Every operator error: `{ error, message }` (a few add what they are about, e.g. a payment's state). */
+export const operatorError = z.looseObject({ error: s.describe("what went wrong, e.g. transaction_not_found"), message: s.describe("in words, for a person") });
+
+const health = z.strictObject({ status: z.literal("ok"), scenario: s.describe("the global scenario"), signature_mode: z.enum(["lenient", "strict"]), time: s.describe("the sandbox clock, ISO 8601") });
+const document = z.looseObject({ openapi: s, info: z.looseObject({ title: s, version: s }), paths: z.record(s, z.looseObject({})) });
+
+const requestLogEntry = z.looseObject({
+  id: s,
+  at: s,
+  operation: s,
+  path: s,
+  ip: s,
+  merchant_id: s,
+  account_id: s,
+  order_no: s,
+  http_status: int,
+  result: s.describe("<code>:<text>"),
+  rule: s.describe("the scenario rule that decided the answer"),
+  note: s.optional(),
+  signature: z.looseObject({}).nullable().describe("the signature check: what was sent and what was expected"),
+});
+const har = z.looseObject({
+  log: z.looseObject({
+    version: s,
+    creator: z.looseObject({ name: s, version: s }),
+    entries: z.array(z.looseObject({ startedDateTime: s, request: z.looseObject({ method: s, url: s }), response: z.looseObject({ status: int }) })),
+  }),
+});
+const verifyReport = z.looseObject({
+  target: s,
+  exchanges: z.array(z.looseObject({})),
+  notifications: z.looseObject({ recorded: int, sent: int, compared: z.boolean() }),
+  differences: z.array(z.looseObject({})),
+  suggestions: z.looseObject({}).optional().describe("with suggest=1"),
+});
+const coverage = z.looseObject({
+  merchant_id: s.nullable(),
+  scenarios: z.array(z.looseObject({ name: s, rules: z.array(z.looseObject({ rule: s, answers: int })) })),
+  operations: z.array(z.looseObject({ operation: s, produced: z.record(s, int), never: z.array(s) })),
+});
+const clock = z.strictObject({ now: s, offset_ms: z.number() });
+
+const historyEntry = z.looseObject({ at: s, event: s, payment_status: s, result: s, rule: s, source: z.enum(["api", "payer", "operator", "clock"]) });
+const transaction = z.looseObject({
+  transaction_id: s,
+  merchant_id: s,
+  account_id: s,
+  order_no: s,
+  kind: z.enum(["direct", "apm", "checkout", "recurring"]),
+  currency: s,
+  amount: s.describe("decimal, two places"),
+  state: s,
+  result: s.describe("the result's key in the catalogue (success, do_not_honor, ...)"),
+  card_masked: s.describe("first six and last four"),
+  payment_method: s,
+  page_id: s.describe("the payer page's id, when there is one"),
+  recurring_id: s,
+  captured_amount: s,
+  refunded_amount: s,
+  created_at: s,
+  updated_at: s,
+  history: z.array(historyEntry).optional().describe("every request and state change, oldest first"),
+});
+const refund = z.looseObject({
+  refund_reference_id: s,
+  refund_reference: s,
+  transaction_id: s,
+  merchant_id: s,
+  account_id: s,
+  order_no: s,
+  currency: s,
+  amount: s,
+  refund_amount: s,
+  refund_reason: s,
+  state: z.enum(["accepted", "processed", "failed"]),
+  refund_date: s,
+  refund_processing_date: s,
+  due_at: s.describe("when an accepted refund settles"),
+});
+const payoutView = payoutAnswer.omit({ encryption_data: true }).extend({
+  sandbox: z.strictObject({ rule: s, due_at: s, next_status: z.enum(["", "COMPLETED", "FAILED"]), next_failure_type: s }).describe("what only the sandbox knows: the deciding rule and what happens next"),
+});
+const subscription = z.looseObject({
+  recurring_id: s,
+  merchant_id: s,
+  account_id: s,
+  order_no: s,
+  transaction_id: s,
+  contract_amount: s,
+  currency: s,
+  state: s,
+  deductions: int,
+  next_deduction_at: s,
+  created_at: s,
+  recurring_status: s.describe("the gateway's recurring_status code"),
+});
+const charged = z.strictObject({ transaction_id: s, order_no: s, amount: s, currency: s, payment_status: s, result: s, created_at: s });
+const attempt = z.looseObject({
+  attempt: int,
+  at: s,
+  reason: z.enum(["first", "retry", "duplicate", "resend"]),
+  http_status: int.nullable().describe("null when no HTTP answer came"),
+  error: s,
+  duration_ms: z.number(),
+  response_body: s,
+});
+const notification = z.looseObject({
+  notification_id: s,
+  merchant_id: s,
+  url: s,
+  event: s,
+  payload: z.looseObject({ notification_id: s, event: s, merchant_id: s, created_at: s, data: z.record(s, z.unknown()), encryption_data: s }),
+  created_at: s,
+  due_at: s,
+  state: z.enum(["pending", "delivered", "failed", "dropped"]),
+  attempts: z.array(attempt),
+  error: s,
+  check: s.optional().describe("the receiver check that sent it"),
+});
+const receiverCheckReport = z.looseObject({
+  check: s,
+  url: s,
+  merchant_id: s,
+  transaction_id: s,
+  payment: z.enum(["created", "given"]),
+  started_at: s,
+  duration_ms: z.number(),
+  probes: z.array(z.looseObject({})),
+  stopped: s,
+  not_run: z.array(s),
+  summary: z.looseObject({ pass: int, warning: int, fail: int, not_run: int }),
+  passed: z.boolean(),
+});
+const scenarioList = z.strictObject({
+  global: s,
+  bindings: z.record(s, s).describe("merchant_id → scenario"),
+  scenarios: z.array(z.strictObject({ name: s, description: s, extends: z.array(s), rules: int })),
+  errors: z.array(s).describe("scenario files that could not be read"),
+});
+const scenario = z.looseObject({ name: s, description: s, extends: z.array(s), rules: z.array(z.looseObject({})) });
+const reloaded = z.strictObject({ errors: z.array(s), scenarios: z.array(s) });
+/** Where a payment stands after its payer (or an operator) acted. */
+const payerResult = { transaction_id: s, order_status: s, result_info: s, return_url: s.describe("the merchant's return_url with the signed result, or empty") };
+const completed = z.strictObject({ ...payerResult, payment_status: s, stage: s.describe("the page the payment now waits at (3ds after a checkout chose it), or empty once finished") });
+
+export type Method = "get" | "post" | "put" | "delete";
+
+export interface OperatorCall {
+  method: Method;
+  path: string;
+  operationId: string;
+  summary: string;
+  /** query parameters: name → description */
+  query?: Record<string, string>;
+  /** what it answers (200, or `status`) */
+  answer: z.ZodType;
+  status?: number;
+  /** a text media type it also answers with (a string) */
+  text?: string;
+  /** another status with the same shape as the answer (reload: 422 with the file errors) */
+  alike?: [status: number, description: string];
+  /** its own refusals by status: the error codes, in words; `schema` when the body says more than { error, message } */
+  problems?: Record<number, string | { description: string; schema: z.ZodType }>;
+  /** open: no ADMIN_TOKEN needed (health, this document) */
+  open?: true;
+  /** the JSON body is read (malformed JSON is a 400 malformed_body) */
+  body?: true;
+  /** outside the request's unit of work (src/http/in-unit.ts): no 503 store_unavailable before it runs */
+  noStore?: true;
+}
+
+const MALFORMED = "malformed_body (the body is not valid JSON)";
+
+/** The operator API: what each call does (README "Operator API"). */
+export const OPERATOR: OperatorCall[] = [
+  { method: "get", path: "/__sandbox/health", operationId: "getHealth", summary: "200 once ready: status, scenario, signature_mode, time (open even with ADMIN_TOKEN)", answer: health, open: true, noStore: true },
+  { method: "get", path: "/__sandbox/openapi.json", operationId: "getOpenApiDocument", summary: "this document (open even with ADMIN_TOKEN)", answer: document, open: true, noStore: true },
+  {
+    method: "get",
+    path: "/__sandbox/requests",
+    operationId: "listRequests",
+    summary: "the request log, newest first",
+    query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's (authorise, capture, ...)", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
+    answer: z.strictObject({ requests: z.array(requestLogEntry) }),
+    problems: { 400: "invalid_query: since or until is not an ISO date-time" },
+  },
+  {
+    method: "get",
+    path: "/__sandbox/requests.har",
+    operationId: "exportRequestsHar",
+    summary: "the request log as HAR 1.2 (same filters)",
+    query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
+    answer: har,
+    problems: { 400: "invalid_query: since or until is not an ISO date-time" },
+  },
+  {
+    method: "post",
+    path: "/__sandbox/verify",
+    operationId: "verifyRecording",
+    summary: "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report",
+    query: { ignore: "a path left out of the comparison (repeatable, or comma-separated)", suggest: "1: suggest the scenario rules that close the differences" },
+    answer: verifyReport,
+    problems: { 400: "invalid_har: the body is not a HAR of this gateway's API", 413: "body_too_large: the HAR is larger than 20 MB", 500: "verify_failed: the fresh Sandgate could not replay it" },
+    noStore: true,
+  },
+  {
+    method: "get",
+    path: "/__sandbox/coverage",
+    operationId: "getCoverage",
+    summary: "rules that answered, outcomes never produced (format=markdown: the same as Markdown)",
+    query: { merchant_id: "one merchant's (default: all)", format: "markdown: text/markdown instead of JSON" },
+    answer: coverage,
+    text: "text/markdown",
+  },
+  { method: "delete", path: "/__sandbox/coverage", operationId: "clearCoverage", summary: "clears the coverage (merchant_id, or all)", query: { merchant_id: "one merchant's (default: all)" }, answer: z.strictObject({ cleared: s }) },
+  { method: "get", path: "/__sandbox/clock", operationId: "getClock", summary: "the sandbox clock", answer: clock, noStore: true },
+  {
+    method: "post",
+    path: "/__sandbox/clock",
+    operationId: "advanceClock",
+    summary: 'moves the clock forward and applies what fell due: {"advance":"3d"} or {"advance_seconds":90}',
+    answer: z.strictObject({ now: s, offset_ms: z.number(), applied: int }),
+    body: true,
+    problems: { 400: `invalid_advance: not a duration, negative, or over 3660 days; ${MALFORMED}` },
+    noStore: true,
+  },
+  { method: "get", path: "/__sandbox/transactions", operationId: "listTransactions", summary: "transactions with their history", query: { merchant_id: "only this merchant's", order_no: "only this order's" }, answer: z.strictObject({ transactions: z.array(transaction) }) },
+  { method: "get", path: "/__sandbox/refunds", operationId: "listRefunds", summary: "refunds", query: { merchant_id: "only this merchant's", transaction_id: "only this payment's" }, answer: z.strictObject({ refunds: z.array(refund) }) },
+  {
+    method: "post",
+    path: "/__sandbox/refunds/{ref}/settle",
+    operationId: "settleRefund",
+    summary: 'settles an accepted refund now: {"result":"processed"|"failed"}',
+    answer: z.strictObject({ refund }),
+    body: true,
+    problems: { 400: `invalid_result: result is not processed or failed; ${MALFORMED}`, 404: "refund_not_found", 409: "refund_settled: the refund is no longer accepted" },
+  },
+  {
+    method: "post",
+    path: "/__sandbox/payments/{transaction_id}/complete",
+    operationId: "completePayment",
+    summary: 'finishes a payment waiting for its payer, as the payer would: {"outcome":"paid"|...}',
+    answer: completed,
+    body: true,
+    problems: {
+      400: `invalid_outcome: not an outcome of the page the payment waits at; ${MALFORMED}`,
+      404: "transaction_not_found",
+      409: { description: "payment_not_pending: the payment is no longer pending (the answer says where it stands)", schema: z.looseObject({ error: s, message: s, ...completed.shape }) },
+    },
+  },
+  { method: "get", path: "/__sandbox/payouts", operationId: "listPayouts", summary: "payouts as merchants see them, and what the sandbox does next", query: { merchant_id: "only this merchant's", status: "PENDING, COMPLETED or FAILED", request_id: "only this request's" }, answer: z.strictObject({ payouts: z.array(payoutView) }) },
+  {
+    method: "post",
+    path: "/__sandbox/payouts/{transaction_id}/complete",
+    operationId: "completePayout",
+    summary: "completes a pending payout",
+    answer: z.strictObject({ payout: payoutView }),
+    problems: { 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
+  },
+  {
+    method: "post",
+    path: "/__sandbox/payouts/{transaction_id}/fail",
+    operationId: "failPayout",
+    summary: "fails a pending payout: {failure_type, failure_reason}",
+    answer: z.strictObject({ payout: payoutView }),
+    body: true,
+    problems: { 400: `invalid_failure_type, invalid_failure_reason; ${MALFORMED}`, 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
+  },
+  {
+    method: "get",
+    path: "/__sandbox/subscriptions",
+    operationId: "listSubscriptions",
+    summary: "subscriptions with the payments they charged",
+    query: { merchant_id: "only this merchant's", recurring_id: "only this subscription" },
+    answer: z.strictObject({ subscriptions: z.array(subscription.extend({ transactions: z.array(charged) })) }),
+  },
+  {
+    method: "post",
+    path: "/__sandbox/subscriptions/{recurring_id}/charge",
+    operationId: "chargeSubscription",
+    summary: "charges the next deduction now",
+    answer: z.strictObject({ subscription }),
+    problems: { 404: "subscription_not_found", 409: "subscription_not_active: nothing left to charge" },
+  },
+  {
+    method: "get",
+    path: "/__sandbox/notifications",
+    operationId: "listNotifications",
+    summary: "the notification outbox with every attempt",
+    query: { merchant_id: "only this merchant's", event: "only this event's", state: "pending, delivered, failed or dropped", check: "only this receiver check's (its id)" },
+    answer: z.strictObject({ notifications: z.array(notification) }),
+    problems: { 400: "invalid_state: state is not pending, delivered, failed or dropped" },
+  },
+  { method: "get", path: "/__sandbox/notifications/{id}", operationId: "getNotification", summary: "one notification with every attempt", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
+  {
+    method: "post",
+    path: "/__sandbox/notifications/deliver",
+    operationId: "deliverNotifications",
+    summary: "attempts every notification due now, and waits for the receivers",
+    answer: z.strictObject({ attempts: int, pending: int, delivered: int, failed: int, dropped: int }),
+    noStore: true,
+  },
+  { method: "post", path: "/__sandbox/notifications/{id}/resend", operationId: "resendNotification", summary: "sends a notification again", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" }, noStore: true },
+  {
+    method: "post",
+    path: "/__sandbox/notifications/trigger",
+    operationId: "triggerNotification",
+    summary: "a test notification to any URL (merchant_id, url, event, data, notify)",
+    answer: z.strictObject({ notification }),
+    status: 201,
+    body: true,
+    problems: { 400: `invalid_trigger: a field is missing or wrong (each named); ${MALFORMED}`, 404: "merchant_not_found (with --strict-merchants)" },
+    noStore: true,
+  },
+  {
+    method: "post",
+    path: "/__sandbox/receiver-checks",
+    operationId: "checkReceiver",
+    summary: "checks a merchant's notification receiver with signed, tampered and malformed notifications; answers the report",
+    answer: receiverCheckReport,
+    body: true,
+    problems: { 400: `invalid_check, invalid_url, unknown_merchant, invalid_key, transaction_not_found; ${MALFORMED}`, 500: "payment_not_created, check_failed: the check could not run" },
+    noStore: true,
+  },
+  { method: "get", path: "/__sandbox/scenarios", operationId: "listScenarios", summary: "scenarios, the global one, bindings, file errors", answer: scenarioList },
+  { method: "get", path: "/__sandbox/scenarios/{name}", operationId: "getScenario", summary: "one scenario with its rules", answer: scenario, problems: { 404: "unknown_scenario" } },
+  {
+    method: "put",
+    path: "/__sandbox/scenarios/global",
+    operationId: "setGlobalScenario",
+    summary: 'the global scenario: {"name":"declines"}',
+    answer: z.strictObject({ global: s }),
+    body: true,
+    problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
+  },
+  {
+    method: "put",
+    path: "/__sandbox/scenarios/bindings/{merchantId}",
+    operationId: "bindScenario",
+    summary: 'one merchant\'s scenario: {"name":"3ds"}',
+    answer: z.strictObject({ merchant_id: s, scenario: s }),
+    body: true,
+    problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
+  },
+  { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
+  { method: "post", path: "/__sandbox/scenarios/reload", operationId: "reloadScenarios", summary: "reads the scenario files again", answer: reloaded, alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"] },
+  {
+    method: "post",
+    path: "/__sandbox/reset",
+    operationId: "resetState",
+    summary: 'back to the fixtures: {} for all, {"merchant_id":"M1"} for one',
+    answer: z.strictObject({ reset: s.describe('the merchant, or "all"') }),
+    body: true,
+    problems: { 400: `invalid_merchant_id: merchant_id is not a string; ${MALFORMED}` },
+  },
+];
+
+/** What a payer page answers a script that sends Accept: application/json. */
+export const payerPageResult = z.strictObject({ ...payerResult, next_url: s.optional().describe("the page the payment waits at next (3-D Secure)") });
+export const payerPageRefusal = z.looseObject({
+  error: s.describe("page_not_found, invalid_outcome, invalid_card, form_refused"),
+  message: s,
+  allowed: z.array(s).optional().describe("the outcomes this page offers"),
+  problems: z.array(z.strictObject({ field: s, message: s })).optional().describe("the card form's errors"),
+});
+export const payerPageFinished = z.looseObject({ error: z.literal("payment_not_pending"), message: s, ...payerResult });
+
+/** The body a payer page's forms send (or a script: form or JSON): one of outcome, challenge_code, the card form. */
+export const payerPageBody = z.looseObject({
+  outcome: s.optional().describe("an outcome the page offers (paid, failed, cancelled, threeds_passed, ...)"),
+  challenge_code: s.optional().describe("the 3-D Secure page's code"),
+  card: s.optional().describe("the hosted checkout's card form: number"),
+  expiration_month: s.optional(),
+  expiration_year: s.optional(),
+  security_code: s.optional(),
+  holder_name: s.optional(),
+});
