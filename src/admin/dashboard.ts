@@ -21,6 +21,7 @@ import { problemPage } from "../render/payer-pages.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
 import { queryText } from "./shared.js";
 import { applyDue } from "../scheduler.js";
+import { playgroundRoutes } from "./playground.js";
 
 const LIST_LIMIT = 200;
 
@@ -55,6 +56,8 @@ export function dashboard(deps: Deps): Router {
   const registry = deps.scenarios;
   const merchants = () => store.data.merchants.map((m) => m.merchant_id);
   router.use("/ui", express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 }));
+  // the Playground tab: payments made through the gateway's own request path (admin/playground.ts)
+  router.use(playgroundRoutes(deps));
 
   router.get("/", async (req, res) => {
     await applyDue(deps);

@@ -8,6 +8,7 @@ export const BASE = "/__sandbox";
 /** [name, href, label (default: the name capitalised)] */
 const TABS: [string, string, string?][] = [
   ["overview", `${BASE}/`],
+  ["playground", `${BASE}/ui/playground`],
   ["transactions", `${BASE}/ui/transactions`],
   ["requests", `${BASE}/ui/requests`],
   ["notifications", `${BASE}/ui/notifications`],
