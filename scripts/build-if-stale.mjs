@@ -24,6 +24,8 @@ function newest(path) {
 const always = process.argv.includes("--always");
 const sources = ["src", "tsconfig.json", "tsconfig.build.json", "package.json"].map((p) => join(root, p));
 if (always || !existsSync(built) || !existsSync(bundle) || Math.max(...sources.map(newest)) > statSync(built).mtimeMs) {
+  // a first `npm start` would otherwise be silent for the ten seconds the compiler takes
+  if (!always) console.error("sandgate: compiling dist/ (first start, or the sources changed): about ten seconds…");
   // what an earlier build left (a renamed module, source maps) must not linger in dist/
   rmSync(join(root, "dist"), { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");

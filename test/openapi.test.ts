@@ -1,5 +1,5 @@
 // GET /__sandbox/openapi.json: OpenAPI 3.1 generated from the zod schemas the server validates with.
-// Real answers of every operation — the README's examples run top to bottom, a 3-D Secure
+// Real answers of every operation — the examples of docs/operations.md run top to bottom, a 3-D Secure
 // challenge, and a refusal of each — are validated against the document with ajv (JSON Schema 2020-12).
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -54,12 +54,12 @@ describe("GET /__sandbox/openapi.json", () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/__sandbox/health", "/__sandbox/requests.har", "/__sandbox/coverage", "/__sandbox/payments/{transaction_id}/complete"]));
   });
 
-  test("real answers of every operation validate against it: the README's examples, a 3-D Secure challenge, and each operation's refusal", async () => {
+  test("real answers of every operation validate against it: the examples of docs/operations.md, a 3-D Secure challenge, and each operation's refusal", async () => {
     const { app, check } = await documentAndValidator();
     const covered = new Set<string>();
-    for (const e of readmeExamples(readFileSync(new URL("../README.md", import.meta.url), "utf8"))) {
+    for (const e of readmeExamples(readFileSync(new URL("../docs/operations.md", import.meta.url), "utf8"))) {
       const res = await request(app).post(e.path).set("content-type", e.json ? "application/json" : "application/x-www-form-urlencoded").send(e.body);
-      check(e.path, res.status, res.type, res.text, `README line ${e.line}`);
+      check(e.path, res.status, res.type, res.text, `docs/operations.md line ${e.line}`);
       covered.add(e.path);
     }
     expect([...covered].sort()).toEqual(OPERATIONS.map((op) => op.path).sort());

@@ -219,8 +219,8 @@ test("the OpenAPI document lists the header, with the operation's names, where i
   expect(doc.paths["/v1/retrievalTrans"]!.post.parameters?.map((p) => p.name)).toEqual(["X-Sandbox-Scenario"]);
 });
 
-test("the README's example does what its comment says", async () => {
-  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+test("the example in docs/scenarios.md does what its comment says", async () => {
+  const readme = readFileSync(new URL("../docs/scenarios.md", import.meta.url), "utf8");
   const m = /^curl -si -H '(X-Sandbox-Outcome): (\w+)' \$URL(\/v1\/\S+) -d "([^"]+)"\n# (.*)$/m.exec(readme);
   expect(m).not.toBeNull();
   const [, name, value, path, form, comment] = m!;

@@ -1,4 +1,4 @@
-// The README's gateway examples (`curl -s $URL/v1/...`), run as written, top to bottom, against
+// The gateway examples of docs/operations.md (`curl -s $URL/v1/...`), run as written, top to bottom, against
 // one fresh Sandgate: each must do what it shows (no example may depend on one that undid it, such
 // as cancelling the payment the capture example just captured).
 import { readFileSync } from "node:fs";
@@ -19,8 +19,8 @@ function statuses(value: unknown, out: Record<string, string[]> = {}): Record<st
   return out;
 }
 
-describe("README examples", () => {
-  const list = examples(readFileSync(new URL("../README.md", import.meta.url), "utf8"));
+describe("docs/operations.md examples", () => {
+  const list = examples(readFileSync(new URL("../docs/operations.md", import.meta.url), "utf8"));
 
   test("are found: every operation's example", () => {
     expect(list.map((e) => e.path)).toEqual(
@@ -32,7 +32,7 @@ describe("README examples", () => {
     const { app } = await makeApp();
     for (const e of list) {
       const res = await request(app).post(e.path).set("content-type", e.json ? "application/json" : "application/x-www-form-urlencoded").send(e.body);
-      const where = `README line ${e.line}: ${e.path} answered ${res.status} ${res.text.slice(0, 300)}`;
+      const where = `docs/operations.md line ${e.line}: ${e.path} answered ${res.status} ${res.text.slice(0, 300)}`;
       expect(res.status, where).toBe(200);
       if (res.type === "application/json") {
         const found = statuses(res.body);

@@ -1,5 +1,5 @@
-// The README's gateway examples as the shell would run them: `curl -s $URL/v1/...` with its -d
-// argument ($SIG spliced in, bodies over several lines). Used by the README and OpenAPI tests.
+// The gateway examples of docs/operations.md as the shell would run them: `curl -s $URL/v1/...`
+// with its -d argument ($SIG spliced in, bodies over several lines). Used by the docs and OpenAPI tests.
 import { ANY_SIGNATURE } from "./helpers.js";
 
 export interface Example {
@@ -9,7 +9,7 @@ export interface Example {
   body: string;
 }
 
-/** The /v1 curl commands of the README: path, content type and the -d argument as the shell passes it. */
+/** The /v1 curl commands of a page: path, content type and the -d argument as the shell passes it. */
 export function readmeExamples(readme: string): Example[] {
   const lines = readme.split("\n");
   const out: Example[] = [];

@@ -1,4 +1,4 @@
-// The README's "write your own scenario" example is a working scenario.
+// The "write your own scenario" example of docs/scenarios.md is a working scenario.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import request from "supertest";
@@ -6,9 +6,9 @@ import { expect, test } from "vitest";
 import { directPayment, makeApp, parseXml } from "./helpers.js";
 import { scenarioDir } from "./scenario-helpers.js";
 
-test("the README example loads and does what its comments say", async () => {
-  const readme = readFileSync(resolve(import.meta.dirname, "..", "README.md"), "utf8");
-  const example = /### Write your own scenario[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+test("the docs/scenarios.md example loads and does what its comments say", async () => {
+  const readme = readFileSync(resolve(import.meta.dirname, "..", "docs", "scenarios.md"), "utf8");
+  const example = /## Write your own scenario[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(example).toBeDefined();
   const { app } = await makeApp({ scenarios: scenarioDir({ "my-shop.yaml": example! }), scenario: "my-shop" });
 

@@ -6,7 +6,7 @@ import { layout } from "../layout.js";
 export const BASE = "/__sandbox";
 
 /** [name, href, label (default: the name capitalised)] */
-const TABS: [string, string, string?][] = [
+export const TABS: [string, string, string?][] = [
   ["overview", `${BASE}/`],
   ["playground", `${BASE}/ui/playground`],
   ["transactions", `${BASE}/ui/transactions`],
