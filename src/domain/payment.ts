@@ -5,7 +5,7 @@ import { historyEntry } from "./history.js";
 import { intern } from "./intern.js";
 import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "../ids.js";
-import type { Account, DeliveryInformation, PaymentKind, Subscription, Transaction } from "../store/types.js";
+import type { Account, DeliveryInformation, PaymentKind, Subscription, SubscriptionTerms, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
 import { isoOf, type Interval } from "./dates.js";
 import { formatAmount } from "./money.js";
@@ -111,19 +111,6 @@ export function orderStatusOf(state: PaymentState): string {
   if (state === "pending") return codes.order_status.pending;
   if (state === "review") return codes.order_status.review;
   return state === "declined" || state === "cancelled" ? codes.order_status.failure : codes.order_status.success;
-}
-
-export interface SubscriptionTerms {
-  contract?: string | undefined;
-  contract_name?: string | undefined;
-  contract_amount?: string | undefined;
-  interval?: string | undefined;
-  interval_count?: string | undefined;
-  billing_cycle?: number | undefined;
-  promotion_cycle?: number | undefined;
-  contract_start?: string | undefined;
-  contract_end?: string | undefined;
-  price_id?: string | undefined;
 }
 
 /** The subscription a successful first payment starts; the first payment is deduction 1. */

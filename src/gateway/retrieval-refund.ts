@@ -4,31 +4,14 @@
 // Up to 100 selected values. A selected value without refunds simply lists nothing: the seed's
 // refund element has no "not found" field.
 import { codes } from "../codes.js";
-import { compactDate } from "../domain/dates.js";
 import type { Operation } from "../http/operation.js";
-import type { Refund, Transaction } from "../store/types.js";
+import type { Refund } from "../store/types.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";
+import { refundElement } from "../views/refund-element.js";
 
 const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
 
-/** One element of `refund_orders`, in the seed's field order; every value a string. */
-export function refundElement(r: Refund, tx: Transaction | undefined) {
-  return {
-    transaction_id: r.transaction_id,
-    order_no: r.order_no,
-    amount: r.amount,
-    refund_status: codes.refund_status[r.state],
-    payment_status: tx ? codes.payment_status[tx.state] : "",
-    refund_amount: r.refund_amount,
-    refund_reference: r.refund_reference,
-    currency: r.currency,
-    refund_reason: r.refund_reason,
-    refund_reference_id: r.refund_reference_id,
-    refund_date: compactDate(r.refund_date),
-    refund_processing_date: compactDate(r.refund_processing_date),
-  };
-}
 
 export const retrievalRefund: Operation = {
   name: "retrievalRefund",

@@ -4,8 +4,8 @@
 import type { Deps } from "../deps.js";
 import { codes } from "../codes.js";
 import type { SubscriptionEvent } from "../domain/subscriptions.js";
-import { foundElement, subscriptionResult } from "../gateway/query-result.js";
-import { refundElement } from "../gateway/retrieval-refund.js";
+import { foundElement, subscriptionResult } from "../views/query-element.js";
+import { refundElement } from "../views/refund-element.js";
 import type { Refund, Subscription, Transaction } from "../store/types.js";
 import type { Repository } from "../store/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";

@@ -2,7 +2,6 @@
 import type { PaymentState, RecurringState } from "../codes.js";
 import type { Counters } from "../ids.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
-import type { SubscriptionTerms } from "../domain/payment.js";
 
 export type CaptureMode = "manual" | "auto";
 
@@ -103,6 +102,20 @@ export interface Transaction {
 }
 
 /** The part of a payment request that the payer's page acts on later. */
+/** A subscription as a payment request asks for it (the `subscription` object). */
+export interface SubscriptionTerms {
+  contract?: string | undefined;
+  contract_name?: string | undefined;
+  contract_amount?: string | undefined;
+  interval?: string | undefined;
+  interval_count?: string | undefined;
+  billing_cycle?: number | undefined;
+  promotion_cycle?: number | undefined;
+  contract_start?: string | undefined;
+  contract_end?: string | undefined;
+  price_id?: string | undefined;
+}
+
 export interface PayerRequest {
   /** the request's top-level text fields (scenario rules match them when the payer pays by card) */
   fields: Record<string, string>;

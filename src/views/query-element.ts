@@ -6,7 +6,6 @@ import { compactDate, spacedDate } from "../domain/dates.js";
 import { deductionPeriod } from "../domain/payment.js";
 import { deliveryOf } from "../domain/delivery.js";
 import type { DeliveryInformation, Subscription, Transaction } from "../store/types.js";
-import type { Selector } from "./selection.js";
 import type { Repository } from "../store/records.js";
 
 export interface FraudCheck {
@@ -79,7 +78,7 @@ export function foundElement(tx: Transaction, records: Pick<Repository, "subscri
 }
 
 /** The element for a selected order_no or transaction_id that matched no transaction of the account. */
-export function missingElement(selector: Selector<"order_no" | "transaction_id">): QueryElement {
+export function missingElement(selector: { field: "order_no" | "transaction_id"; value: string }): QueryElement {
   return {
     amount: "",
     currency: "",
