@@ -26,4 +26,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/__sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--max-semi-space-size=16", "--no-memory-reducer", "dist/sandgate.js"]
+CMD ["node", "--max-semi-space-size=16", "--no-memory-reducer", "--heap-growing-percent=100", "dist/sandgate.js"]

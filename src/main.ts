@@ -1,6 +1,4 @@
 // The only file that listens and handles signals: `npm start`, `npx sandgate`, the Docker image.
-// first: the heap settings apply before anything else is loaded
-import "./heap.js";
 import cluster from "node:cluster";
 import { exposureWarning } from "./exposure.js";
 import { availableParallelism } from "node:os";

@@ -3,7 +3,6 @@
 // And the room V8 gets to grow the heap by before its next full collection (src/heap.ts).
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { growingPercent, HEADROOM_MB, MAX_GROWING_PERCENT, MIN_GROWING_PERCENT } from "../src/heap-growth.js";
 import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
 import { NthCounters } from "../src/scenarios/nth-counters.js";
 import { createRepository, NOTIFICATION_HISTORY_LIMIT } from "../src/store/records.js";
@@ -86,24 +85,5 @@ describe("nth-call counters", () => {
     expect(counters.next("M2|authorise|A")).toBe(2);
     counters.clear();
     expect(counters.next("M2|authorise|A")).toBe(1);
-  });
-});
-
-describe("heap growth between full collections", () => {
-  const room = (liveMb: number) => (liveMb * growingPercent(liveMb)) / 100;
-
-  test("a fresh sandbox (~22 MB live) gets about HEADROOM_MB of room; a state of 100,000 payments (~100 MB) half its size, not V8's 3×", () => {
-    expect(Math.abs(room(22) - HEADROOM_MB)).toBeLessThan(1);
-    expect(Math.abs(room(60) - HEADROOM_MB)).toBeLessThan(1);
-    expect(growingPercent(100)).toBe(MIN_GROWING_PERCENT);
-    expect(room(100)).toBe(50);
-  });
-
-  test("the share never passes V8's own bounds, and shrinks as more is live", () => {
-    expect(growingPercent(0)).toBe(MAX_GROWING_PERCENT);
-    expect(growingPercent(4)).toBe(MAX_GROWING_PERCENT);
-    expect(growingPercent(2000)).toBe(MIN_GROWING_PERCENT);
-    const shares = [1, 10, 16, 20, 30, 48, 64, 80, 96, 120, 500].map(growingPercent);
-    expect(shares).toEqual([...shares].sort((a, b) => b - a));
   });
 });
