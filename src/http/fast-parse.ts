@@ -5,6 +5,10 @@
 // So a request is never refused here, and an answer never depends on this file but for speed.
 // Checks (min, regex, refine...) are zod's own check functions, run on a payload of our own.
 // test/fast-parse.test.ts compares it with zod on generated bodies for every operation's schema.
+// It reads zod's internal structures, which a zod release may change: package.json takes zod's
+// patch releases only (~), so a newer zod comes in by a deliberate bump, with that test run on it.
+// Kept because it pays (side by side against zod alone, same run, 5 reps: W1 at 0.83×, W3 at 0.74×
+// the CPU per request; W2 1.00, W5 1.08).
 import type { z } from "zod";
 
 export const NOT_SURE: unique symbol = Symbol("ask zod");
