@@ -1,6 +1,7 @@
 // `npm run bench [-- --reps 3 --connections 10 --large 100000 --quick --pin]`
 // Sandgate as users run it (node dist/sandgate.js, its own process) against a floor: a plain Express 5
-// app (scripts/bench/floor.mjs, its own process too) answering canned bodies of the same sizes.
+// app (scripts/bench/floor.mjs, its own process too) answering canned bodies of the same sizes, and
+// beneath it Node's own HTTP server doing the same (scripts/bench/floor-http.mjs: the physical limit).
 // Workloads W1-W5 (scripts/bench/workloads.ts) do fresh, valid work; each rep runs every workload
 // on Sandgate (reset to the fixtures first), on Sandgate with --data, and on the floor,
 // interleaved; the figures are medians over the reps, and every ratio ("× floor", "--data ×
@@ -19,7 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { coldStart, floorArgs, pin, ROOT, sandgateArgs, startFloor, startSandgate, type Service } from "./bench/processes.js";
+import { coldStart, floorArgs, pin, ROOT, sandgateArgs, startFloor, startHttpFloor, startSandgate, type Service } from "./bench/processes.js";
 import { HAS_REDIS, startRedis } from "./redis-server.js";
 import { loadPayments, median, requestsFor, run, type Run } from "./bench/run.js";
 import { SIG, WORKLOADS, type Workload } from "./bench/workloads.js";
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
   const replicas = HAS_REDIS ? await benchReplicas(o.reps, log, o.scale < 1) : undefined;
 
   const floor = await startFloor();
+  const httpFloor = await startHttpFloor();
   const memory = await startSandgate();
   const persisted = await startSandgate(["--data", join(dir, "state.json")]);
   // --workers 2 on a shared Redis, against one process with lowdb (--data): W1 and W3
@@ -128,12 +130,14 @@ async function main(): Promise<void> {
       await onSandgate(memory, w, { ...o, scale: o.scale / 4 });
       await onSandgate(persisted, w, { ...o, scale: o.scale / 4 });
       await onFloor(floor, w, { ...o, scale: o.scale / 4 });
+      await onFloor(httpFloor, w, { ...o, scale: o.scale / 4 });
     }
     for (let rep = 1; rep <= o.reps; rep++) {
       for (const w of WORKLOADS) {
         log(`rep ${rep}/${o.reps} ${w.id} ${w.title}`);
         keep(results, "memory", w, await onSandgate(memory, w, o));
         keep(results, "floor", w, await onFloor(floor, w, o));
+        keep(results, "http_floor", w, await onFloor(httpFloor, w, o));
         keep(results, "data", w, await onSandgate(persisted, w, o));
         if (shared && SHARED_WORKLOADS.includes(w.id)) keep(results, "shared", w, await onSandgate(shared, w, o));
         for (const { where, service } of loaded) keep(results, where, w, await onSandgate(service, w, o, true));
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
     rss.memory_after_fresh_runs = memory.rssMb();
     for (const { where, service } of loaded) rss[where] = service.rssMb();
   } finally {
-    await Promise.all([floor.stop(), memory.stop(), persisted.stop(), shared?.stop(), ...loaded.map((l) => l.service.stop())]);
+    await Promise.all([floor.stop(), httpFloor.stop(), memory.stop(), persisted.stop(), shared?.stop(), ...loaded.map((l) => l.service.stop())]);
     await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -169,6 +173,9 @@ async function main(): Promise<void> {
       fixed(med("memory", w.id, (r) => r.p99)),
       fixed(med("floor", w.id, (r) => r.p99)),
       `${fixed(med("memory", w.id, (r) => r.valid * 100))} %`,
+      fixed(med("http_floor", w.id, (r) => r.rps)),
+      fixed(med("http_floor", w.id, (r) => r.cpu)),
+      fixed(paired("memory", "http_floor", w.id, cpuRate), 2),
       fixed(med("data", w.id, (r) => r.rps)),
       fixed(paired("data", "memory", w.id, rate), 2),
     ];
@@ -184,7 +191,7 @@ async function main(): Promise<void> {
     }
     return cells;
   });
-  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "floor p99 ms", "valid", "--data req/s", "--data × memory"];
+  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "floor p99 ms", "valid", "node:http floor req/s", "node:http floor CPU µs/req", "CPU × node:http floor", "--data req/s", "--data × memory"];
   if (o.large > 0) head.push(`${o.large} stored × fresh`, `CPU: ${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`, `CPU: --data ${o.large} × fresh --data`);
   const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
     const one = med("data", w.id, (r) => r.rps);

@@ -111,9 +111,12 @@ export async function started(args: string[]): Promise<Service> {
 /** as `npm start` and the Docker image run it (with NODE_FLAGS, start-up flags: see src/heap-growth.ts) */
 export const sandgateArgs = (extra: string[] = []) => [...NODE_FLAGS, "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
 export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
+/** the lowest floor: node:http alone (scripts/bench/floor-http.mjs) */
+export const httpFloorArgs = () => ["scripts/bench/floor-http.mjs", "--port", "0"];
 
 export const startSandgate = (extra: string[] = []) => started(sandgateArgs(extra));
 export const startFloor = () => started(floorArgs());
+export const startHttpFloor = () => started(httpFloorArgs());
 
 /** Spawn → first 200 answer to `probe` (a POST with that body), in ms; the process is then stopped. */
 export async function coldStart(args: string[], probe: { path: string; body: string }): Promise<{ ms: number; rssMb: number }> {
