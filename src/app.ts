@@ -52,6 +52,8 @@ export function createApp(deps: Deps): App {
   app.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: false, maxAge: "1h" }));
   // the API's description is public, like health: it holds nothing of anyone's
   let openApi: object | undefined;
+  // pages name no icon of their own (data:), but a browser opening a JSON or XML answer asks for one
+  app.get("/favicon.ico", (_req, res) => res.status(204).end());
   app.get("/__sandbox/openapi.json", (_req, res) => {
     res.json((openApi ??= openApiDocument(OPERATIONS, packageVersion())));
   });

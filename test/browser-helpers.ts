@@ -29,12 +29,12 @@ export async function watchedPage(browser: Browser): Promise<{ page: Page; probl
     problems.push(`dialog: ${d.message()}`);
     void d.dismiss();
   });
-  // a failed load is reported by its address (the browser's own favicon request aside)
+  // a failed load is reported by its address
   page.on("console", (m) => {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
   });
   page.on("response", (r) => {
-    if (r.status() >= 400 && !r.url().endsWith("/favicon.ico") && r.request().resourceType() !== "document") problems.push(`${r.status()} ${r.url()}`);
+    if (r.status() >= 400 && r.request().resourceType() !== "document") problems.push(`${r.status()} ${r.url()}`);
   });
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   return { page, problems };

@@ -49,3 +49,10 @@ describe("createApp in a server of the merchant's own", () => {
     expect((await request(outer).get("/__sandbox/health")).status).toBe(200);
   });
 });
+
+test("a browser's own /favicon.ico request (opening a JSON or XML answer) gets 204, not a 404 in its console", async () => {
+  const { app } = await makeApp();
+  const res = await request(app).get("/favicon.ico");
+  expect(res.status).toBe(204);
+  expect(res.text).toBe("");
+});
