@@ -77,4 +77,12 @@ describe("the README's first payment, run by bash and curl against a listening S
     const signing = fields.map((f) => textOf(xml[f])).join("") + "acme_test_key_7f3a9c21";
     expect(textOf(xml.encryption_data)).toBe(createHash("sha256").update(signing).digest("hex"));
   });
+
+  test("the signature page's example signs a transaction query that strict mode accepts", async () => {
+    const [script] = fencedBlocks(page("docs/signatures.md"), ["sh"]);
+    const signature = (await promisify(execFile)("bash", ["-euo", "pipefail", "-c", script!.text], { encoding: "utf8", timeout: 10_000 })).stdout.trim();
+    const res = await fetch(`${sandbox.url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", encryption_data: signature }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { return_status: string }).return_status).toBe("1");
+  });
 });
