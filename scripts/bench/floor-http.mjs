@@ -3,6 +3,7 @@
 // generator names in x-floor-bytes / x-floor-type, as floor.mjs does. The physical limit of a Node
 // server sending the same bytes; Express's floor (floor.mjs) sits above it.
 // Run as its own process: node scripts/bench/floor-http.mjs --port 0
+import { Buffer } from "node:buffer";
 import { createServer } from "node:http";
 
 const port = Number(process.argv[process.argv.indexOf("--port") + 1] || 0);
