@@ -51,7 +51,7 @@ describe("reset", () => {
 });
 
 describe("errors", () => {
-  test("an unknown route and a malformed body answer JSON errors", async () => {
+  test("an unknown route, a malformed body and a body over 100 kB answer JSON errors, and change nothing", async () => {
     const { app } = await makeApp();
     const missing = await request(app).get("/__sandbox/nope");
     expect(missing.status).toBe(404);
@@ -59,6 +59,10 @@ describe("errors", () => {
     const bad = await request(app).post("/__sandbox/clock").set("content-type", "application/json").send("{oops");
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe("malformed_body");
+    const huge = await request(app).post("/__sandbox/clock").set("content-type", "application/json").send(JSON.stringify({ advance: "1h", pad: "x".repeat(200_000) }));
+    expect(huge.status).toBe(413);
+    expect(huge.body).toEqual({ error: "body_too_large", message: "an operator call's JSON body is 100 kB at most" });
+    expect((await request(app).get("/__sandbox/clock")).body.offset_ms).toBe(0); // nothing moved
     const gateway404 = await request(app).post("/v1/nope").send({});
     expect(gateway404.status).toBe(404);
     expect(gateway404.body.return_message).toMatch(/^I0404:/);

@@ -115,6 +115,7 @@ export function operatorApi(deps: Deps): Router {
   router.use((req: Request, res: Response) => problem(res, 404, "not_found", `no operator route ${req.method} ${req.path}`));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status ?? 500;
+    if (status === 413) return problem(res, 413, "body_too_large", "an operator call's JSON body is 100 kB at most");
     problem(res, status, status === 400 ? "malformed_body" : "internal_error", status === 400 ? "the body is not valid JSON" : "see the server log");
   });
   return router;
