@@ -19,7 +19,7 @@ export function cardOnFileFields(number: string, named: boolean): { card_masked:
 }
 
 /** Does this stored token still hold a full card number (a state file or Redis from before)? */
-export const holdsFullNumber = (token: object): token is { card_number: string } => typeof (token as { card_number?: unknown }).card_number === "string";
+const holdsFullNumber = (token: object): token is { card_number: string } => typeof (token as { card_number?: unknown }).card_number === "string";
 
 /**
  * A token from before (with card_number) as it is kept now; returns false when it had no number.
@@ -62,16 +62,6 @@ export class CardOnFile {
       CardOnFile.seen.set(number, (fp = cardFingerprint(number)));
     }
     return fp === this.fingerprint;
-  }
-
-  /** the digits it shows from the start: the first six */
-  get first(): string {
-    return this.masked.slice(0, 6);
-  }
-
-  /** the digits it shows at the end: the last four */
-  get last(): string {
-    return this.masked.slice(-4);
   }
 
   toString(): string {

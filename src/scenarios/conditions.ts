@@ -27,7 +27,8 @@ export const valueAt = (fields: Record<string, unknown>, path: string): string =
 /** "12.3" → "30", "7" → "00" */
 export const centsOf = (amount: string) => amount.split(".")[1]?.padEnd(2, "0").slice(0, 2) ?? "00";
 
-const same = (a: string, b: string | number | boolean) => a === String(b);
+/** Is the value `v`? A card on file knows through its fingerprint (its text is masked). */
+const is = (actual: string, card: CardOnFile | undefined, v: string | number | boolean) => (card === undefined ? actual === String(v) : card.is(v));
 const asNumber = (s: string) => (s.trim() === "" ? Number.NaN : Number(s));
 
 /** A rule's regular expressions, compiled once (the schema checked them when the scenario loaded). */
@@ -38,17 +39,23 @@ const regexOf = (source: string) => {
   return re;
 };
 
-export function holds(condition: Condition, actual: string): boolean {
-  if (typeof condition !== "object") return same(actual, condition);
-  if (Array.isArray(condition)) return condition.some((c) => same(actual, c));
+/**
+ * Does `condition` hold for the value `actual`? For a card on file (`card`), `actual` is its masked
+ * number ("424242******4242"): a value, a list, equals, in and not compare the rule's numbers with
+ * its fingerprint; a prefix sees at most the six digits shown and a suffix the last four (a longer
+ * one never matches); a regular expression sees the masked number; number comparisons never match.
+ */
+export function holds(condition: Condition, actual: string, card?: CardOnFile): boolean {
+  if (typeof condition !== "object") return is(actual, card, condition);
+  if (Array.isArray(condition)) return condition.some((c) => is(actual, card, c));
   const c = condition;
   const n = c.gt !== undefined || c.gte !== undefined || c.lt !== undefined || c.lte !== undefined ? asNumber(actual) : Number.NaN;
   // every test named must pass: the first that fails decides
-  if (c.equals !== undefined && !same(actual, c.equals)) return false;
-  if (c.in !== undefined && !c.in.some((v) => same(actual, v))) return false;
-  if (c.not !== undefined && (Array.isArray(c.not) ? c.not : [c.not]).some((v) => same(actual, v))) return false;
-  if (c.prefix !== undefined && !actual.startsWith(c.prefix)) return false;
-  if (c.suffix !== undefined && !actual.endsWith(c.suffix)) return false;
+  if (c.equals !== undefined && !is(actual, card, c.equals)) return false;
+  if (c.in !== undefined && !c.in.some((v) => is(actual, card, v))) return false;
+  if (c.not !== undefined && (Array.isArray(c.not) ? c.not : [c.not]).some((v) => is(actual, card, v))) return false;
+  if (c.prefix !== undefined && !(actual.startsWith(c.prefix) && (!card || c.prefix.length <= 6))) return false;
+  if (c.suffix !== undefined && !(actual.endsWith(c.suffix) && (!card || c.suffix.length <= 4))) return false;
   if (c.regex !== undefined && !regexOf(c.regex).test(actual)) return false;
   if (c.gt !== undefined && !(n > c.gt)) return false;
   if (c.gte !== undefined && !(n >= c.gte)) return false;
@@ -56,28 +63,6 @@ export function holds(condition: Condition, actual: string): boolean {
   if (c.lte !== undefined && !(n <= c.lte)) return false;
   if (c.cents !== undefined && !(Array.isArray(c.cents) ? c.cents : [c.cents]).includes(centsOf(actual))) return false;
   if (c.present !== undefined && (actual !== "") !== c.present) return false;
-  return true;
-}
-
-/**
- * The same tests on a card on file, which shows its first six and last four digits only: a value, a
- * list, equals, in and not compare the rule's numbers with its fingerprint; a prefix of up to six
- * digits and a suffix of up to four see those digits, a longer one never matches; a regular
- * expression sees "424242******4242"; number comparisons never match; present holds.
- */
-export function holdsOnFile(condition: Condition, card: CardOnFile): boolean {
-  if (typeof condition !== "object") return card.is(condition);
-  if (Array.isArray(condition)) return condition.some((c) => card.is(c));
-  const c = condition;
-  if (c.equals !== undefined && !card.is(c.equals)) return false;
-  if (c.in !== undefined && !c.in.some((v) => card.is(v))) return false;
-  if (c.not !== undefined && (Array.isArray(c.not) ? c.not : [c.not]).some((v) => card.is(v))) return false;
-  if (c.prefix !== undefined && !(c.prefix.length <= 6 && card.first.startsWith(c.prefix))) return false;
-  if (c.suffix !== undefined && !(c.suffix.length <= 4 && card.last.endsWith(c.suffix))) return false;
-  if (c.regex !== undefined && !regexOf(c.regex).test(card.masked)) return false;
-  if (c.gt !== undefined || c.gte !== undefined || c.lt !== undefined || c.lte !== undefined) return false;
-  if (c.cents !== undefined && !(Array.isArray(c.cents) ? c.cents : [c.cents]).includes(centsOf(card.masked))) return false;
-  if (c.present !== undefined && !c.present) return false;
   return true;
 }
 
@@ -104,7 +89,7 @@ export function whenHolds(when: When, input: MatchInput): boolean {
       continue;
     }
     const node = nodeAt(input.fields, key);
-    if (!(node instanceof CardOnFile ? holdsOnFile(condition, node) : holds(condition, asText(node)))) return false;
+    if (!holds(condition, asText(node), node instanceof CardOnFile ? node : undefined)) return false;
   }
   return true;
 }
