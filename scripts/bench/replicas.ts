@@ -33,7 +33,7 @@ import { startSandgate, type Service } from "./processes.js";
 import { median, run, type Run } from "./run.js";
 import { SIG, type Step, type Workload } from "./workloads.js";
 
-const MERCHANTS = Array.from({ length: 16 }, (_, i) => `BM${String(i + 1).padStart(2, "0")}`);
+export const MERCHANTS = Array.from({ length: 16 }, (_, i) => `BM${String(i + 1).padStart(2, "0")}`);
 const CONNECTIONS = 10;
 /** per run, before --quick's tenth: ≥ 2 s of direct payments; captures of 50 as many as W2 */
 const PAYMENTS = 8000;
@@ -43,7 +43,7 @@ const SEQUENTIAL = { warm: 50, payments: 300, captures: 40 };
 const ROUND_TRIP_DELAY_MS = 5;
 const LOAD_DELAY_MS = 1;
 
-interface Measured extends Run {
+export interface Measured extends Run {
   /** redis-server's CPU per request, µs (NaN without Redis) */
   redis_cpu: number;
 }
@@ -91,14 +91,14 @@ const payment = (merchant_id = MERCHANTS[turn++ % MERCHANTS.length]!) =>
   JSON.stringify({ merchant_id, account_id: "A1", order_no: `R-${process.pid}-${++sequence}`, currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: SIG });
 const approved = (t: string) => t.includes("<order_status>1</order_status>");
 const captured50 = (t: string) => (t.match(/"capture_status":"1"/g) ?? []).length === 50;
-const PAYMENT: Step = { path: "/v1/authorise", type: JSON_TYPE, body: () => payment(), check: approved };
+export const PAYMENT: Step = { path: "/v1/authorise", type: JSON_TYPE, body: () => payment(), check: approved };
 
 /** the next of these bodies at each call (again from the first after the last) */
 function inTurn(bodies: string[]): () => string {
   let i = 0;
   return () => bodies[i++ % bodies.length]!;
 }
-const captureStep = (bodies: string[]): Step => ({ path: "/v1/capture", type: JSON_TYPE, body: inTurn(bodies), check: captured50 });
+export const captureStep = (bodies: string[]): Step => ({ path: "/v1/capture", type: JSON_TYPE, body: inTurn(bodies), check: captured50 });
 
 /** n approved payments of one merchant, made through the API 25 at a time: their capture_orders entries */
 async function approvedPayments(url: string, merchant: string, n: number): Promise<object[]> {
@@ -116,7 +116,7 @@ async function approvedPayments(url: string, merchant: string, n: number): Promi
 }
 
 /** `count` capture requests of 50 fresh approved payments each, the 16 merchants in turn (as W2, one merchant per request) */
-async function captureBodies(url: string, count: number): Promise<string[]> {
+export async function captureBodies(url: string, count: number): Promise<string[]> {
   const rounds = Math.ceil(count / MERCHANTS.length);
   const orders = await Promise.all(MERCHANTS.map((m) => approvedPayments(url, m, rounds * 50)));
   return Array.from({ length: count }, (_, k) => {
@@ -144,7 +144,7 @@ async function commandCalls(client: Redis): Promise<Record<string, number>> {
 const asWorkload = (id: string): Workload => ({ id, title: id, requests: 0, prepare: () => Promise.resolve([]) });
 
 /** one autocannon run (run.ts), and redis-server's CPU per request over it */
-async function measure(s: Service, id: string, step: Step, requests: number, redisPid?: number): Promise<Measured> {
+export async function measure(s: Service, id: string, step: Step, requests: number, redisPid?: number): Promise<Measured> {
   const before = redisPid ? redisCpuMicros(redisPid) : 0;
   const r = await run(s, asWorkload(id), [step], requests, CONNECTIONS, false);
   return { ...r, redis_cpu: redisPid ? (redisCpuMicros(redisPid) - before) / requests : NaN };

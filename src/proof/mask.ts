@@ -54,7 +54,7 @@ export function maskValue(name: string, value: string): string {
   return value;
 }
 
-/** A JSON value with every field masked, however deep; `name` is the key it sits under. */
+/** A JSON value with every field masked, however deep; `name` is the key it sits under. The same value (not a copy) when nothing was masked. */
 export function maskJson(value: unknown, name = ""): unknown {
   if (typeof value === "string") return maskValue(name, value);
   if (typeof value === "number" || typeof value === "bigint") {
@@ -68,10 +68,13 @@ export function maskJson(value: unknown, name = ""): unknown {
       const pairValue = maskJson(value[1], value[0]);
       if (pairValue !== value[1]) return [value[0], pairValue];
     }
-    return value.map((v) => maskJson(v, name));
+    const items = value.map((v) => maskJson(v, name));
+    return items.some((v, i) => v !== value[i]) ? items : value;
   }
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskJson(v, k)]));
+    const entries = Object.entries(value);
+    const masked = entries.map(([k, v]) => maskJson(v, k));
+    return masked.some((v, i) => v !== entries[i]![1]) ? Object.fromEntries(entries.map(([k], i) => [k, masked[i]])) : value;
   }
   return value;
 }
@@ -84,8 +87,8 @@ export function maskJsonText(text: string): string | undefined {
   } catch {
     return undefined;
   }
-  const masked = JSON.stringify(maskJson(parsed));
-  return masked === JSON.stringify(parsed) ? text : masked;
+  const masked = maskJson(parsed);
+  return masked === parsed ? text : JSON.stringify(masked);
 }
 
 /** The name a form key stands for: `subscription[card]` is a `card`, `cards[0]` a `cards`. */

@@ -12,6 +12,7 @@
 // (the dashboard's lists) and changes none.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
 import { Cluster, Redis } from "ioredis";
 import { createIds } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
@@ -78,14 +79,47 @@ function connect(options: RedisStoreOptions): Redis | Cluster {
   const retry = (times: number) => Math.min(times * 50, 200);
   // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
   // commands would wait for the previous request's answer; commands are sent at once without it)
-  if (!options.cluster) return new Redis(options.url, { ...common, retryStrategy: retry });
+  if (!options.cluster) return coalesceWrites(new Redis(options.url, { ...common, retryStrategy: retry }));
   const url = new URL(options.url);
-  return new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }], {
+  const cluster = new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }], {
     ...common,
     clusterRetryStrategy: retry,
     redisOptions: { username: url.username || undefined, password: decodeURIComponent(url.password) || undefined, connectTimeout: 2_000, maxRetriesPerRequest: 0 },
   });
+  cluster.on("+node", (node: Redis) => coalesceWrites(node));
+  return cluster;
 }
+
+/**
+ * The commands a replica sends while the event loop handles one round of I/O leave in one write
+ * (one system call) when that round ends, not one write each: ioredis writes every command to its
+ * socket at once, and those calls were the largest single cost of a request on Redis. A request's
+ * turn and settings check go together, its commit and index writes too, and so do the commands of
+ * requests that arrived together. Nothing waits: the socket is uncorked before the loop sleeps.
+ */
+function coalesceWrites(redis: Redis): Redis {
+  redis.on("connect", () => {
+    const socket = (redis as unknown as { stream?: Socket }).stream;
+    if (!socket || corked.has(socket)) return;
+    corked.add(socket);
+    const write = socket.write;
+    let pending = false;
+    const flush = () => {
+      pending = false;
+      socket.uncork();
+    };
+    socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+      if (!pending) {
+        pending = true;
+        socket.cork();
+        setImmediate(flush);
+      }
+      return write.apply(this, args);
+    } as Socket["write"];
+  });
+  return redis;
+}
+const corked = new WeakSet<Socket>();
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<Store> {
   const fixtures = loadFixtures(options.fixturesDir);
