@@ -17,6 +17,12 @@ async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   const command = first === undefined ? undefined : COMMANDS[first];
   if (command) {
+    // `sandgate ctl … | head`: a reader that stops early ends the command quietly, as it would a
+    // Unix tool (Node ignores SIGPIPE and would throw EPIPE with a stack trace)
+    process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") throw err;
+      process.exit(process.exitCode ?? 0);
+    });
     const code = await (await command()).run(rest);
     // a command that serves (record) returns undefined and stops on its own signal
     if (code !== undefined) process.exitCode = code;
