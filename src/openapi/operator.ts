@@ -4,6 +4,7 @@
 // ADMIN_TOKEN guard of src/admin/session.ts, the cross-site refusal of src/admin/cross-site.ts).
 // test/openapi.test.ts validates real answers of these calls against the generated document.
 import { z } from "zod";
+import * as stored from "../store/fixtures.js";
 import { payoutAnswer } from "./answers.js";
 
 const s = z.string();
@@ -52,57 +53,27 @@ const coverage = z.looseObject({
 const clock = z.strictObject({ now: s, offset_ms: z.number() });
 
 const historyEntry = z.looseObject({ at: s, event: s, payment_status: s, result: s, rule: s, source: z.enum(["api", "payer", "operator", "clock"]) });
-const transaction = z.looseObject({
-  transaction_id: s,
-  merchant_id: s,
-  account_id: s,
-  order_no: s,
-  kind: z.enum(["direct", "apm", "checkout", "recurring"]),
-  currency: s,
-  amount: s.describe("decimal, two places"),
-  state: s,
-  result: s.describe("the result's key in the catalogue (success, do_not_honor, ...)"),
-  card_masked: s.describe("first six and last four"),
-  payment_method: s,
-  page_id: s.describe("the payer page's id, when there is one"),
-  recurring_id: s,
-  captured_amount: s,
-  refunded_amount: s,
-  created_at: s,
-  updated_at: s,
-  history: z.array(historyEntry).optional().describe("every request and state change, oldest first"),
-});
-const refund = z.looseObject({
-  refund_reference_id: s,
-  refund_reference: s,
-  transaction_id: s,
-  merchant_id: s,
-  account_id: s,
-  order_no: s,
-  currency: s,
-  amount: s,
-  refund_amount: s,
-  refund_reason: s,
-  state: z.enum(["accepted", "processed", "failed"]),
-  refund_date: s,
-  refund_processing_date: s,
-  due_at: s.describe("when an accepted refund settles"),
-});
+/**
+ * A stored record as the operator API shows it: the fields named, each as the store's schema has it
+ * (the one the fixtures are checked against: src/store/fixtures.ts), any others allowed.
+ */
+function recordView(record: z.ZodObject, fields: string[], notes: Record<string, string> = {}) {
+  return z.looseObject(Object.fromEntries(fields.map((f) => [f, notes[f] ? record.shape[f]!.describe(notes[f]) : record.shape[f]!])));
+}
+const transaction = recordView(
+  stored.transaction,
+  ["transaction_id", "merchant_id", "account_id", "order_no", "kind", "currency", "amount", "state", "result", "card_masked", "payment_method", "page_id", "recurring_id", "captured_amount", "refunded_amount", "created_at", "updated_at"],
+  { amount: "decimal, two places", result: "the result's key in the catalogue (success, do_not_honor, ...)", card_masked: "first six and last four", page_id: "the payer page's id, when there is one" },
+).extend({ history: z.array(historyEntry).optional().describe("every request and state change, oldest first") });
+const refund = recordView(
+  stored.refund,
+  ["refund_reference_id", "refund_reference", "transaction_id", "merchant_id", "account_id", "order_no", "currency", "amount", "refund_amount", "refund_reason", "state", "refund_date", "refund_processing_date", "due_at"],
+  { due_at: "when an accepted refund settles" },
+);
 const payoutView = payoutAnswer.omit({ encryption_data: true }).extend({
   sandbox: z.strictObject({ rule: s, due_at: s, next_status: z.enum(["", "COMPLETED", "FAILED"]), next_failure_type: s }).describe("what only the sandbox knows: the deciding rule and what happens next"),
 });
-const subscription = z.looseObject({
-  recurring_id: s,
-  merchant_id: s,
-  account_id: s,
-  order_no: s,
-  transaction_id: s,
-  contract_amount: s,
-  currency: s,
-  state: s,
-  deductions: int,
-  next_deduction_at: s,
-  created_at: s,
+const subscription = recordView(stored.subscription, ["recurring_id", "merchant_id", "account_id", "order_no", "transaction_id", "contract_amount", "currency", "state", "deductions", "next_deduction_at", "created_at"]).extend({
   recurring_status: s.describe("the gateway's recurring_status code"),
 });
 const charged = z.strictObject({ transaction_id: s, order_no: s, amount: s, currency: s, payment_status: s, result: s, created_at: s });

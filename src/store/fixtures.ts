@@ -55,7 +55,8 @@ const delivery = z
   })
   .default(() => deliveryOf(undefined));
 
-const transaction = z.object({
+/** A stored payment (what the fixtures are checked against; the operator API's transaction view too: src/openapi/operator.ts). */
+export const transaction = z.object({
   transaction_id: str,
   merchant_id: str,
   account_id: str,
@@ -91,7 +92,8 @@ const transaction = z.object({
   updated_at: iso,
 }) satisfies z.ZodType<Transaction>;
 
-const subscription = z.object({
+/** A stored subscription. */
+export const subscription = z.object({
   recurring_id: str,
   merchant_id: str,
   account_id: str,
@@ -115,7 +117,8 @@ const subscription = z.object({
   created_at: iso,
 }) satisfies z.ZodType<Subscription>;
 
-const refund = z.object({
+/** A stored refund. */
+export const refund = z.object({
   refund_reference_id: str,
   refund_reference: opt(),
   transaction_id: str,
