@@ -340,6 +340,34 @@ describe("merchants as partitions", () => {
     }
   }, 20_000);
 
+  test("a playground payment waiting on a slow scenario holds no turn: a scenario switch and another merchant's list on the other replica answer at once", async () => {
+    const [a, b] = await replicas();
+    const merchant = `MP${process.pid}`;
+    // the playground pays as a merchant of the sandbox: one made by a payment; its first authorisation hangs
+    expect(parseXml((await post(a!, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: "ACC-P" }))).text).result_info).toBe("0000:Success");
+    expect((await json(a!, `/__sandbox/scenarios/bindings/${merchant}`, { method: "PUT", body: JSON.stringify({ name: "slow-and-flaky" }) })).status).toBe(200);
+    const form = await fetch(`${a!.url}/__sandbox/ui/playground`);
+    const cookie = /sandgate_form=[^;]+/.exec(form.headers.get("set-cookie") ?? "")?.[0];
+    const token = /name="_form" value="([0-9a-f]+)"/.exec(await form.text())?.[1];
+    expect(cookie && token).toBeTruthy();
+    const stop = new AbortController();
+    const paying = fetch(`${a!.url}/__sandbox/ui/playground`, {
+      method: "POST",
+      redirect: "manual",
+      signal: stop.signal,
+      headers: { cookie: cookie!, origin: a!.url, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _form: token!, kind: "card", merchant_id: merchant, account_id: "ACC-P", amount: "10.00", currency: "USD", card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123" }),
+    }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 300)); // the playground's gateway request hangs now
+    const t0 = performance.now();
+    expect((await json(b!, "/__sandbox/scenarios/global", { method: "PUT", body: JSON.stringify({ name: "declines" }) })).status).toBe(200);
+    expect((await json(b!, `/__sandbox/transactions?merchant_id=${ACME.merchant_id}`)).status).toBe(200);
+    // (it held the sandbox's turn until that turn's lease lapsed: 2 s)
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    stop.abort();
+    await paying;
+  }, 30_000);
+
   test("a global scenario switch on one replica decides the next payment of any merchant on the other", async () => {
     const [a, b] = await replicas();
     const merchant = `MS${process.pid}`;

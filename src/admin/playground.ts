@@ -122,17 +122,21 @@ export function playgroundRoutes(deps: Deps): Router {
     const asked = fieldText(req, "kind");
     const kind = isKind(asked) ? asked : "card";
     const values = Object.fromEntries(PLAYGROUND_FIELDS.map((f) => [f, fieldText(req, f)])) as PlaygroundValues;
-    const refused = (status: number, error: string) => sendHtml(res, status, page({ kind, values, error }));
+    // this post runs no unit of its own across the gateway's request (in-unit.ts): what it reads, it
+    // reads in short units, so a slow scenario never holds the sandbox's or a merchant's turn
+    const refused = (status: number, error: string) => store.unit(() => sendHtml(res, status, page({ kind, values, error })));
     if (!isKind(asked)) return refused(400, `Unknown kind of payment "${asked}": send card, checkout or apm.`);
 
-    const merchant = store.records.merchant(values.merchant_id);
-    if (!merchant) {
-      const known = merchants().map((m) => m.merchant_id).join(", ");
-      return refused(400, `Unknown merchant "${values.merchant_id}": the playground pays as one of this sandbox's merchants (${known}).`);
-    }
-    if (!merchant.accounts.some((a) => a.account_id === values.account_id)) {
-      return refused(400, `Merchant ${merchant.merchant_id} has no account "${values.account_id}" (its accounts: ${merchant.accounts.map((a) => a.account_id).join(", ")}).`);
-    }
+    const checked = await store.unit(() => {
+      const merchant = store.records.merchant(values.merchant_id);
+      if (!merchant) return `Unknown merchant "${values.merchant_id}": the playground pays as one of this sandbox's merchants (${merchants().map((m) => m.merchant_id).join(", ")}).`;
+      if (!merchant.accounts.some((a) => a.account_id === values.account_id)) {
+        return `Merchant ${merchant.merchant_id} has no account "${values.account_id}" (its accounts: ${merchant.accounts.map((a) => a.account_id).join(", ")}).`;
+      }
+      return { merchant_id: merchant.merchant_id, secret_key: merchant.secret_key };
+    });
+    if (typeof checked === "string") return refused(400, checked);
+    const merchant = checked;
     // without payment_method the gateway would take the request for a card payment
     if (kind === "apm" && !values.payment_method) return refused(400, "Give a payment method (pix, boleto, ideal, paypal, ...): an APM payment is told apart by it.");
 
@@ -151,11 +155,17 @@ export function playgroundRoutes(deps: Deps): Router {
 
     // the request (its X-Request-Id; without an answer, the newest of this order) and the payment it made, if any
     const requestId = "status" in answer ? String(answer.headers["x-request-id"] ?? "") : "";
-    const entry = deps.requests.list({ merchant_id: merchant.merchant_id, order_no: body.order_no!, limit: 20 }).find((r) => !requestId || r.id === requestId);
-    const tx = entry && store.records.transactionsByOrder(merchant.merchant_id, body.order_no!).find((t) => t.history?.[0]?.request_id === entry.id);
-    if (tx) return res.redirect(303, `${BASE}/ui/playground/result/${encodeURIComponent(tx.transaction_id)}`);
-    const why = notMade(answer, entry?.result, entry?.rule);
-    refused(why.status, why.message);
+    const made = await store.unit(
+      () => {
+        const entry = deps.requests.list({ merchant_id: merchant.merchant_id, order_no: body.order_no!, limit: 20 }).find((r) => !requestId || r.id === requestId);
+        const tx = entry && store.records.transactionsByOrder(merchant.merchant_id, body.order_no!).find((t) => t.history?.[0]?.request_id === entry.id);
+        return { entry, tx };
+      },
+      { merchant: merchant.merchant_id },
+    );
+    if (made.tx) return res.redirect(303, `${BASE}/ui/playground/result/${encodeURIComponent(made.tx.transaction_id)}`);
+    const why = notMade(answer, made.entry?.result, made.entry?.rule);
+    await refused(why.status, why.message);
   });
 
   router.get("/ui/playground/result/:id", async (req, res) => {

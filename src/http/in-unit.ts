@@ -5,7 +5,8 @@
 // before it starts; the others see every merchant. The routes that send notifications and wait for
 // the receivers are left out (their units are the dispatcher's own, around each attempt), and so
 // are those that open units of their own (the clock, which then applies what fell due merchant by
-// merchant; a receiver check), so that no unit waits on a merchant's server.
+// merchant; a receiver check; the playground's payment, which waits on the gateway's own request), so
+// that no unit waits on a merchant's server or on another request.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
@@ -15,6 +16,8 @@ import { problemPage } from "../render/payer-pages.js";
 
 /** routes that open their own units (or, for verify, replay against a fresh Sandgate of its own) */
 const OWN_UNITS = /^\/__sandbox\/((ui\/)?notifications\/(deliver|trigger|[^/]+\/resend)|(ui\/)?clock|receiver-checks|verify)$/;
+/** posts that open their own units: the playground's payment (reads, then the gateway's own request, then reads again) */
+const OWN_UNITS_POST = /^\/__sandbox\/ui\/playground$/;
 /** routes that read no records */
 const NO_RECORDS = /^\/__sandbox\/(health|openapi\.json|login|logout|ui\/verify)$/;
 
@@ -57,7 +60,7 @@ function unavailable(req: Request, res: Response): void {
 
 export function inUnit(deps: Deps): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (OWN_UNITS.test(req.path)) return next();
+    if (OWN_UNITS.test(req.path) || (req.method === "POST" && OWN_UNITS_POST.test(req.path))) return next();
     scopeOf(deps.store, req.path)
       .then((scope) =>
         deps.store.unit(
