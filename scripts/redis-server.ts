@@ -121,7 +121,7 @@ async function canListen(port: number): Promise<boolean> {
 }
 
 /** A port P in 20000–29999 with P and its cluster bus port P + 10000 both free, and not in `taken`. */
-async function clusterPort(taken: number[]): Promise<number> {
+export async function clusterPort(taken: number[]): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 10_000);
     if (taken.includes(port)) continue;
