@@ -340,6 +340,23 @@ describe("merchants as partitions", () => {
     }
   }, 20_000);
 
+  test("a unit of every merchant (a list, a settings change) that runs longer than the lease keeps the settings' turn: another replica's waits for it", async () => {
+    const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
+    const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+    try {
+      const long = one.unit(async () => {
+        await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
+        return performance.now();
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const other = two.unit(() => performance.now());
+      const [ended, seen] = await Promise.all([long, other]);
+      expect(seen).toBeGreaterThanOrEqual(ended); // it waited for the whole unit, past the lease
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  }, 20_000);
+
   test("a playground payment waiting on a slow scenario holds no turn: a scenario switch and another merchant's list on the other replica answer at once", async () => {
     const [a, b] = await replicas();
     const merchant = `MP${process.pid}`;

@@ -333,10 +333,16 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange: shared })).catch(() => undefined);
   }
 
-  const releaseGlobal = () => client.eval(RELEASE, 1, global.lock, token).then(
-    () => undefined,
-    () => undefined,
-  );
+  /** renews the settings' lease while this replica holds their turn: a list of every merchant may take longer than the lease */
+  let globalKeeper: NodeJS.Timeout | undefined;
+  const releaseGlobal = () => {
+    clearInterval(globalKeeper);
+    globalKeeper = undefined;
+    return client.eval(RELEASE, 1, global.lock, token).then(
+      () => undefined,
+      () => undefined,
+    );
+  };
   /** Writes the settings if they changed here (the caller holds their turn); `generation` starts a new one. */
   async function writeSettings(generation = ""): Promise<void> {
     const settings = settingsNow();
@@ -351,6 +357,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     async () => {
       try {
         for (let waited = 0; !(await client.set(global.lock, token, "PX", LEASE_MS, "NX")); waited++) await sleep(waited < 20 ? 1 : 5);
+        clearInterval(globalKeeper);
+        globalKeeper = setInterval(() => void scripts.renew([global.lock], [token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
+        globalKeeper.unref();
         await Promise.all([checkSettings(), takeRequests()]);
       } catch (err) {
         await releaseGlobal();
