@@ -12,7 +12,7 @@
 //      chunk 5 ms fires a little later, the same difference over what D adds to a PING's round
 //      trip through the proxy (measured, sequential PINGs from this process);
 //   4. --workers 2 through that proxy at D = 1 ms against D = 0, under load: what the round
-//      trips cost when Redis is a network hop away;
+//      trips cost when Redis is a network hop away (at 10 connections, and at 40);
 //   5. Redis commands per direct payment (INFO commandstats around run 1b).
 // Each rep runs everything once, interleaved; figures are medians over the reps and every ratio the
 // median of each rep's own ratio (its two runs were a minute apart at most). The machine has 2 cores
@@ -42,6 +42,12 @@ const CAPTURES = 400;
 const SEQUENTIAL = { warm: 50, payments: 300, captures: 40 };
 const ROUND_TRIP_DELAY_MS = 5;
 const LOAD_DELAY_MS = 1;
+/**
+ * Redis a hop away costs each request its round trips in latency; with 10 connections, each waiting
+ * for its answer before the next request, that latency is throughput lost (Little's law: 10
+ * requests in flight ÷ latency). The same runs at 40 connections show how much of it is that.
+ */
+const WIDE_CONNECTIONS = 40;
 
 export interface Measured extends Run {
   /** redis-server's CPU per request, µs (NaN without Redis) */
@@ -53,7 +59,7 @@ interface Rep {
   captures: { memory: Measured; workers2: Measured };
   /** median latency (ms) of sequential requests at each delay, and of a PING through the proxy */
   sequential: { payment: Record<number, number>; capture: Record<number, number>; ping: Record<number, number>; valid: number };
-  load: { d0: Measured; d1: Measured; ping: Record<number, number> };
+  load: { d0: Measured; d1: Measured; ping: Record<number, number>; wide: { d0: Measured; d1: Measured } };
   /** Redis commands per direct payment in run 1b, by command */
   commands: Record<string, number>;
 }
@@ -78,7 +84,7 @@ export interface ReplicasBench {
     capture_ms: Record<number, number>;
     ping_ms: Record<number, number>;
   };
-  load_delay: { d0_rps: number; d1_rps: number; d1_x_d0: number; ping_ms: Record<number, number> };
+  load_delay: { d0_rps: number; d1_rps: number; d1_x_d0: number; ping_ms: Record<number, number>; wide: { d0_rps: number; d1_rps: number; d1_x_d0: number } };
   commands_per_payment: { total: number; top: [string, number][] };
 }
 
@@ -144,9 +150,9 @@ async function commandCalls(client: Redis): Promise<Record<string, number>> {
 const asWorkload = (id: string): Workload => ({ id, title: id, requests: 0, prepare: () => Promise.resolve([]) });
 
 /** one autocannon run (run.ts), and redis-server's CPU per request over it */
-export async function measure(s: Service, id: string, step: Step, requests: number, redisPid?: number): Promise<Measured> {
+export async function measure(s: Service, id: string, step: Step, requests: number, redisPid?: number, connections = CONNECTIONS): Promise<Measured> {
   const before = redisPid ? redisCpuMicros(redisPid) : 0;
-  const r = await run(s, asWorkload(id), [step], requests, CONNECTIONS, false);
+  const r = await run(s, asWorkload(id), [step], requests, connections, false);
   return { ...r, redis_cpu: redisPid ? (redisCpuMicros(redisPid) - before) / requests : NaN };
 }
 
@@ -290,15 +296,17 @@ export async function benchReplicas(reps: number, log: (t: string) => void, quic
         await proxy.delay(0);
         await warm(s);
         const at: Record<number, Measured> = {};
+        const wide: Record<number, Measured> = {};
         const ping: Record<number, number> = {};
         // the order swapped every rep, so a drift during the rep moves both sides
         for (const d of rep % 2 ? [0, LOAD_DELAY_MS] : [LOAD_DELAY_MS, 0]) {
           await proxy.delay(d);
           at[d] = await measure(s, "R-pay-proxy", PAYMENT, payments, redisPid);
+          wide[d] = await measure(s, "R-pay-proxy-wide", PAYMENT, payments, redisPid, WIDE_CONNECTIONS);
           ping[d] = await pingMs(proxied);
         }
         await proxy.delay(0);
-        return { d0: at[0]!, d1: at[LOAD_DELAY_MS]!, ping };
+        return { d0: at[0]!, d1: at[LOAD_DELAY_MS]!, ping, wide: { d0: wide[0]!, d1: wide[LOAD_DELAY_MS]! } };
       });
       runs.push({ payments: { memory, data, workers2, single }, captures: { memory: captureMemory, workers2: captureWorkers2 }, sequential: seqRun, load, commands });
     }
@@ -355,7 +363,13 @@ function summary(runs: Rep[], reps: number, quick: boolean, requests: ReplicasBe
       capture_ms: atEach((r) => r.sequential.capture, [0, D]),
       ping_ms: atEach((r) => r.sequential.ping, [0, D]),
     },
-    load_delay: { d0_rps: med((r) => r.load.d0.rps), d1_rps: med((r) => r.load.d1.rps), d1_x_d0: med((r) => r.load.d1.rps / r.load.d0.rps), ping_ms: atEach((r) => r.load.ping, [0, LOAD_DELAY_MS]) },
+    load_delay: {
+      d0_rps: med((r) => r.load.d0.rps),
+      d1_rps: med((r) => r.load.d1.rps),
+      d1_x_d0: med((r) => r.load.d1.rps / r.load.d0.rps),
+      ping_ms: atEach((r) => r.load.ping, [0, LOAD_DELAY_MS]),
+      wide: { d0_rps: med((r) => r.load.wide.d0.rps), d1_rps: med((r) => r.load.wide.d1.rps), d1_x_d0: med((r) => r.load.wide.d1.rps / r.load.wide.d0.rps) },
+    },
     commands_per_payment: { total: med((r) => Object.values(r.commands).reduce((a, b) => a + b, 0)), top: perCommand.slice(0, 8) },
   };
 }
@@ -387,7 +401,8 @@ export function replicasTable(r: ReplicasBench): string {
     `  capture of 50 payments: ${fixed(rt.capture, 2)} (target ≤ 3; ${ms(rt.capture_ms[0])} → ${ms(rt.capture_ms[D])}); over a PING's added round trip: ${fixed(rt.capture_by_ping, 2)}`,
     `  a PING through the proxy: ${ms(rt.ping_ms[0])} → ${ms(rt.ping_ms[D])} (2D = ${2 * D} ms); ${fixed(rt.valid * 100, 1)} % of the answers valid`,
     `Redis ${LOAD_DELAY_MS} ms away (--workers 2 through the proxy, direct payments, 10 connections): ${fixed(r.load_delay.d1_rps)} req/s against ${fixed(r.load_delay.d0_rps)} req/s at D = 0: × ${fixed(r.load_delay.d1_x_d0, 2)} (target ≥ 0.8); ` +
-      `a PING through the proxy (sequential, after each run): ${ms(r.load_delay.ping_ms[0])} → ${ms(r.load_delay.ping_ms[LOAD_DELAY_MS])}`,
+      `a PING through the proxy (sequential, after each run): ${ms(r.load_delay.ping_ms[0])} → ${ms(r.load_delay.ping_ms[LOAD_DELAY_MS])}; ` +
+      `at ${WIDE_CONNECTIONS} connections: ${fixed(r.load_delay.wide.d1_rps)} req/s against ${fixed(r.load_delay.wide.d0_rps)}: × ${fixed(r.load_delay.wide.d1_x_d0, 2)}`,
     `Redis commands per direct payment (--workers 2, INFO commandstats, commands run inside scripts counted too): ${fixed(r.commands_per_payment.total, 2)}; ` +
       r.commands_per_payment.top.map(([name, n]) => `${name} ${fixed(n, 2)}`).join(", "),
   ].join("\n");
