@@ -18,6 +18,27 @@ import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.
 /** How long a merchant's turn survives a replica that stopped answering (each commit renews it). */
 export const LEASE_MS = 2_000;
 
+/**
+ * Keeps a turn's lease (`lock`, held with `token`) while it is held: renewed every third of the
+ * lease from keep() to stop(), so a unit may run longer than the lease, and a replica that dies
+ * stops renewing it. A merchant's turn and the settings' turn each have one.
+ */
+export function leaseKeeper(renew: Script, lock: string, token: string): { keep(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    keep() {
+      stop();
+      timer = setInterval(() => void renew([lock], [token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
+      timer.unref();
+    },
+    stop,
+  };
+}
+
 /** A script as a function of its keys and arguments (EVALSHA, sent again only when Redis lost it). */
 type Script = (keys: string[], args: (string | number)[]) => Promise<unknown>;
 
@@ -106,14 +127,15 @@ export class Partition {
   readonly turns: Turns;
   /** when a unit last used it (least recently used partitions are dropped first) */
   usedAt = 0;
-  /** renews the lease while this replica holds the turn: a unit may run longer than the lease */
-  private keeper: NodeJS.Timeout | undefined;
+  /** renews the lease while this replica holds the turn */
+  private readonly lease: ReturnType<typeof leaseKeeper>;
 
   constructor(
     readonly merchantId: string,
     private readonly ctx: PartitionContext,
   ) {
     this.keys = partitionKeys(ctx.prefix, merchantId);
+    this.lease = leaseKeeper(ctx.scripts.renew, this.keys.lock, ctx.token);
     this.state = ctx.initial(merchantId);
     this.records = createRepository(this.state);
     this.ids = createIds(`${ctx.seed()}|${merchantId}`, this.state.counters);
@@ -134,20 +156,8 @@ export class Partition {
     return n;
   }
 
-  /** From the turn's taking to its giving back, the lease is renewed every third of it. */
-  private keepLease(): void {
-    clearInterval(this.keeper);
-    this.keeper = setInterval(() => void this.ctx.scripts.renew([this.keys.lock], [this.ctx.token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
-    this.keeper.unref();
-  }
-
-  private stopLease(): void {
-    clearInterval(this.keeper);
-    this.keeper = undefined;
-  }
-
   releaseTurn(): Promise<void> {
-    this.stopLease();
+    this.lease.stop();
     return this.ctx.scripts.release([this.keys.lock], [this.ctx.token]).then(
       () => undefined,
       () => undefined,
@@ -168,7 +178,7 @@ export class Partition {
         await sleep(waited < 20 ? 1 : 5);
         continue;
       }
-      this.keepLease();
+      this.lease.keep();
       try {
         if (status === 3) await this.seed(this.ctx.initial(this.merchantId));
         else await this.take(reply);
@@ -319,7 +329,7 @@ export class Partition {
       this.ctx.scripts.commit(commitKeys(this.keys), [this.ctx.token, LEASE_MS, release ? 1 : 0, NTH_COUNTER_LIMIT / 2, rest, countersChanged ? counters : "", ...args]),
       this.ctx.indexed(this.merchantId, where, this.dueAt()),
     ]);
-    if (release) this.stopLease();
+    if (release) this.lease.stop();
     if (Number(next) < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
     this.version = Number(next);
     this.lastCounters = counters;

@@ -19,8 +19,8 @@ import { loadFixtures } from "./fixtures.js";
 import { stateFromFixtures } from "./initial-state.js";
 import { mergedRecords, mergedState } from "./merged-records.js";
 import { createRepository, type Repository } from "./records.js";
-import { defineScript, defineScripts, LEASE_MS, Partition, type PartitionContext } from "./redis-partition.js";
-import { COLLECTIONS, DROP_OLD, RELEASE, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, seedKeys } from "./redis-scripts.js";
+import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type PartitionContext } from "./redis-partition.js";
+import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, seedKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope } from "./store.js";
@@ -333,12 +333,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange: shared })).catch(() => undefined);
   }
 
-  /** renews the settings' lease while this replica holds their turn: a list of every merchant may take longer than the lease */
-  let globalKeeper: NodeJS.Timeout | undefined;
+  /** the settings' lease, renewed while this replica holds their turn: a list of every merchant may take longer than the lease */
+  const globalLease = leaseKeeper(scripts.renew, global.lock, token);
   const releaseGlobal = () => {
-    clearInterval(globalKeeper);
-    globalKeeper = undefined;
-    return client.eval(RELEASE, 1, global.lock, token).then(
+    globalLease.stop();
+    return scripts.release([global.lock], [token]).then(
       () => undefined,
       () => undefined,
     );
@@ -357,9 +356,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     async () => {
       try {
         for (let waited = 0; !(await client.set(global.lock, token, "PX", LEASE_MS, "NX")); waited++) await sleep(waited < 20 ? 1 : 5);
-        clearInterval(globalKeeper);
-        globalKeeper = setInterval(() => void scripts.renew([global.lock], [token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
-        globalKeeper.unref();
+        globalLease.keep();
         await Promise.all([checkSettings(), takeRequests()]);
       } catch (err) {
         await releaseGlobal();
