@@ -19,13 +19,21 @@ export interface ScriptRun {
   leftover: string[];
 }
 
+interface ScriptOptions {
+  shell?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
 export interface DocProject {
   dir: string;
   /** writes an executable file of the project (a stand-in for the merchant's suite: vendor/bin/phpunit) */
   executable(path: string, text: string): void;
   file(path: string, text: string): void;
   /** runs a script with `shell` in the project's folder; its process group is ended when it exits or after `timeoutMs` */
-  run(script: string, options?: { shell?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<ScriptRun>;
+  run(script: string, options?: ScriptOptions): Promise<ScriptRun>;
+  /** the same, for a script that serves: `stop()` ends its process group (SIGTERM), then resolves as `done` does */
+  start(script: string, options?: ScriptOptions): { done: Promise<ScriptRun>; stop(): Promise<ScriptRun> };
   close(): void;
 }
 
@@ -45,35 +53,44 @@ export function docProject(): DocProject {
   executable("node_modules/.bin/sandgate", `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${join(ROOT, "src", "main.ts")}" "$@"\n`);
   // vitest's BASE_URL ("/") and the test run's own settings are not the scripts' environment
   const { BASE_URL: _b, ADMIN_TOKEN: _a, SANDGATE_URL: _s, PORT: _p, ...inherited } = process.env;
+  function start(script: string, options: ScriptOptions = {}) {
+    const child = spawn(options.shell ?? "bash", ["-c", script], { cwd: dir, detached: true, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const endGroup = () => {
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+      } catch {
+        // the group has ended already
+      }
+    };
+    const timer = setTimeout(endGroup, options.timeoutMs ?? 60_000);
+    const done = new Promise<ScriptRun>((resolve) => {
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        void leftIn(child.pid!).then((leftover) => {
+          endGroup();
+          if (child.stdout.closed && child.stderr.closed) resolve({ code, stdout, stderr, leftover });
+          else child.on("close", () => resolve({ code, stdout, stderr, leftover }));
+        });
+      });
+    });
+    return {
+      done,
+      stop: () => {
+        endGroup();
+        return done;
+      },
+    };
+  }
   return {
     dir,
     file,
     executable,
-    run(script, options = {}) {
-      return new Promise((done) => {
-        const child = spawn(options.shell ?? "bash", ["-c", script], { cwd: dir, detached: true, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        const endGroup = () => {
-          try {
-            process.kill(-child.pid!, "SIGTERM");
-          } catch {
-            // the group has ended already
-          }
-        };
-        const timer = setTimeout(endGroup, options.timeoutMs ?? 60_000);
-        child.on("exit", (code) => {
-          clearTimeout(timer);
-          void leftIn(child.pid!).then((leftover) => {
-            endGroup();
-            if (child.stdout.closed && child.stderr.closed) done({ code, stdout, stderr, leftover });
-            else child.on("close", () => done({ code, stdout, stderr, leftover }));
-          });
-        });
-      });
-    },
+    start,
+    run: (script, options) => start(script, options).done,
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -97,6 +114,21 @@ async function leftIn(group: number): Promise<string[]> {
     if (!left.length) break;
   }
   return left;
+}
+
+/** Resolves once GET /__sandbox/health answers 200 on the port; fails if the script serving it ends first, or after `timeoutMs`. */
+export async function untilHealthy(port: number, done: Promise<ScriptRun>, timeoutMs = 90_000): Promise<void> {
+  let ended: ScriptRun | undefined;
+  void done.then((run) => (ended = run));
+  for (const until = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 200))) {
+    const ok = await fetch(`http://127.0.0.1:${port}/__sandbox/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (ended) throw new Error(`the script ended (exit ${ended.code}) before port ${port} answered:\n${ended.stdout}\n${ended.stderr}`);
+    if (Date.now() > until) throw new Error(`port ${port} did not answer /__sandbox/health in ${timeoutMs} ms`);
+  }
 }
 
 /** A script with every whole-word occurrence of each port replaced (8080 → a free port). */

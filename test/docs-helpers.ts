@@ -2,6 +2,7 @@
 // their headings' anchors (as GitHub makes them) and their relative links.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { expect } from "vitest";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 
@@ -40,6 +41,14 @@ export function fencedBlocks(page: Page, langs: string[]): Block[] {
     i = j;
   }
   return out;
+}
+
+/** The one block of a page (README.md, docs/x.md), in these languages, that holds this text: a test fails when there is none, or more. */
+export function blockHolding(path: string, langs: string[], holding: string): Block {
+  const page = docPages().find((p) => p.path === path);
+  const found = page ? fencedBlocks(page, langs).filter((b) => b.text.includes(holding)) : [];
+  expect(found, `${path}: one ${langs.join("/")} block holding ${JSON.stringify(holding)}`).toHaveLength(1);
+  return found[0]!;
 }
 
 /** The page's text outside fenced blocks. */

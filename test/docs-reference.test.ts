@@ -24,19 +24,14 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "../scripts/redis-server.js";
 import { OPTIONS, resolveConfig } from "../src/config.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
-import { ROOT, docPages, fencedBlocks, prose, type Block } from "./docs-helpers.js";
-import { docProject, withPorts, type DocProject, type ScriptRun } from "./doc-project.js";
+import { ROOT, blockHolding, docPages, fencedBlocks, prose } from "./docs-helpers.js";
+import { docProject, untilHealthy, withPorts, type DocProject, type ScriptRun } from "./doc-project.js";
 import { ACME, directPayment, parseXml, textOf } from "./helpers.js";
 
 const pages = docPages();
 const page = (path: string) => pages.find((p) => p.path === path)!;
 
-/** The one block of a page, in these languages, that holds this text. */
-function block(path: string, langs: string[], holding: string): Block {
-  const found = fencedBlocks(page(path), langs).filter((b) => b.text.includes(holding));
-  expect(found, `${path}: one ${langs.join("/")} block holding ${JSON.stringify(holding)}`).toHaveLength(1);
-  return found[0]!;
-}
+const block = blockHolding;
 
 /** A block's command lines: comments (whole-line and trailing) and blank lines dropped. */
 const commandLines = (text: string) =>
@@ -45,7 +40,6 @@ const commandLines = (text: string) =>
     .map((l) => l.replace(/(^|\s)#.*$/, "").trim())
     .filter(Boolean);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const readText = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** A direct payment (POST /v1/authorise) of the merchant; its order_status ("1": approved). */
@@ -70,26 +64,17 @@ async function inBackground(project: DocProject, command: string, port: number):
   // SIGTERM to every process of the job (npx and the Sandgate it started), as a CI runner's stop sends it; the script ignores it
   const script = `${command} &\npid=$!\nuntil [ -e ${stopFile} ]; do sleep 0.1; done\ntrap '' TERM\nkill -TERM 0\nwait $pid\necho "command exit $?"\n`;
   const run = project.run(script, { env: { PORT: String(port) }, timeoutMs: 240_000 });
-  let ended = false;
-  void run.then(() => (ended = true));
   const stop = () => {
     writeFileSync(join(project.dir, stopFile), "");
     return run;
   };
-  const url = `http://127.0.0.1:${port}`;
-  for (const started = Date.now(); Date.now() - started < 90_000; await sleep(200)) {
-    if (ended) {
-      const { code, stdout, stderr } = await run;
-      throw new Error(`${command} ended before answering (exit ${code}): ${stdout}${stderr}`);
-    }
-    const ok = await fetch(`${url}/__sandbox/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { url, stop };
+  try {
+    await untilHealthy(port, run);
+  } catch (err) {
+    await stop();
+    throw new Error(`${command}: ${(err as Error).message}`);
   }
-  await stop();
-  throw new Error(`${command} did not answer ${url}/__sandbox/health within 90 s`);
+  return { url: `http://127.0.0.1:${port}`, stop };
 }
 
 let project: DocProject;

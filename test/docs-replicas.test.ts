@@ -5,12 +5,11 @@
 // create`, Sandgate with `--redis-cluster --workers 2`) makes a cluster Sandgate pays and queries on.
 // (The docker-compose block is docker's, not run here.)
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clusterPort, freePort, HAS_REDIS, REDIS_CLI, startRedis, type TestRedis } from "../scripts/redis-server.js";
 import { docPages, fencedBlocks } from "./docs-helpers.js";
-import { docProject, withPorts, type DocProject, type ScriptRun } from "./doc-project.js";
+import { docProject, untilHealthy, withPorts, type DocProject } from "./doc-project.js";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml, textOf } from "./helpers.js";
 
 const blocks = fencedBlocks(docPages().find((p) => p.path === "docs/replicas.md")!, ["sh"]);
@@ -22,38 +21,6 @@ const block = (first: string) => {
 };
 
 let project: DocProject;
-let scripts = 0;
-const serving: Promise<ScriptRun>[] = [];
-
-/** Runs a script that serves (its last command stays in the foreground) until stop() ends its process group. */
-function serve(script: string, env: Record<string, string>) {
-  const pidFile = join(project.dir, `script-${++scripts}.pid`);
-  const done = project.run(`echo $$ > ${pidFile}\n${script}`, { env, timeoutMs: 240_000 });
-  serving.push(done);
-  const stop = () => {
-    try {
-      process.kill(-Number(readFileSync(pidFile, "utf8")), "SIGTERM");
-    } catch {
-      // not started, or over already
-    }
-    return done;
-  };
-  return { done, stop };
-}
-
-/** Resolves once GET /__sandbox/health answers 200 on the port; fails if the script ends first. */
-async function healthy(port: number, done: Promise<ScriptRun>, timeoutMs = 90_000): Promise<void> {
-  let ended: ScriptRun | undefined;
-  void done.then((run) => (ended = run));
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/__sandbox/health`).then((r) => r.ok, () => false);
-    if (ok) return;
-    if (ended) throw new Error(`the script ended (exit ${ended.code}) before port ${port} answered:\n${ended.stdout}\n${ended.stderr}`);
-    if (Date.now() > until) throw new Error(`port ${port} did not answer /__sandbox/health in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Authorises a direct payment of M10001 through the port; returns its order_no and transaction_id. */
 async function pay(port: number) {
@@ -77,10 +44,7 @@ async function expectFound(port: number, paid: { orderNo: string; transactionId:
 beforeAll(() => {
   project = docProject();
 });
-afterAll(async () => {
-  await Promise.all(serving);
-  project.close();
-});
+afterAll(() => project.close());
 
 describe.skipIf(!HAS_REDIS)("docs/replicas.md", () => {
   describe("replicas on one Redis", () => {
@@ -96,9 +60,9 @@ describe.skipIf(!HAS_REDIS)("docs/replicas.md", () => {
       const [a, b, workers] = [await freePort(), await freePort(), await freePort()];
       // the first three lines: two replicas in the background, the --workers one (no --port) in front
       const script = withPorts(lines.slice(0, 3).join("\n"), { 6379: redis.port, 8081: a, 8082: b });
-      const run = serve(script, { PORT: String(workers) });
+      const run = project.start(script, { env: { PORT: String(workers) }, timeoutMs: 240_000 });
       try {
-        await Promise.all([a, b, workers].map((port) => healthy(port, run.done)));
+        await Promise.all([a, b, workers].map((port) => untilHealthy(port, run.done)));
         const paid = await pay(a);
         await expectFound(b, paid);
         await expectFound(workers, paid);
@@ -131,9 +95,9 @@ describe.skipIf(!HAS_REDIS)("docs/replicas.md", () => {
       expect(made.stdout).toContain("[OK] All 16384 slots covered");
       // Sandgate on the cluster (--workers 2, no --port)
       const sandgate = await freePort();
-      const run = serve(script[create + 1]!, { PORT: String(sandgate) });
+      const run = project.start(script[create + 1]!, { env: { PORT: String(sandgate) }, timeoutMs: 240_000 });
       try {
-        await healthy(sandgate, run.done);
+        await untilHealthy(sandgate, run.done);
         const paid = await pay(sandgate);
         await expectFound(sandgate, paid);
       } finally {

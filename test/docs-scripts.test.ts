@@ -7,17 +7,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "../scripts/redis-server.js";
 import { startSandbox } from "../src/sandbox.js";
-import { docPages, fencedBlocks } from "./docs-helpers.js";
+import { blockHolding } from "./docs-helpers.js";
 import { docProject, withPorts, type DocProject } from "./doc-project.js";
 import { directPayment, parseXml, textOf, type XmlObject } from "./helpers.js";
 
-const page = (path: string) => docPages().find((p) => p.path === path)!;
 /** the block of a page that holds this text */
-const block = (path: string, holding: string) => {
-  const found = fencedBlocks(page(path), ["sh", "json"]).filter((b) => b.text.includes(holding));
-  expect(found, `${path}: one block with ${holding}`).toHaveLength(1);
-  return found[0]!.text;
-};
+const block = (path: string, holding: string) => blockHolding(path, ["sh", "json"], holding).text;
 
 /** The merchant's suite: one direct payment of $MERCHANT_ID (or CI-JOB-42) to $GATEWAY_URL; prints its order_status. */
 const SUITE = `#!/bin/sh

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OPTIONS } from "../src/config.js";
 import { TABS } from "../src/render/dashboard/frame.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
-import { ROOT, anchors, docPages, fencedBlocks, prose } from "./docs-helpers.js";
+import { ROOT, anchors, blockHolding, docPages, fencedBlocks, prose } from "./docs-helpers.js";
 import { parseXml, textOf } from "./helpers.js";
 
 const pages = docPages();
@@ -153,13 +153,13 @@ test("every code block of the README and docs/ is run or checked by a named test
 });
 
 test("the examples/replicas compose commands of docs/replicas.md name a compose file and a service that exist", () => {
-  const [compose] = fencedBlocks(page("docs/replicas.md"), ["sh"]).filter((b) => b.text.includes("docker-compose -f examples/replicas"));
-  const files = new Set([...compose!.text.matchAll(/-f (\S+)/g)].map((m) => m[1]!));
+  const compose = blockHolding("docs/replicas.md", ["sh"], "docker-compose -f examples/replicas");
+  const files = new Set([...compose.text.matchAll(/-f (\S+)/g)].map((m) => m[1]!));
   expect([...files]).toEqual(["examples/replicas/docker-compose.yml"]);
   const yaml = readFileSync(join(ROOT, [...files][0]!), "utf8");
-  for (const [, service] of compose!.text.matchAll(/ stop (\S+)/g)) expect(yaml).toMatch(new RegExp(`^  ${service}:`, "m"));
+  for (const [, service] of compose.text.matchAll(/ stop (\S+)/g)) expect(yaml).toMatch(new RegExp(`^  ${service}:`, "m"));
   // `curl -s localhost:8080/__sandbox/health`: nginx publishes 8080
-  expect(compose!.text).toContain("localhost:8080/__sandbox/health");
+  expect(compose.text).toContain("localhost:8080/__sandbox/health");
   expect(yaml).toMatch(/"8080:/);
 });
 
