@@ -42,10 +42,151 @@ export function fromJson(value: unknown): Tree {
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 const decode = (text: string) =>
-  text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, name: string) => {
-    if (name[0] === "#") return String.fromCodePoint(name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : Number(name.slice(1)));
-    return ENTITIES[name] ?? whole;
-  });
+  text.indexOf("&") < 0
+    ? text
+    : text.replace(/&(#x[0-9a-f]{1,8}|#\d{1,10}|\w{1,32});/gi, (whole, name: string) => {
+        if (name[0] !== "#") return ENTITIES[name] ?? whole;
+        const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+        return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      });
+
+// Reading a document is linear in its size, whatever it holds: a recording comes from anyone who can
+// reach /__sandbox/verify, and a backtracking pattern over a page that opens 80,000 forms and closes
+// none took 37 s. So no pattern here searches ahead for a closing text: one scanner walks the text
+// once, each step moving forward, and a search for the end of a comment, a CDATA section, a quoted
+// value or a script's text starts where it stands and, when it fails, ends the document.
+
+/** One piece of markup: a tag (its name lower-cased for HTML), a run of text, or something skipped. */
+type Piece =
+  | { type: "open"; name: string; attrs: [string, string][]; selfClosing: boolean; at: number; end: number }
+  | { type: "close"; name: string; at: number; end: number }
+  | { type: "text"; text: string; at: number; end: number }
+  | { type: "cdata"; text: string; at: number; end: number }
+  | { type: "skip"; at: number; end: number };
+type Tag = Extract<Piece, { type: "open" | "close" }>;
+
+const NAME_START = /[A-Za-z_]/;
+const NAME_CHAR = /[\w.:-]/;
+const SPACE = /\s/;
+
+class MarkupError extends Error {}
+
+/**
+ * The pieces of a markup text, in order. `strict` (XML): a "<" that opens nothing, an unterminated
+ * comment, CDATA or attribute, or an attribute without a quoted value is an error; otherwise (HTML)
+ * such a "<" is text and what is unterminated runs to the end of the text.
+ */
+function* pieces(text: string, strict: boolean, html: boolean): Generator<Piece> {
+  const n = text.length;
+  let i = 0;
+  const unterminated = (what: string, at: number): number => {
+    if (strict) throw new MarkupError(`${what} at character ${at} is never closed (the body is cut off?)`);
+    return n;
+  };
+  while (i < n) {
+    const lt = text.indexOf("<", i);
+    if (lt < 0) {
+      yield { type: "text", text: text.slice(i), at: i, end: n };
+      return;
+    }
+    if (lt > i) yield { type: "text", text: text.slice(i, lt), at: i, end: lt };
+    i = lt;
+    const skipTo = (close: string, what: string, from: number): number => {
+      const at = text.indexOf(close, from);
+      return at < 0 ? unterminated(what, lt) : at + close.length;
+    };
+    if (text.startsWith("<![CDATA[", i)) {
+      const end = skipTo("]]>", "a CDATA section", i + 9);
+      yield { type: "cdata", text: text.slice(i + 9, Math.max(i + 9, end - 3)), at: lt, end };
+      i = end;
+      continue;
+    }
+    if (text.startsWith("<!--", i)) {
+      i = skipTo("-->", "a comment", i + 4);
+      yield { type: "skip", at: lt, end: i };
+      continue;
+    }
+    if (text.startsWith("<?", i) || text.startsWith("<!", i)) {
+      i = skipTo(text[i + 1] === "?" ? "?>" : ">", "a declaration", i + 2);
+      yield { type: "skip", at: lt, end: i };
+      continue;
+    }
+    const tag = readTag(text, i, strict);
+    if (!tag) {
+      if (strict) throw new MarkupError(`a "<" that opens no tag at character ${lt}`);
+      yield { type: "text", text: "<", at: lt, end: lt + 1 };
+      i = lt + 1;
+      continue;
+    }
+    if (html) tag.name = tag.name.toLowerCase();
+    yield tag;
+    i = tag.end;
+    // a script's or a title's text is raw: no tag inside it counts (HTML)
+    if (html && tag.type === "open" && !tag.selfClosing && (tag.name === "script" || tag.name === "title" || tag.name === "style")) {
+      const close = new RegExp(`</${tag.name}`, "gi");
+      close.lastIndex = i;
+      const found = close.exec(text);
+      const end = found ? found.index : n;
+      yield { type: "text", text: text.slice(i, end), at: i, end };
+      i = end;
+    }
+  }
+}
+
+/** The tag at `at` ("<name ...>", "</name>", "<name/>"), or undefined when it is not one. Linear in the tag. */
+function readTag(text: string, at: number, strict: boolean): Tag | undefined {
+  const n = text.length;
+  let i = at + 1;
+  const closing = text[i] === "/";
+  if (closing) i++;
+  if (i >= n || !NAME_START.test(text[i]!)) return undefined;
+  const nameStart = i;
+  while (i < n && NAME_CHAR.test(text[i]!)) i++;
+  const name = text.slice(nameStart, i);
+  const attrs: [string, string][] = [];
+  for (;;) {
+    const spaceStart = i;
+    while (i < n && SPACE.test(text[i]!)) i++;
+    if (i >= n) return strict ? undefined : closing ? { type: "close", name, at, end: n } : { type: "open", name, attrs, selfClosing: false, at, end: n };
+    if (text[i] === ">") return closing ? { type: "close", name, at, end: i + 1 } : { type: "open", name, attrs, selfClosing: false, at, end: i + 1 };
+    if (text[i] === "/" && text[i + 1] === ">" && !closing) return { type: "open", name, attrs, selfClosing: true, at, end: i + 2 };
+    if (i === spaceStart || closing) {
+      if (strict) return undefined;
+      i++; // a stray character in an HTML tag: passed over
+      continue;
+    }
+    const attrStart = i;
+    while (i < n && !SPACE.test(text[i]!) && text[i] !== "=" && text[i] !== ">" && text[i] !== "/") i++;
+    if (i === attrStart) {
+      if (strict) return undefined;
+      i++;
+      continue;
+    }
+    const attrName = text.slice(attrStart, i);
+    let j = i;
+    while (j < n && SPACE.test(text[j]!)) j++;
+    if (text[j] !== "=") {
+      if (strict) return undefined;
+      attrs.push([attrName, ""]);
+      continue;
+    }
+    j++;
+    while (j < n && SPACE.test(text[j]!)) j++;
+    const quote = text[j];
+    if (quote === '"' || quote === "'") {
+      const close = text.indexOf(quote, j + 1);
+      if (close < 0) return strict ? undefined : { type: "open", name, attrs, selfClosing: false, at, end: n };
+      attrs.push([attrName, text.slice(j + 1, close)]);
+      i = close + 1;
+    } else {
+      if (strict) return undefined;
+      const valueStart = j;
+      while (j < n && !SPACE.test(text[j]!) && text[j] !== ">") j++;
+      attrs.push([attrName, text.slice(valueStart, j)]);
+      i = j;
+    }
+  }
+}
 
 /**
  * A strict reader of the gateway's XML: elements (attributes are skipped), text, entities, CDATA,
@@ -53,26 +194,29 @@ const decode = (text: string) =>
  * exactly what verify must report, so this one throws on it.
  */
 export function readXml(text: string): Tree {
-  const tokens = /<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z_][\w.:-]*)((?:\s+[^\s=>/]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)|(<)/g;
   type Open = { name: string; children: [string, Tree][]; text: string };
   const stack: Open[] = [{ name: "", children: [], text: "" }];
-  for (const m of text.matchAll(tokens)) {
-    const [, cdata, closing, name, , selfClosing, chars, stray] = m;
-    const top = stack[stack.length - 1]!;
-    if (stray) throw new Error(`a "<" that opens no tag at character ${m.index}`);
-    if (cdata !== undefined) top.text += cdata;
-    else if (chars !== undefined) {
-      if (stack.length === 1 && chars.trim()) throw new Error("text outside the root element");
-      top.text += decode(chars);
-    } else if (name && closing) {
-      if (top.name !== name) throw new Error(top.name ? `</${name}> closes <${top.name}>` : `</${name}> closes nothing`);
-      stack.pop();
-      stack[stack.length - 1]!.children.push([name, elementTree(top)]);
-    } else if (name) {
-      if (stack.length === 1 && stack[0]!.children.length) throw new Error("a second root element");
-      if (selfClosing) top.children.push([name, { kind: "value", value: "" }]);
-      else stack.push({ name, children: [], text: "" });
+  try {
+    for (const piece of pieces(text, true, false)) {
+      const top = stack[stack.length - 1]!;
+      if (piece.type === "cdata") top.text += piece.text;
+      else if (piece.type === "text") {
+        if (stack.length === 1 && piece.text.trim()) throw new MarkupError("text outside the root element");
+        top.text += decode(piece.text);
+      } else if (piece.type === "close") {
+        if (top.name !== piece.name) throw new MarkupError(top.name ? `</${piece.name}> closes <${top.name}>` : `</${piece.name}> closes nothing`);
+        stack.pop();
+        stack[stack.length - 1]!.children.push([piece.name, elementTree(top)]);
+      } else if (piece.type === "open") {
+        if (stack.length === 1 && stack[0]!.children.length) throw new MarkupError("a second root element");
+        if (piece.selfClosing) top.children.push([piece.name, { kind: "value", value: "" }]);
+        else stack.push({ name: piece.name, children: [], text: "" });
+      }
     }
+  } catch (err) {
+    // an unreadable answer is reported with the reason; only the scanner's own errors are one
+    if (err instanceof MarkupError) throw new Error(err.message);
+    throw err;
   }
   if (stack.length > 1) throw new Error(`<${stack[stack.length - 1]!.name}> is never closed (the body is cut off?)`);
   const root = stack[0]!.children[0];
@@ -83,36 +227,52 @@ export function readXml(text: string): Tree {
 const elementTree = (e: { children: [string, Tree][]; text: string }): Tree =>
   e.children.length ? { kind: "object", ordered: true, entries: e.children } : { kind: "value", value: e.text };
 
-const attr = (tag: string, name: string) => {
-  const m = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag);
-  return m ? decode(m[1] ?? m[2] ?? m[3] ?? "") : undefined;
+const attr = (attrs: readonly [string, string][], name: string) => {
+  const found = attrs.find(([k]) => k.toLowerCase() === name);
+  return found ? decode(found[1]) : undefined;
 };
 
 /**
  * An HTML page as what a payer's browser acts on: its title and its forms (name, method, action,
  * and the inputs: <input> tags, and the name/value pairs of a JSON data block the page's script
- * turns into hidden inputs, as Sandgate's loading page does).
+ * turns into hidden inputs, as Sandgate's loading page does). A form counts once it is closed; a
+ * <form> inside an open one is ignored, as browsers do.
  */
 export function readHtml(text: string): Tree {
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
+  let title: string | undefined;
   const forms: Tree[] = [];
-  for (const m of text.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
-    const [, tag = "", inner = ""] = m;
-    const inputs: [string, Tree][] = [];
-    for (const input of inner.matchAll(/<(?:input|button)\b[^>]*>/gi)) {
-      const name = attr(input[0], "name");
-      if (name !== undefined) inputs.push([name, { kind: "value", value: attr(input[0], "value") ?? "" }]);
+  let open: { tag: readonly [string, string][]; inputs: [string, Tree][] } | undefined;
+  let inside: string | undefined; // the raw-text element whose text comes next (title, script)
+  const dataBlocks: string[] = [];
+  for (const piece of pieces(text, false, true)) {
+    if (piece.type === "text" && inside) {
+      if (inside === "title" && title === undefined) title = piece.text;
+      if (inside === "data") dataBlocks.push(piece.text);
+      inside = undefined;
+      continue;
     }
-    const entries: [string, Tree][] = [
-      ["name", { kind: "value", value: attr(tag, "name") ?? "" }],
-      ["method", { kind: "value", value: (attr(tag, "method") ?? "GET").toUpperCase() }],
-      ["action", { kind: "value", value: attr(tag, "action") ?? "" }],
-    ];
-    forms.push({ kind: "object", ordered: false, entries: [...entries, ["inputs", { kind: "object", ordered: false, entries: inputs }]] });
+    inside = undefined;
+    if (piece.type === "open") {
+      if (piece.name === "title") inside = "title";
+      else if (piece.name === "script") inside = /^application\/json$/i.test(attr(piece.attrs, "type")?.trim() ?? "") ? "data" : "script";
+      else if (piece.name === "form" && !open) open = { tag: piece.attrs, inputs: [] };
+      else if ((piece.name === "input" || piece.name === "button") && open) {
+        const name = attr(piece.attrs, "name");
+        if (name !== undefined) open.inputs.push([name, { kind: "value", value: attr(piece.attrs, "value") ?? "" }]);
+      }
+    } else if (piece.type === "close" && piece.name === "form" && open) {
+      const entries: [string, Tree][] = [
+        ["name", { kind: "value", value: attr(open.tag, "name") ?? "" }],
+        ["method", { kind: "value", value: (attr(open.tag, "method") ?? "GET").toUpperCase() }],
+        ["action", { kind: "value", value: attr(open.tag, "action") ?? "" }],
+      ];
+      forms.push({ kind: "object", ordered: false, entries: [...entries, ["inputs", { kind: "object", ordered: false, entries: open.inputs }]] });
+      open = undefined;
+    }
   }
   // a data block of [name, value] pairs belongs to the form the page's script fills (the first)
-  for (const m of text.matchAll(/<script\b[^>]*type\s*=\s*["']application\/json["'][^>]*>([\s\S]*?)<\/script>/gi)) {
-    const pairs = JSON.parse(m[1]!) as unknown;
+  for (const block of dataBlocks) {
+    const pairs = JSON.parse(block) as unknown;
     const first = forms[0];
     if (!Array.isArray(pairs) || first?.kind !== "object") continue;
     const inputs = first.entries.find(([k]) => k === "inputs")![1];
