@@ -9,6 +9,7 @@ import { scenariosApi } from "./scenarios.js";
 import { answerJson, problem, queryText, whereQuery } from "./shared.js";
 import { applyDue } from "../scheduler.js";
 import { formTokens } from "./cross-site.js";
+import { createGate, throughGate } from "./gate.js";
 import { notificationsApi } from "./notifications.js";
 import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
@@ -58,8 +59,10 @@ export function operatorApi(deps: Deps): Router {
     if (requests) res.json({ requests });
   });
 
-  // the same requests as HAR 1.2, for browsers' dev tools and API clients
-  router.get("/requests.har", (req, res) => {
+  // the same requests as HAR 1.2, for browsers' dev tools and API clients; an export (megabytes
+  // when the log is full) is built and sent one at a time per process, three more waiting
+  const harGate = createGate(1, 3);
+  router.get("/requests.har", throughGate(harGate, "the HAR export", 2), (req, res) => {
     const requests = selected(req, res);
     if (!requests) return;
     const origin = `${req.protocol}://${req.get("host") ?? "localhost"}`;

@@ -4,22 +4,27 @@
 // this server's fixtures, scenario folder and current global scenario, never against this server:
 // a tester checking a recording must not change the sandbox the rest of the team is using.
 // Mounted by operatorApi after the ADMIN_TOKEN guard and before its 100 kb JSON parser (a HAR of a
-// real session is easily megabytes), so this route reads its own body.
+// real session is easily megabytes), so this route reads its own body. The replay runs in a worker
+// thread (proof/verify-thread.ts), one at a time per process with three more waiting; the fourth
+// waiting call is refused with 429 and Retry-After before its body is read.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { HarError, parseHar } from "../proof/har.js";
-import { verifyEntries } from "../proof/verify.js";
+import { verifyInThread, type ThreadAnswer } from "../proof/verify-thread.js";
+import { createGate, throughGate } from "./gate.js";
 import { problem } from "./shared.js";
 
 /** The largest recording accepted (20 MB); bigger answers 413. */
 export const HAR_LIMIT_BYTES = 20 * 1024 * 1024;
 
 /**
- * The body as text whatever its Content-Type (application/json is what the dashboard sends, but
- * `curl --data-binary @file.har` sends a form type): parseHar then says precisely what is wrong
- * with it (empty, cut off, not JSON, not HAR), which a JSON parser's error would not.
+ * The body as bytes whatever its Content-Type (application/json is what the dashboard sends, but
+ * `curl --data-binary @file.har` sends a form type): the thread's parseHar then says precisely what
+ * is wrong with it (empty, cut off, not JSON, not HAR), which a JSON parser's error would not.
  */
-const readText = express.text({ type: () => true, limit: HAR_LIMIT_BYTES });
+const readBytes = express.raw({ type: () => true, limit: HAR_LIMIT_BYTES });
+
+/** How each failure of the thread is answered. */
+const FAILURE_STATUS: Record<Exclude<ThreadAnswer, { report: unknown }>["error"], number> = { invalid_har: 400, verify_failed: 500, verify_out_of_memory: 413, verify_timed_out: 504 };
 
 /** ?ignore= (repeatable; a comma-separated list works too, as typed in the dashboard): paths left out of the comparison. */
 function ignoredPaths(req: Request): string[] {
@@ -35,7 +40,7 @@ const wanted = (value: unknown) => typeof value === "string" && /^(1|true|yes|on
 
 /** Reads the body; a body the parser refused (too large: 413, an unknown charset: 415, …) is answered in the operator API's format. */
 function readBody(req: Request, res: Response, next: NextFunction): void {
-  readText(req, res, (err?: unknown) => {
+  readBytes(req, res, (err?: unknown) => {
     if (!err) return next();
     const status = (err as { status?: unknown }).status;
     if (status === 413) problem(res, 413, "body_too_large", "the HAR is larger than 20 MB: record fewer exchanges, or run `sandgate verify <file.har>` on the command line");
@@ -46,32 +51,21 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
 
 export function verifyApi(deps: Deps): Router {
   const router = Router();
-  router.post(
-    "/verify",
-    readBody,
-    async (req: Request, res: Response) => {
-      const text = typeof req.body === "string" ? req.body : "";
-      try {
-        const entries = parseHar(text, "the HAR");
-        const report = await verifyEntries(entries, {
-          fixtures: deps.config.fixtures,
-          scenarios: deps.config.scenarios,
-          scenario: deps.scenarios.global(),
-          ignore: ignoredPaths(req),
-          suggest: wanted(req.query.suggest),
-        });
-        res.json(report);
-      } catch (err) {
-        if (err instanceof HarError) {
-          problem(res, 400, "invalid_har", err.message);
-          return;
-        }
-        // the fresh Sandgate could not start (a scenario folder broken since this one started, …):
-        // the CLI says this in one line too
-        deps.log.error({ err }, "verify failed");
-        problem(res, 500, "verify_failed", `the recording could not be replayed: ${(err as Error).message}`);
-      }
-    },
-  );
+  const gate = createGate(1, 3);
+  router.post("/verify", throughGate(gate, "verify", 10), readBody, async (req: Request, res: Response) => {
+    const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const answer = await verifyInThread(bytes, {
+      fixtures: deps.config.fixtures,
+      scenarios: deps.config.scenarios,
+      scenario: deps.scenarios.global(),
+      ignore: ignoredPaths(req),
+      suggest: wanted(req.query.suggest),
+    });
+    if ("report" in answer) return void res.json(answer.report);
+    // the fresh Sandgate could not start (a scenario folder broken since this one started, …): the CLI says this in one line too
+    if (answer.error === "verify_failed") deps.log.error({ message: answer.message }, "verify failed");
+    const message = answer.error === "verify_failed" ? `the recording could not be replayed: ${answer.message}` : answer.message;
+    problem(res, FAILURE_STATUS[answer.error], answer.error, message);
+  });
   return router;
 }

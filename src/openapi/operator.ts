@@ -173,7 +173,7 @@ export const OPERATOR: OperatorCall[] = [
     summary: "the request log as HAR 1.2 (same filters)",
     query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
     answer: har,
-    problems: { 400: "invalid_query: since or until is not an ISO date-time" },
+    problems: { 400: "invalid_query: since or until is not an ISO date-time", 429: "busy: one export runs at a time per process, three wait (Retry-After)" },
   },
   {
     method: "post",
@@ -182,7 +182,13 @@ export const OPERATOR: OperatorCall[] = [
     summary: "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report",
     query: { ignore: "a path left out of the comparison (repeatable, or comma-separated)", suggest: "1: suggest the scenario rules that close the differences" },
     answer: verifyReport,
-    problems: { 400: "invalid_har: the body is not a HAR of this gateway's API", 413: "body_too_large: the HAR is larger than 20 MB", 500: "verify_failed: the fresh Sandgate could not replay it" },
+    problems: {
+      400: "invalid_har: the body is not a HAR of this gateway's API",
+      413: "body_too_large: the HAR is larger than 20 MB; verify_out_of_memory: the replay needs more than its thread's 256 MB",
+      429: "busy: one replay runs at a time per process, three wait (Retry-After)",
+      500: "verify_failed: the fresh Sandgate could not replay it",
+      504: "verify_timed_out: the replay took longer than 60 s",
+    },
     noStore: true,
   },
   {
@@ -301,7 +307,7 @@ export const OPERATOR: OperatorCall[] = [
     summary: "checks a merchant's notification receiver with signed, tampered and malformed notifications; answers the report",
     answer: receiverCheckReport,
     body: true,
-    problems: { 400: `invalid_check, invalid_url, unknown_merchant, invalid_key, transaction_not_found; ${MALFORMED}`, 500: "payment_not_created, check_failed: the check could not run" },
+    problems: { 400: `invalid_check, invalid_url, unknown_merchant, invalid_key, transaction_not_found; ${MALFORMED}`, 429: "busy: two checks run at a time per process, four wait (Retry-After)", 500: "payment_not_created, check_failed: the check could not run" },
     noStore: true,
   },
   { method: "get", path: "/__sandbox/scenarios", operationId: "listScenarios", summary: "scenarios, the global one, bindings, file errors", answer: scenarioList },
