@@ -49,7 +49,7 @@ const SHARED_WORKLOADS = ["W1", "W3"];
 
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
-const reset = (s: Service) => fetch(`${s.url}/__sandbox/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.text());
+const reset = (s: Service) => fetch(`${s.url}/__sandbox/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ all: true }) }).then((r) => r.text());
 
 /** One workload on a Sandgate: fresh state unless `keepState`, its work prepared, then measured. */
 async function onSandgate(s: Service, w: Workload, o: Options, keepState = false): Promise<Run> {

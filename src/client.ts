@@ -135,7 +135,7 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     bindScenario: (merchantId, name) => call("PUT", `/scenarios/bindings/${id(merchantId)}`, { body: { name } }),
     unbindScenario: (merchantId) => call("DELETE", `/scenarios/bindings/${id(merchantId)}`),
     scenarios: () => call("GET", "/scenarios"),
-    reset: (merchantId) => call("POST", "/reset", { body: merchantId === undefined ? {} : { merchant_id: merchantId } }),
+    reset: (merchantId) => call("POST", "/reset", { body: merchantId === undefined ? { all: true } : { merchant_id: merchantId } }),
     requests: async (filter = {}) => (await call<{ requests: RequestLogEntry[] }>("GET", "/requests", { query: filter as Query })).requests,
     requestsHar: (filter = {}) => call("GET", "/requests.har", { query: filter as Query }),
     transactions: async (filter = {}) => (await call<{ transactions: Transaction[] }>("GET", "/transactions", { query: filter })).transactions,

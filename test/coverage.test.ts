@@ -53,7 +53,7 @@ describe("GET /__sandbox/coverage", () => {
   test("as Markdown for a CI summary; cleared on request, not by a state reset", async () => {
     const { app } = await makeApp();
     await suite(app);
-    await request(app).post("/__sandbox/reset").send({});
+    await request(app).post("/__sandbox/reset").send({ all: true });
     const md = await request(app).get("/__sandbox/coverage").query({ merchant_id: MERCHANT.merchant_id, format: "markdown" });
     expect(md.type).toBe("text/markdown");
     expect(md.text).toContain("# Sandgate coverage of merchant CI-COV-1");

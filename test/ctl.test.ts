@@ -96,7 +96,7 @@ describe("sandgate ctl in a CI job that has no in-process Sandgate (PHP, Java, .
       ctl(["scenario", "list", "--url", url]),
       ctl(["scenario", "list", "--url", url, "--token", "guess"]),
       ctl(["scenario", "list", "--url", url, "--token", "ci-secret", "--json"]),
-      ctl(["reset"], { SANDGATE_URL: url, ADMIN_TOKEN: "ci-secret" }),
+      ctl(["reset", "--all"], { SANDGATE_URL: url, ADMIN_TOKEN: "ci-secret" }),
       ctl(["health", "--url", url]),
     ]);
     expect(none).toMatchObject({ code: 3, stdout: "" });
@@ -105,6 +105,9 @@ describe("sandgate ctl in a CI job that has no in-process Sandgate (PHP, Java, .
     expect(flag.code).toBe(0);
     expect(parsed(flag)).toMatchObject({ global: "default", bindings: {} });
     expect(env).toMatchObject({ code: 0, stdout: "reset: everything is back to the fixtures\n" });
+    // resetting every team's records is said, never the default: without --all or --merchant, exit 2 and nothing sent
+    const unsaid = await ctl(["reset", "--url", url, "--token", "ci-secret"]);
+    expect(unsaid).toMatchObject({ code: 2, stdout: "", stderr: "sandgate ctl: say what to reset: --merchant <id> for one merchant, or --all for every merchant\n" });
     // health is open, as in the API
     expect(health.code).toBe(0);
   }, 60_000);
@@ -246,7 +249,7 @@ describe("a sandbox out of reach", () => {
     try {
       const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
       const startedAt = Date.now();
-      const hung = await ctl(["reset", "--url", url, "--timeout", "1s"]);
+      const hung = await ctl(["reset", "--all", "--url", url, "--timeout", "1s"]);
       expect(Date.now() - startedAt).toBeLessThan(10_000);
       expect(hung).toMatchObject({ code: 3, stdout: "", stderr: `sandgate ctl: no answer from the Sandgate at ${url} within 1s\n` });
     } finally {

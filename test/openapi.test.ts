@@ -99,7 +99,7 @@ describe("GET /__sandbox/openapi.json", () => {
     // and the API itself refuses the same bad bodies
     expect((await request(app).put("/__sandbox/scenarios/global").send({ name: 5 })).body.error).toBe("invalid_name");
     expect((await request(app).post("/__sandbox/clock").send({ advance: ["3d"] })).body.error).toBe("invalid_advance");
-    expect((await request(app).post("/__sandbox/reset").send({ merchant_id: 7 })).body.error).toBe("invalid_merchant_id");
+    expect((await request(app).post("/__sandbox/reset").send({ merchant_id: 7 })).body.error).toBe("invalid_reset");
     expect((await request(app).post("/__sandbox/clock").send({ advance: "3d" })).status).toBe(200);
   });
 });

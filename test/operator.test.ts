@@ -44,9 +44,57 @@ describe("reset", () => {
     expect(ids).not.toContain(mine);
     expect(ids).toContain(theirs);
     expect(ids).toContain("1000000000001001");
-    await request(app).post("/__sandbox/reset").send({});
+    expect((await request(app).post("/__sandbox/reset").send({ all: true })).body).toEqual({ reset: "all" });
     expect(deps.store.data.transactions.map((t) => t.transaction_id)).not.toContain(theirs);
     expect(deps.store.data.merchants.map((m) => m.merchant_id)).toEqual(["M10001", "M10002"]);
+  });
+});
+
+describe("a careless reset resets nothing", () => {
+  // each of these once answered {"reset":"all"} and wiped every team's records
+  test.each([
+    ["curl -d's default form type", (r: request.Test) => r.type("form").send('{"merchant_id":"CI-JOB-1"}'), "malformed_body"],
+    ["a form body", (r: request.Test) => r.type("form").send("merchant_id=CI-JOB-1"), "malformed_body"],
+    ["a text/plain body", (r: request.Test) => r.set("content-type", "text/plain").send('{"merchant_id":"CI-JOB-1"}'), "malformed_body"],
+    ["merchantId (a misspelt key)", (r: request.Test) => r.send({ merchantId: "CI-JOB-1" }), "unknown_field"],
+    ['"merchant_id":""', (r: request.Test) => r.send({ merchant_id: "" }), "invalid_reset"],
+    ["{}", (r: request.Test) => r.send({}), "invalid_reset"],
+    ["no body", (r: request.Test) => r, "invalid_reset"],
+    ['"all":false', (r: request.Test) => r.send({ all: false }), "invalid_reset"],
+    ['"all":"yes"', (r: request.Test) => r.send({ all: "yes" }), "invalid_reset"],
+    ["a merchant Sandgate does not know", (r: request.Test) => r.send({ merchant_id: "CI-JOB-NEVER-SEEN" }), "unknown_merchant"],
+    ["both forms at once", (r: request.Test) => r.send({ all: true, merchant_id: "CI-JOB-1" }), "invalid_reset"],
+    ["a JSON array", (r: request.Test) => r.send(["all"]), "malformed_body"],
+    ["JSON that is not an object", (r: request.Test) => r.set("content-type", "application/json").send('"all"'), "malformed_body"],
+  ])("%s: 400, the accepted forms named, every record kept", async (_name, send, error) => {
+    const { app, deps } = await makeApp();
+    const mine = parseXml((await request(app).post("/v1/authorise").send(directPayment({ merchant_id: "CI-JOB-1", account_id: "X" }))).text).transaction_id;
+    const before = JSON.stringify(deps.store.data);
+    const res = await send(request(app).post("/__sandbox/reset"));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe(error);
+    expect(res.body.message).toMatch(error === "invalid_reset" || error === "unknown_merchant" ? /\{"merchant_id": "<id>"\}.*\{"all": true\}.*nothing was reset/ : /JSON|accepts "merchant_id", "all"/);
+    expect(JSON.stringify(deps.store.data)).toBe(before);
+    expect(deps.store.data.transactions.map((t) => t.transaction_id)).toContain(mine);
+  });
+
+  test("every operator call refuses a key it does not accept, and a call that takes no body refuses any key", async () => {
+    const { app } = await makeApp();
+    const unknown = [
+      request(app).put("/__sandbox/scenarios/global").send({ name: "declines", merchant_id: "M10001" }),
+      request(app).post("/__sandbox/clock").send({ advance: "3d", merchant_id: "M10001" }),
+      request(app).post("/__sandbox/payments/1000000000001001/complete").send({ outcome: "paid", note: "x" }),
+      request(app).post("/__sandbox/notifications/deliver").send({ merchant_id: "M10001" }),
+      request(app).delete("/__sandbox/coverage").send({ merchant_id: "M10001" }),
+      request(app).post("/__sandbox/scenarios/reload").send({ name: "x" }),
+    ];
+    for (const res of await Promise.all(unknown)) {
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error).toBe("unknown_field");
+    }
+    // the scenario and the clock did not move
+    expect((await request(app).get("/__sandbox/health")).body.scenario).toBe("default");
+    expect((await request(app).get("/__sandbox/clock")).body.offset_ms).toBe(0);
   });
 });
 

@@ -122,7 +122,7 @@ describe("replicas on one Redis", () => {
     expect(after - before).toBeGreaterThanOrEqual(2 * 86_400_000);
 
     const p = await authorised(a!);
-    expect((await json(b!, "/__sandbox/reset", { method: "POST", body: "{}" })).status).toBe(200);
+    expect((await json(b!, "/__sandbox/reset", { method: "POST", body: JSON.stringify({ all: true }) })).status).toBe(200);
     expect((await json(a!, `/__sandbox/transactions?order_no=${p.order_no}`)).body.transactions).toEqual([]); // gone on the other replica too
     const fixtures = (await json(a!, "/__sandbox/transactions")).body.transactions as unknown[];
     expect(fixtures.length).toBeGreaterThan(0);

@@ -41,11 +41,20 @@ export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now
   return { value: { now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs(), applied } };
 }
 
-/** Back to fixtures: everything, or one merchant's records (and its nth-call counters). */
-export async function resetState(deps: Deps, merchant: unknown): Promise<Done<{ reset: string }>> {
-  const parsed = resetBody.shape.merchant_id.safeParse(merchant);
-  if (!parsed.success) return problem(400, "invalid_merchant_id", "merchant_id must be a string");
-  const one = parsed.data === "" ? undefined : parsed.data;
+const RESET_FORMS = 'send {"merchant_id": "<id>"} to reset one merchant, or {"all": true} to reset every merchant';
+
+/** Back to fixtures: `{all: true}` everything, `{merchant_id}` one merchant's records (and its nth-call counters). */
+export async function resetState(deps: Deps, body: unknown): Promise<Done<{ reset: string }>> {
+  const parsed = resetBody.safeParse(body ?? {});
+  if (!parsed.success) {
+    const id = (body as { merchant_id?: unknown } | null)?.merchant_id;
+    const what = id === undefined ? "this body resets nothing" : typeof id !== "string" ? "merchant_id must be a string" : id === "" ? "merchant_id is empty" : "this body resets nothing";
+    return problem(400, "invalid_reset", `${what}: ${RESET_FORMS}; nothing was reset`);
+  }
+  const one = "merchant_id" in parsed.data ? parsed.data.merchant_id : undefined;
+  if (one !== undefined && !deps.store.records.merchant(one)) {
+    return problem(400, "unknown_merchant", `Sandgate knows no merchant ${one} (a fixture's, or one that made a request): ${RESET_FORMS}; nothing was reset`);
+  }
   await deps.store.reset(one);
   deps.scenarios.resetCounters(one);
   return { value: { reset: one ?? "all" } };

@@ -1,28 +1,34 @@
 // The operator API's request bodies as zod schemas: the actions and routes read their input with
 // them (the dashboard's forms too), and GET /__sandbox/openapi.json describes them from the same
 // schemas. Each keeps the error code its call answered before (invalid_name, invalid_advance, ...).
+// Every body is strict: a key a call does not know is refused (a misspelt `merchantId` must not
+// turn "reset this merchant" into "reset everything"), and so is any body sent to a call that takes none.
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 
 /** PUT /__sandbox/scenarios/global and /scenarios/bindings/{merchantId} */
-export const scenarioNameBody = z.object({ name: z.string().describe("a scenario's name (GET /__sandbox/scenarios lists them)") });
+export const scenarioNameBody = z.strictObject({ name: z.string().describe("a scenario's name (GET /__sandbox/scenarios lists them)") });
 
 /** POST /__sandbox/clock: one of the two */
-export const clockBody = z.object({
+export const clockBody = z.strictObject({
   advance: z.string().optional().describe("how far: 90s, 15m, 2h, 3d, 1w"),
   advance_seconds: z.union([z.number(), z.string()]).optional().describe("how far, in seconds"),
 });
 
-/** POST /__sandbox/reset: one merchant's records, or (without merchant_id) everything */
-export const resetBody = z.object({ merchant_id: z.string().optional() });
+/** POST /__sandbox/reset: one merchant's records, or everything; nothing else (an empty body resets nothing) */
+export const resetBody = z.union([
+  z.strictObject({ merchant_id: z.string().min(1).describe("a merchant Sandgate knows (a fixture, or one provisioned by use)") }),
+  z.strictObject({ all: z.literal(true).describe("every merchant, back to the fixtures") }),
+]);
 
 /** POST /__sandbox/payments/{transaction_id}/complete */
-export const completeBody = z.object({ outcome: z.string().describe("an outcome of the page the payment waits at: paid, failed, cancelled, threeds_passed, ...") });
+export const completeBody = z.strictObject({ outcome: z.string().describe("an outcome of the page the payment waits at: paid, failed, cancelled, threeds_passed, ...") });
 
 /** POST /__sandbox/refunds/{ref}/settle */
-export const settleBody = z.object({ result: z.enum(["processed", "failed"]).default("processed") });
+export const settleBody = z.strictObject({ result: z.enum(["processed", "failed"]).default("processed") });
 
 /** POST /__sandbox/payouts/{transaction_id}/fail */
-export const failPayoutBody = z.object({
+export const failPayoutBody = z.strictObject({
   failure_type: z.string().optional().describe("a failure type of the catalogue (default UNKNOWN)"),
   failure_reason: z.string().optional().describe("default: the catalogue's text for the type"),
 });
@@ -34,7 +40,7 @@ const httpUrl = z
   .refine((s) => URL.canParse(s), "must be an http or https URL");
 
 /** POST /__sandbox/notifications/trigger: a test notification to any URL */
-export const triggerBody = z.object({
+export const triggerBody = z.strictObject({
   merchant_id: z.string().min(1),
   url: httpUrl,
   event: z
@@ -53,7 +59,7 @@ export const triggerBody = z.object({
 });
 
 /** POST /__sandbox/receiver-checks: a conformance check of a merchant's notification receiver (src/proof/receiver-check) */
-export const receiverCheckBody = z.object({
+export const receiverCheckBody = z.strictObject({
   url: z.string().min(1).describe("the receiver's URL (http or https, not this Sandgate): the only address contacted"),
   merchant_id: z.string().min(1).describe("a merchant of the fixtures, or one already provisioned"),
   transaction_id: z.string().min(1).optional().describe("a payment of the merchant to notify about (default: one made for the check)"),
@@ -71,4 +77,47 @@ export const OPERATOR_BODIES: Record<string, z.ZodType> = {
   "post /__sandbox/payouts/{transaction_id}/fail": failPayoutBody,
   "post /__sandbox/notifications/trigger": triggerBody,
   "post /__sandbox/receiver-checks": receiverCheckBody,
+};
+
+/** The calls that take no body: one with any key is refused. */
+export const NO_BODY = [
+  "post /__sandbox/notifications/deliver",
+  "post /__sandbox/notifications/{id}/resend",
+  "post /__sandbox/payouts/{transaction_id}/complete",
+  "post /__sandbox/subscriptions/{recurring_id}/charge",
+  "post /__sandbox/scenarios/reload",
+  "delete /__sandbox/scenarios/bindings/{merchantId}",
+  "delete /__sandbox/coverage",
+] as const;
+
+/** The keys a body schema accepts (every option's, for a union). */
+function keysOf(schema: z.ZodType): string[] {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodUnion) return [...new Set((schema.options as z.ZodType[]).flatMap(keysOf))];
+  return [];
+}
+
+const refuse = (res: Response, error: string, message: string) => res.status(400).json({ error, message });
+
+/**
+ * Express, for one call: a body that is not a JSON object, or has a key the call does not accept,
+ * is refused with 400 and the keys it accepts, before the call reads it (and so before anything changes).
+ */
+export function acceptsOnly(schema: z.ZodType | undefined): RequestHandler {
+  const keys = schema ? keysOf(schema) : [];
+  const accepted = keys.length ? `this call accepts ${keys.map((k) => `"${k}"`).join(", ")}` : "this call takes no body";
+  return (req: Request, res: Response, next: NextFunction) => {
+    const body: unknown = req.body;
+    if (body === undefined) return next();
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return refuse(res, "malformed_body", `the body must be a JSON object: ${accepted}`);
+    const unknown = Object.keys(body).filter((k) => !keys.includes(k));
+    if (unknown.length) return refuse(res, "unknown_field", `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}: ${accepted}`);
+    next();
+  };
+}
+
+/** The Express path of a "<method> /__sandbox/..." key, relative to the operator router. */
+export const routeOf = (key: string) => {
+  const [method, path] = key.split(" ") as [string, string];
+  return { method: method as "post" | "put" | "delete", path: path.replace(/^\/__sandbox/, "").replace(/\{(\w+)\}/g, ":$1") };
 };

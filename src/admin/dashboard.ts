@@ -175,7 +175,7 @@ export function dashboard(deps: Deps): Router {
   router.post("/ui/reset", (req, res) => {
     const merchant = text(req, "merchant_id");
     if (text(req, "confirm") !== "yes") return sendHtml(res, 200, confirmResetPage(merchant));
-    return act(req, res, `${BASE}/`, () => resetState(deps, merchant), (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`));
+    return act(req, res, `${BASE}/`, () => resetState(deps, merchant ? { merchant_id: merchant } : { all: true }), (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`));
   });
 
   router.post("/ui/payments/:id/complete", (req, res) =>

@@ -8,7 +8,8 @@ import { advanceClock, resetState, settleRefundNow } from "./actions.js";
 import { scenariosApi } from "./scenarios.js";
 import { answerJson, problem, queryText, whereQuery } from "./shared.js";
 import { applyDue } from "../scheduler.js";
-import { formTokens } from "./cross-site.js";
+import { formTokens, isDashboard } from "./cross-site.js";
+import { acceptsOnly, NO_BODY, OPERATOR_BODIES, routeOf } from "./bodies.js";
 import { createGate, throughGate } from "./gate.js";
 import { notificationsApi } from "./notifications.js";
 import { receiverChecksApi } from "./receiver-checks.js";
@@ -21,13 +22,31 @@ import { coverageMarkdown } from "../scenarios/coverage.js";
 import { packageVersion } from "../paths.js";
 import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
 
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const hasBody = (req: Request) => req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+
+/**
+ * The JSON API's writes take JSON or nothing: a form body (curl -d's default type) or text is refused,
+ * not read as "no body" (which reset, say, would once have taken for "everything"). The dashboard's
+ * forms and the sign-in post forms, and verify reads its own body: they are mounted before this.
+ */
+function jsonOnly(req: Request, res: Response, next: NextFunction): void {
+  if (!WRITES.has(req.method) || isDashboard(req.path) || !hasBody(req) || req.is("application/json")) return next();
+  problem(res, 400, "malformed_body", `an operator call's body is JSON, sent with Content-Type: application/json (this one is ${req.get("content-type") ?? "of no type"})`);
+}
+
 export function operatorApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
   router.use(formTokens()); // before the sign-in, whose form carries one too
   router.use(adminSession(deps.config.adminToken));
   router.use(verifyApi(deps)); // reads its own body (a HAR up to 20 MB): before the 100 kb JSON parser
-  router.use(express.json({ limit: "100kb" }));
+  router.use(jsonOnly, express.json({ limit: "100kb" }));
+  // every call's body is checked for keys it does not accept before the call reads it (admin/bodies.ts)
+  for (const [key, schema] of [...Object.entries(OPERATOR_BODIES), ...NO_BODY.map((k) => [k, undefined] as const)]) {
+    const { method, path } = routeOf(key);
+    router[method](path, acceptsOnly(schema));
+  }
 
   router.get("/health", (_req, res) => {
     res.json({ status: "ok", scenario: deps.scenarios.global(), signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
@@ -105,8 +124,8 @@ export function operatorApi(deps: Deps): Router {
     answerJson(res, await settleRefundNow(deps, req.params.ref, result), (refund) => ({ refund }));
   });
 
-  // { "merchant_id": "M1" } resets one merchant's records to fixtures; {} resets everything.
-  router.post("/reset", async (req, res) => answerJson(res, await resetState(deps, (req.body as { merchant_id?: unknown } | undefined)?.merchant_id), (v) => v));
+  // { "merchant_id": "M1" } resets one merchant's records to fixtures; { "all": true } everything.
+  router.post("/reset", async (req, res) => answerJson(res, await resetState(deps, req.body), (v) => v));
 
   router.use(dashboard(deps));
   router.use(paymentsApi(deps));

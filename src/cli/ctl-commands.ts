@@ -230,10 +230,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: "reset",
-    summary: "back to the fixtures: everything, or one merchant's records (coverage stays)",
-    options: [merchantOption("reset this merchant only")],
+    summary: "back to the fixtures: one merchant's records, or with --all everything (coverage stays)",
+    options: [merchantOption("reset this merchant only"), new Option("--all", "reset every merchant (on a shared sandbox: every team's)")],
     run: async ({ client }, _args, flags) => {
-      const done = await client.reset(text(flags, "merchant"));
+      const merchant = text(flags, "merchant");
+      // a shared sandbox is every team's: resetting all of it is said, never the default
+      if ((merchant === undefined) === (flags.all !== true)) throw new Refused("say what to reset: --merchant <id> for one merchant, or --all for every merchant");
+      const done = await client.reset(merchant);
       return { json: done, text: done.reset === "all" ? "reset: everything is back to the fixtures" : `reset: merchant ${done.reset} is back to the fixtures` };
     },
   },
