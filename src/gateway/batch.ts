@@ -93,7 +93,7 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   const decision = request.decide(spec.name, order as unknown as Record<string, unknown>, order.order_no, DEFAULT_OUTCOME[spec.name]);
   rules.add(decision.rule);
   const forced = orderOutcome(spec.name, decision.outcome)?.refuse;
-  const outcome = tx instanceof Refusal ? tx : forced ? forcedRefusal(forced, decision) : spec.apply(order, tx, request, deps, decision);
+  const outcome = tx instanceof Refusal ? tx : forced ? forcedRefusal(forced) : spec.apply(order, tx, request, deps, decision);
   const message = spec.successMessage ? resultInfo(spec.successMessage) : "";
   if (!(tx instanceof Refusal)) {
     recordOrder(spec.name, tx, outcome, message, decision.rule, request);
@@ -104,10 +104,11 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
   return element(spec, withAll(echoed, outcome.fields), outcome.status ?? codes.batch_status.ok, message, decision.then.fields);
 }
 
-/** An order refused by a decision, saying whose: "by scenario rule <scenario>/<id>" or "by header/X-Sandbox-Outcome: <name>". */
-function forcedRefusal(key: string, decision: Decision): Refusal {
-  return new Refusal(key, decision.chosenBy === "outcome" ? `by ${decision.rule}` : `by scenario rule ${decision.rule}`);
-}
+/**
+ * An order refused by a decision, with the gateway's own text only: the merchant parses error_message
+ * and refund_message, so which rule decided is said in X-Sandbox-Rule, the log and the dashboard, never there.
+ */
+const forcedRefusal = (key: string): Refusal => new Refusal(key, "");
 
 /** The order in its transaction's history: what was asked, how it ended, which rule decided. */
 function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?: Record<string, string> }, message: string, rule: string, request: OperationRequest): void {
