@@ -48,6 +48,12 @@ export function createApp(deps: Deps): App {
   app.set("query parser", "simple");
   // answers are never cached by clients, and a weak ETag costs a hash of every body
   app.set("etag", false);
+  // whatever Express answers (the JSON API, a redirect's body, a 404) may load and run nothing;
+  // pages (sendHtml) replace this with their own policy
+  app.use((_req, res, next) => {
+    res.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
+    next();
+  });
   // the pages' stylesheet and script: public (the login page needs them), outside the admin guard
   app.use(ASSETS_PATH, express.static(assetsDir, { index: false, fallthrough: false, maxAge: "1h" }));
   // the API's description is public, like health: it holds nothing of anyone's

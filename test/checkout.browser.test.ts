@@ -42,14 +42,17 @@ describe.skipIf(!existsSync(CHROMIUM))(`/v1/checkout in Chromium (needs ${CHROMI
     const res = await fetch(`${sandbox.url}/v1/checkout`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     const html = await res.text();
+    // the page's own policy, which must let its inline script (and nothing else) run: allowed by hash
+    const csp = res.headers.get("content-security-policy");
+    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'; base-uri 'none'$/);
 
     const page = await browser.newPage();
     let xssHits = 0;
     await page.exposeFunction("__xssHit", () => xssHits++);
     await page.addInitScript(XSS_TRAP);
-    // serve the merchant's copy of the page from the sandbox's origin, as a shop would embed it
+    // serve the merchant's copy of the page from the sandbox's origin, as a shop would embed it, under the page's policy
     const loader = `${sandbox.url}/__test/checkout-loader`;
-    await page.route(loader, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html }));
+    await page.route(loader, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", headers: { "content-security-policy": csp! }, body: html }));
     const submitted = page.waitForRequest((r: Request) => r.method() === "POST" && HOSTED.test(r.url()), { timeout: 10_000 });
 
     await page.goto(loader, { waitUntil: "commit" });

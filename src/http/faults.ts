@@ -1,6 +1,7 @@
 // What a scenario can do to the transport of an answer: wait, hang, reset the connection, cut the
 // body short, or send nothing. Applied after the answer is rendered (and signed).
 import type { ServerResponse } from "node:http";
+import { GATEWAY_PAGE_CSP } from "../render/checkout-page.js";
 import type { Then } from "../scenarios/schema.js";
 
 export interface Rendered {
@@ -50,6 +51,10 @@ export async function deliver(res: ServerResponse, rendered: Rendered, then: The
  * Buffer written apart from the headers).
  */
 function send(res: ServerResponse, rendered: Rendered, body: string): void {
-  res.writeHead(rendered.status, { "Content-Type": rendered.contentType, "Content-Length": Buffer.byteLength(body) });
+  const headers = { "Content-Type": rendered.contentType, "Content-Length": Buffer.byteLength(body) };
+  // an HTML answer (the checkout's loading page, an HTML refusal) runs in the payer's browser: its policy allows only its own style and script
+  res.writeHead(rendered.status, rendered.contentType.startsWith("text/html") ? { ...headers, ...HTML_HEADERS } : headers);
   res.end(body);
 }
+
+const HTML_HEADERS = { "Content-Security-Policy": GATEWAY_PAGE_CSP, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };

@@ -2,7 +2,7 @@
 // load, appends one hidden input per name/value pair and submits it to the hosted checkout.
 // The pairs travel as JSON data (jsonForScript) and become inputs through DOM properties, so no
 // request value is ever parsed as HTML or script.
-import { escapeHtml, jsonForScript, page } from "./html.js";
+import { cspHash, escapeHtml, jsonForScript, page, PAGE_STYLE } from "./html.js";
 
 export const CHECKOUT_PAGE_TITLE = "Loading...";
 /** id of the JSON data block that holds the hidden inputs as [name, value] pairs */
@@ -25,6 +25,13 @@ const SCRIPT = `(function () {
   if (document.readyState === "complete") send();
   else window.addEventListener("load", send);
 })();`;
+
+/**
+ * The policy of the HTML answers of the gateway's operations (this loading page, an HTML refusal):
+ * nothing but their own inline style and script, allowed by hash; the form may post on (to the
+ * hosted checkout). No frame-ancestors: the redirect payment is an iFrame payment.
+ */
+export const GATEWAY_PAGE_CSP = `default-src 'none'; style-src ${cspHash(PAGE_STYLE)}; script-src ${cspHash(`\n${SCRIPT}\n`)}; base-uri 'none'`;
 
 export function checkoutPage(action: string, inputs: readonly (readonly [string, string])[]): string {
   return page(
