@@ -151,6 +151,8 @@ export function resolveConfig(
   const target = config as unknown as Record<string, unknown>;
   for (const spec of OPTIONS) {
     const raw = flags[spec.key] ?? env[spec.env];
+    // an empty token would silently mean "no token": an open sandbox someone meant to close
+    if (spec.key === "adminToken" && raw === "") throw new ConfigError(`${spec.flag} / ${spec.env} is set but empty: give a token (16 characters or more), or unset it for a sandbox without one`);
     if (raw === undefined || raw === "") continue;
     target[spec.key] = convert(spec, raw);
   }

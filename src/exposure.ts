@@ -14,3 +14,12 @@ export function exposureWarning(config: Pick<Config, "host" | "adminToken" | "no
   if (!open.length) return undefined;
   return `listening on ${config.host}, beyond this machine: ${open.join("; ")}. See docs/security.md`;
 }
+
+/** The shortest ADMIN_TOKEN that is not warned about at start. */
+export const SHORT_TOKEN = 16;
+
+/** A warning for a token short enough to guess, or undefined. */
+export function tokenWarning(config: Pick<Config, "adminToken">): string | undefined {
+  const length = config.adminToken?.length ?? SHORT_TOKEN;
+  return length < SHORT_TOKEN ? `ADMIN_TOKEN is ${length} character${length === 1 ? "" : "s"} long: anyone who can reach /__sandbox can guess a short token; use ${SHORT_TOKEN} or more (openssl rand -hex 16)` : undefined;
+}

@@ -1,6 +1,6 @@
 // The only file that listens and handles signals: `npm start`, `npx sandgate`, the Docker image.
 import cluster from "node:cluster";
-import { exposureWarning } from "./exposure.js";
+import { exposureWarning, tokenWarning } from "./exposure.js";
 import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli.js";
 import type { Config } from "./config.js";
@@ -30,8 +30,10 @@ async function main(): Promise<void> {
   }
   const config = parseCommandLine(process.argv.slice(2), process.env);
   const workers = config.workers === "auto" ? availableParallelism() : Number(config.workers);
-  const exposed = cluster.isPrimary ? exposureWarning(config) : undefined; // once, not per worker
-  if (exposed) process.stderr.write(`sandgate: warning: ${exposed}\n`);
+  if (cluster.isPrimary) {
+    // once, not per worker
+    for (const warning of [exposureWarning(config), tokenWarning(config)]) if (warning) process.stderr.write(`sandgate: warning: ${warning}\n`);
+  }
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers, config);
   // loaded here, not above: `sandgate ctl` (a CI job may run it dozens of times) never needs the server
   const { startSandbox } = await import("./sandbox.js");

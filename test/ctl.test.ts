@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** A Sandgate process, as `npx sandgate --port <port> &` starts it in a CI job (port 0: any free one). */
 function serve(port = 0, env: Record<string, string> = {}): SandgateProcess {
-  const server = spawnSandgate(["--port", String(port), "--host", "127.0.0.1"], { env: { ADMIN_TOKEN: "", ...env } });
+  const server = spawnSandgate(["--port", String(port), "--host", "127.0.0.1"], { env });
   servers.push(server);
   return server;
 }

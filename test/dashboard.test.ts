@@ -139,10 +139,14 @@ describe("actions", () => {
   });
 
   test("a form never sends the browser away from the dashboard", async () => {
-    for (const back of ["https://evil.example/", "//evil.example/x", "/elsewhere"]) {
+    // the last ones start with the dashboard's path and resolve elsewhere (a dot-dot, a backslash a browser reads as a slash)
+    for (const back of ["https://evil.example/", "//evil.example/x", "/elsewhere", "/__sandbox/..//evil.example/x", "/__sandbox/../..//evil.example/x", "/__sandbox/\\evil.example", "/__sandbox/\t/evil", "/__sandbox/%2e%2e//evil.example/x"]) {
       const res = await form("/ui/clock", { advance: "1s", back }).expect(303);
-      expect(res.headers.location).toMatch(/^\/__sandbox\/\?ok=/);
+      expect(res.headers.location, back).toMatch(/^\/__sandbox\/\?ok=/);
     }
+    // a dashboard path is kept
+    const res = await form("/ui/clock", { advance: "1s", back: "/__sandbox/ui/payouts?x=1" }).expect(303);
+    expect(res.headers.location).toMatch(/^\/__sandbox\/ui\/payouts\?x=1&ok=/);
   });
 });
 
@@ -197,7 +201,7 @@ describe("the Receiver check tab", () => {
 
 describe("ADMIN_TOKEN", () => {
   test("a browser signs in once; the cookie then opens pages and the JSON API; a wrong token does not", async () => {
-    const guarded = (await makeApp({ adminToken: "s3cret-token" })).app;
+    const guarded = (await makeApp({ adminToken: "s3cret-token-0123456789" })).app;
     const login = await request(guarded).get("/__sandbox/").expect(401);
     expect(login.text).toContain('name="token"');
     await request(guarded).get("/__sandbox/transactions").expect(401, /Bearer/);
@@ -205,13 +209,30 @@ describe("ADMIN_TOKEN", () => {
     const signIn = await formSession(guarded);
     const wrong = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "nope", _form: signIn.token }).expect(401);
     expect(wrong.text).toContain("not this sandbox");
-    const ok = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "s3cret-token", _form: signIn.token }).expect(303);
+    const ok = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "s3cret-token-0123456789", _form: signIn.token }).expect(303);
     const cookie = ok.headers["set-cookie"]![0]!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toMatch(/Secure/); // an http sandbox: a Secure cookie would never come back
     const jar = cookie.split(";")[0]!;
     await request(guarded).get("/__sandbox/").set("cookie", jar).expect(200);
     await request(guarded).get("/__sandbox/transactions").set("cookie", jar).expect(200);
-    await request(guarded).get("/__sandbox/").set("authorization", "Bearer s3cret-token").expect(200);
+    await request(guarded).get("/__sandbox/").set("authorization", "Bearer s3cret-token-0123456789").expect(200);
+    // the cookie holds a value derived from the token, never the token: it is not a bearer token,
+    // and the token itself is not a session cookie
+    expect(cookie).not.toContain("s3cret");
+    const value = decodeURIComponent(jar.split("=")[1]!);
+    await request(guarded).get("/__sandbox/transactions").set("authorization", `Bearer ${value}`).expect(401);
+    await request(guarded).get("/__sandbox/transactions").set("cookie", "sandgate_admin=s3cret-token-0123456789").expect(401);
+    // another token (the sandbox restarted with a new one) ends the session
+    const other = (await makeApp({ adminToken: "another-token-0123456789" })).app;
+    await request(other).get("/__sandbox/transactions").set("cookie", jar).expect(401);
+  });
+
+  test("behind TLS (--base-url https://…) the session cookie is Secure", async () => {
+    const guarded = (await makeApp({ adminToken: "s3cret-token-0123456789", baseUrl: "https://sandbox.example.com" })).app;
+    const signIn = await formSession(guarded);
+    const ok = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "s3cret-token-0123456789", _form: signIn.token }).expect(303);
+    expect(ok.headers["set-cookie"]![0]).toMatch(/; Secure/);
   });
 });

@@ -63,6 +63,27 @@ describe("the sandgate process", () => {
     expect(await proc.exited).not.toBe(0);
   });
 
+  test("an empty ADMIN_TOKEN stops it with one line (an empty token once meant an open sandbox)", async () => {
+    for (const [args, env] of [[[], { ADMIN_TOKEN: "" }], [["--admin-token", ""], {}]] as const) {
+      const proc = start(["--port", "0", "--host", "127.0.0.1", ...args], env);
+      await expect(proc.url).rejects.toThrow(/ADMIN_TOKEN is set but empty/);
+      expect(await proc.exited).not.toBe(0);
+      expect(proc.stderr().trim().split("\n")).toHaveLength(1);
+    }
+  });
+
+  test("a token under 16 characters is a start warning; a longer one is not", async () => {
+    const short = start(["--port", "0", "--host", "127.0.0.1"], { ADMIN_TOKEN: "x" });
+    const url = await short.url;
+    expect(short.stderr()).toContain("sandgate: warning: ADMIN_TOKEN is 1 character long: anyone who can reach /__sandbox can guess a short token; use 16 or more");
+    // it is still the token
+    expect((await fetch(`${url}/__sandbox/transactions`)).status).toBe(401);
+    expect((await fetch(`${url}/__sandbox/transactions`, { headers: { authorization: "Bearer x" } })).status).toBe(200);
+    const long = start(["--port", "0", "--host", "127.0.0.1"], { ADMIN_TOKEN: "0123456789abcdef" });
+    await long.url;
+    expect(long.stderr()).not.toContain("ADMIN_TOKEN");
+  });
+
   test("a missing scenario stops it with the file it looked for", async () => {
     const proc = start(["--port", "0", "--scenario", "no-such-scenario"]);
     await expect(proc.url).rejects.toThrow(/no-such-scenario/);

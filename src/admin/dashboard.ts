@@ -32,10 +32,19 @@ function flashOf(req: Request): Flash | undefined {
   return error ? { text: error, ok: false } : ok ? { text: ok, ok: true } : undefined;
 }
 
+const HERE = "http://sandgate.invalid";
+
+/** `asked` when, resolved, it is a dashboard path of this server (never another origin, `//host`, `\\host` or a dot-dot out). */
+function dashboardPath(asked: string): string | undefined {
+  if (!asked.startsWith(`${BASE}/`) || /[\\\s]/.test(asked)) return undefined;
+  const target = URL.canParse(asked, HERE) ? new URL(asked, HERE) : undefined;
+  return target?.origin === HERE && target.pathname.startsWith(`${BASE}/`) && !target.pathname.startsWith("//") ? asked : undefined;
+}
+
 /** Back to a dashboard page (never elsewhere) with a message. */
 function backTo(req: Request, res: Response, fallback: string, flash: Flash): void {
   const asked = typeof req.body?.back === "string" ? (req.body.back as string) : "";
-  const target = new URL(asked.startsWith(`${BASE}/`) && !asked.startsWith("//") ? asked : fallback, "http://sandgate.invalid");
+  const target = new URL(dashboardPath(asked) ?? fallback, HERE);
   target.searchParams.delete("ok");
   target.searchParams.delete("error");
   target.searchParams.set(flash.ok ? "ok" : "error", flash.text);

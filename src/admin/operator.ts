@@ -39,7 +39,7 @@ export function operatorApi(deps: Deps): Router {
   const router = Router();
   const { store, clock } = deps;
   router.use(formTokens()); // before the sign-in, whose form carries one too
-  router.use(adminSession(deps.config.adminToken));
+  router.use(adminSession(deps.config.adminToken, deps.config.baseUrl));
   router.use(verifyApi(deps)); // reads its own body (a HAR up to 20 MB): before the 100 kb JSON parser
   router.use(jsonOnly, express.json({ limit: "100kb" }));
   // every call's body is checked for keys it does not accept before the call reads it (admin/bodies.ts)

@@ -1,8 +1,11 @@
 // The ADMIN_TOKEN guard of /__sandbox. Scripts send `Authorization: Bearer <token>`; a tester's
-// browser signs in once at the dashboard's form and keeps the token in an HttpOnly, SameSite=Strict
-// cookie (so another site cannot make the browser act). Compared in constant time. Health and the
-// sign-in itself are open; an unauthorised dashboard page gets the sign-in form, an API call 401 JSON.
-import { timingSafeEqual } from "node:crypto";
+// browser signs in once at the dashboard's form and keeps a session value in an HttpOnly,
+// SameSite=Strict cookie (Secure when --base-url is https), so another site cannot make the browser
+// act. The cookie holds an HMAC of the token, never the token itself: a cookie read off a tester's
+// machine opens the dashboard, not the bearer token CI scripts use, and changing the token ends
+// every session. Compared in constant time. Health and the sign-in itself are open; an
+// unauthorised dashboard page gets the sign-in form, an API call 401 JSON.
+import { createHmac, timingSafeEqual } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { loginPage } from "../render/dashboard/overview.js";
 import { sendHtml } from "../render/layout.js";
@@ -19,13 +22,18 @@ const same = (given: string, expected: string) => {
 
 const isPage = (req: Request) => req.method === "GET" && (req.path === "/" || req.path.startsWith("/ui/"));
 
-export function adminSession(token: string | undefined): Router {
+/** The cookie's value for a token: derived from it, not it. */
+export const sessionValue = (token: string) => createHmac("sha256", token).update("sandgate admin session v1").digest("base64url");
+
+export function adminSession(token: string | undefined, baseUrl?: string): Router {
   const router = Router();
+  const session = token === undefined ? undefined : sessionValue(token);
+  const secure = baseUrl?.toLowerCase().startsWith("https:") ?? false;
   router.get("/login", (_req, res) => (token ? sendHtml(res, 200, loginPage("")) : res.redirect(303, `${BASE}/`)));
   router.post("/login", express.urlencoded({ extended: false, limit: "4kb" }), (req, res) => {
     const given = typeof req.body?.token === "string" ? (req.body.token as string) : "";
     if (token && !same(given, token)) return sendHtml(res, 401, loginPage("That token is not this sandbox's ADMIN_TOKEN."));
-    if (token) res.cookie(COOKIE, given, { httpOnly: true, sameSite: "strict", path: BASE });
+    if (session) res.cookie(COOKIE, session, { httpOnly: true, sameSite: "strict", path: BASE, secure });
     res.redirect(303, `${BASE}/`);
   });
   router.post("/logout", (_req, res) => {
@@ -35,8 +43,7 @@ export function adminSession(token: string | undefined): Router {
   router.use((req: Request, res: Response, next: NextFunction) => {
     if (!token || req.path === "/health") return next();
     const bearer = req.get("authorization")?.replace(/^Bearer\s+/i, "");
-    const given = bearer ?? cookieValue(req, COOKIE) ?? "";
-    if (same(given, token)) return next();
+    if (bearer !== undefined ? same(bearer, token) : same(cookieValue(req, COOKIE) ?? "", session!)) return next();
     if (isPage(req)) return sendHtml(res, 401, loginPage(""));
     res.status(401).json({ error: "unauthorised", message: "send Authorization: Bearer <ADMIN_TOKEN> (or sign in at /__sandbox/)" });
   });
