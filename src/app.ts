@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { operatorApi } from "./admin/operator.js";
 import { refuseCrossSite } from "./admin/cross-site.js";
+import { checkHost } from "./admin/allowed-hosts.js";
 import type { Deps } from "./deps.js";
 import { authorise } from "./gateway/authorise.js";
 import { cancel } from "./gateway/cancel.js";
@@ -63,7 +64,7 @@ export function createApp(deps: Deps): App {
   app.get("/__sandbox/openapi.json", (_req, res) => {
     res.json((openApi ??= openApiDocument(OPERATIONS, packageVersion())));
   });
-  app.use("/__sandbox", refuseCrossSite(deps.config.baseUrl)); // before any unit of work starts
+  app.use("/__sandbox", checkHost(deps.config.allowedHosts, deps.config.baseUrl), refuseCrossSite(deps.config.baseUrl)); // before any unit of work starts
   app.use(inUnit(deps));
   app.use(payerPages(deps));
   app.use("/__sandbox", operatorApi(deps));

@@ -18,6 +18,8 @@ export interface Config {
   strictMerchants: boolean;
   baseUrl: string | undefined;
   adminToken: string | undefined;
+  /** host names, besides loopback, IP addresses and --base-url's, under which a browser may reach /__sandbox */
+  allowedHosts: string | undefined;
   /** hosts and ranges notifications and receiver checks may go to (any when unset) */
   notifyAllow: string | undefined;
   bodyLimit: string;
@@ -87,6 +89,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     pattern: { re: /^https?:\/\/[^\s/]+(\/\S*)?$/i, describes: "an absolute http(s) address such as https://sandbox.example.com" },
     description: "public address used in issuer_url and page links (default: from the request's Host)",
   },
+  {
+    key: "allowedHosts",
+    flag: "--allowed-hosts",
+    env: "ALLOWED_HOSTS",
+    kind: "string",
+    pattern: { re: /^\s*(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\s*(,\s*(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\s*)*$/i, describes: "host names, comma-separated (sandbox.example.com, *.corp.example)" },
+    description: "host names a browser may reach the dashboard and /__sandbox under, besides localhost, IP addresses and --base-url's host, comma-separated (*.example.com allowed); scripts without Origin or Sec-Fetch-* reach it under any name",
+  },
   { key: "adminToken", flag: "--admin-token", env: "ADMIN_TOKEN", kind: "string", description: "when set, /__sandbox requires `Authorization: Bearer <token>`" },
   {
     key: "notifyAllow",
@@ -126,6 +136,7 @@ export const DEFAULTS: Config = {
   strictMerchants: false,
   baseUrl: undefined,
   adminToken: undefined,
+  allowedHosts: undefined,
   notifyAllow: undefined,
   bodyLimit: "1mb",
   logLevel: "info",
