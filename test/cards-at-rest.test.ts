@@ -133,6 +133,48 @@ describe(`cards on file ${REPLICA_MODE ? "on Redis" : "with --data"}`, () => {
     }
   }, 60_000);
 
+  test("card numbers and codes in every shape and in free text: none in any byte Sandgate keeps or serves", async () => {
+    const CARD = "5105105105105100";
+    const CODE = "8642";
+    const dir = mkdtempSync(join(tmpdir(), "sandgate-shapes-"));
+    const prefix = freshPrefix();
+    const where = REPLICA_MODE ? redisFlags(prefix) : ["--data", join(dir, "state.json")];
+    const hook = await receiver();
+    const { url, proc } = await start(where);
+    try {
+      const base = { merchant_id: MERCHANT, account_id: "A1", order_no: "SHAPES-1", currency: "USD", amount: "10.00", first_name: "Jane", last_name: "Doe", expiration_month: "12", expiration_year: "2030", shopper_email: "jane@example.com", encryption_data: "a".repeat(64) };
+      const form = new URLSearchParams(base as Record<string, string>).toString();
+      const post = (body: string, type: string) => fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": type }, body }).then((r) => r.status);
+      // refused (a card is a text), but logged: the log once kept these as sent
+      const FORM = "application/x-www-form-urlencoded";
+      expect(await post(`${form}&card[]=${CARD}&security_code[]=${CODE}`, FORM)).toBe(400);
+      expect(await post(`${form}&card[number]=${CARD}&security_code[x]=${CODE}`, FORM)).toBe(400);
+      expect(await post(`${form}&card%5B%5D=${CARD}&cvv%5B0%5D=${CODE}`, FORM)).toBe(400);
+      expect(await post(JSON.stringify({ ...base, card: [CARD], security_code: { v: CODE } }), "application/json")).toBe(400);
+      expect(await post(JSON.stringify({ ...base, card: { number: { pan: Number(CARD) } }, security_code: [[Number(CODE)]] }), "application/json")).toBe(400);
+      // accepted, with the number typed into free-text fields, spaced and dashed
+      const note = `call me, card ${CARD.replace(/(\d{4})(?=\d)/g, "$1 ")} thanks`;
+      const custom = CARD.replace(/(\d{4})(?=\d)/g, "$1-");
+      const accepted = await fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...base, order_no: "SHAPES-2", card: "4242424242424242", security_code: CODE, note, custom, notify_url: hook.url }) });
+      expect(accepted.status).toBe(200);
+      await fetch(`${url}/__sandbox/notifications/deliver`, { method: "POST" });
+      const shown: string[] = [];
+      for (const path of ["/__sandbox/requests.har", "/__sandbox/requests", `/__sandbox/transactions?merchant_id=${MERCHANT}`, `/__sandbox/ui/transactions?merchant_id=${MERCHANT}`, "/__sandbox/ui/requests", "/__sandbox/notifications"]) {
+        shown.push(`${path}\n${await (await fetch(`${url}${path}`)).text()}`);
+      }
+      const listed = (await (await fetch(`${url}/__sandbox/transactions?merchant_id=${MERCHANT}`)).json()) as { transactions: { transaction_id: string }[] };
+      for (const t of listed.transactions) shown.push(await (await fetch(`${url}/__sandbox/ui/transactions/${t.transaction_id}`)).text());
+      await stop(proc);
+      const written = [...shown, ...hook.bodies, proc.stdout(), proc.stderr(), ...readdirSync(dir).map((f) => `${f}\n${readFileSync(join(dir, f), "utf8")}`), REPLICA_MODE ? await redisDump(prefix) : ""].join("\n");
+      expect(hook.bodies.length).toBeGreaterThan(0);
+      expect(written, "the search sees the numbers as masked").toContain(masked(CARD));
+      for (const leak of [CARD, note, custom, CARD.replace(/(\d{4})(?=\d)/g, "$1 ")]) expect(written.includes(leak), `${leak} was kept`).toBe(false);
+      for (const leak of [`"${CODE}"`, `=${CODE}`, `>${CODE}<`, `:${CODE}`, `[${CODE}]`]) expect(written.includes(leak), `the code as ${leak} was kept`).toBe(false);
+    } finally {
+      hook.server.close();
+    }
+  }, 60_000);
+
   test.runIf(REPLICA_MODE)("a merchant an older Sandgate left in Redis with full numbers on file: loaded without them, rewritten at its next turn; the named one still decides", async () => {
     const prefix = freshPrefix();
     const scenarios = scenarioDir({ "on-file.yaml": ON_FILE });

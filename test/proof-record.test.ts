@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { headerOf, kindOf, pathOf, readHar, type HarEntry } from "../src/proof/har.js";
-import { maskBody, maskHeader, maskUrl, maskValue } from "../src/proof/mask.js";
+import { maskBody, maskHeader, maskUrl, maskValue } from "../src/domain/masking.js";
 import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, rootText } from "./helpers.js";

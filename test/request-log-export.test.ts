@@ -124,3 +124,23 @@ describe("GET /__sandbox/requests.har", () => {
     expect(third!.response.content.text).toBe('{"ok":1}');
   });
 });
+
+describe("the request log in memory", () => {
+  test("keeps each body with card numbers and codes masked, whatever their shape: nothing in this process's memory holds them", async () => {
+    const { app, deps } = await makeApp();
+    const CARD = "5105105105105100";
+    const shapes: [string, string][] = [
+      ["application/x-www-form-urlencoded", `merchant_id=M10001&account_id=A10001&order_no=MEM-1&card[]=${CARD}&security_code[]=8642`],
+      ["application/x-www-form-urlencoded", `merchant_id=M10001&account_id=A10001&order_no=MEM-2&card[number]=${CARD}&security_code[x]=8642`],
+      ["application/json", JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "MEM-3", card: [CARD], security_code: { v: "8642" } })],
+      ["application/json", JSON.stringify(directPayment({ order_no: "MEM-4", card: CARD, security_code: "8642", note: `card ${CARD}` }))],
+    ];
+    for (const [type, body] of shapes) await request(app).post("/v1/authorise").set("content-type", type).send(body);
+    const entries = deps.requests.list({ limit: 100 });
+    expect(entries.map((e) => e.order_no)).toEqual(expect.arrayContaining(["MEM-1", "MEM-2", "MEM-3", "MEM-4"]));
+    const bodies = entries.map((e) => deps.requests.exchange(e.id)?.body ?? "").join("\n");
+    expect(bodies).toContain("510510");
+    expect(bodies).not.toContain(CARD);
+    expect(bodies).not.toMatch(/8642/);
+  });
+});

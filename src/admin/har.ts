@@ -2,7 +2,7 @@
 // one entry per logged request, with its body and answer while the log still keeps them (the most
 // recent requests: EXCHANGES_KEPT). Card numbers and security codes in request bodies are masked.
 import qs from "qs";
-import { redactCards } from "../notify/redact.js";
+import { maskJson } from "../domain/masking.js";
 import { parseText } from "../http/body.js";
 import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../request-log.js";
 
@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<number, string> = { 200: "OK", 303: "See Other", 400: 
 /** The request body as it was sent (JSON or a form), with card data masked; {} when it could not be read. */
 function postData(x: Exchange) {
   // the log keeps the text of bodies that were read, "" for the others: parsing it again cannot fail
-  const masked = redactCards(parseText(x.body, x.requestType));
+  const masked = maskJson(parseText(x.body, x.requestType));
   const json = /json/i.test(x.requestType) || x.requestType === "";
   return { mimeType: x.requestType || "application/json", text: json ? JSON.stringify(masked) : qs.stringify(masked) };
 }

@@ -14,6 +14,7 @@ import { catchUp } from "../scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
 import { createBodyReader, type Body } from "./body.js";
+import { maskBody, maskFreeText } from "../domain/masking.js";
 import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
@@ -127,6 +128,10 @@ function operationHandler(op: Operation, deps: Deps): (req: IncomingMessage, res
     let reply: Reply;
     try {
       ({ body, text: sent } = await readBody(req, res));
+      // a card number typed into a free-text field (note, custom) is never stored; the request log
+      // keeps the body with every card number and security code masked, whatever their shape
+      body = maskFreeText(body);
+      sent = maskBody(sent, req.headers["content-type"] ?? "");
       // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
       // the merchant's unit: its records only (a request without one is refused before it reads any)
       const merchant = text(body.merchant_id);

@@ -1,5 +1,5 @@
 // `sandgate record`'s proxy: every request goes to the real gateway unchanged, its answer comes back
-// unchanged, and the exchange is appended to a HAR (masked: src/proof/mask.ts) before the client
+// unchanged, and the exchange is appended to a HAR (masked: src/domain/masking.ts) before the client
 // sees it. With notifyTo, notify_url in payment requests points at the recorder, which relays the
 // gateway's notifications to the merchant and records them too. The recorder never invents an
 // answer: when the gateway cannot be reached the client gets a 502 and the HAR gets nothing.
@@ -11,7 +11,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { packageVersion } from "../paths.js";
 import type { EntryKind } from "./har.js";
 import { openHarWriter, type HarWriter, type NameValue, type RecordedEntry } from "./har-writer.js";
-import { maskBody, maskHeader, maskPairs, maskUrl } from "./mask.js";
+import { maskBody, maskHeader, maskPairs, maskUrl } from "../domain/masking.js";
 import { pointNotifyUrlAt } from "./notify-address.js";
 
 export interface RecorderOptions {

@@ -27,7 +27,6 @@ import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store
 import type { State } from "./types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
-import { maskBody } from "../proof/mask.js";
 
 export interface RedisStoreOptions {
   url: string;
@@ -326,11 +325,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
 
   /**
    * This replica's request log entry, to the others (sent on the connection before the answer goes
-   * out). The request's body goes with its card numbers and security codes masked: Redis keeps it.
+   * out). The request's body was masked when it was logged (http/operation.ts): no card number or
+   * security code reaches Redis.
    */
   function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    const shared = exchange && { ...exchange, body: maskBody(exchange.body, exchange.requestType) };
-    client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange: shared })).catch(() => undefined);
+    client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange })).catch(() => undefined);
   }
 
   /** the settings' lease, renewed while this replica holds their turn: a list of every merchant may take longer than the lease */

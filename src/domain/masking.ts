@@ -1,8 +1,12 @@
-// What the recorder writes to a HAR instead of card data and secrets. Pure functions over values,
-// JSON, forms, query strings, URLs, XML and HTML; each returns its input unchanged (the same
-// string) when there is nothing to mask, so a recording of a harmless exchange holds its bytes.
-// Only the HAR is masked: what the recorder forwards is never touched.
-import { maskCard, passesLuhn } from "../domain/card.js";
+// The one masking of card data and secrets, for every place Sandgate keeps or shows a request: the
+// request log (in memory, in Redis), its HAR export, notifications, the recorder's HAR, and free-text
+// fields before a payment is stored. Pure functions over values, JSON, forms, query strings, URLs,
+// XML and HTML; each returns its input unchanged (the same string or object) when there is nothing
+// to mask, so a harmless exchange keeps its bytes. Any value under a card or security-code name is
+// masked whatever its shape (string, number, array, object, nested; a form's card[] or card[number]);
+// a Luhn-valid run of 13 to 19 digits (spaces or dashes between them allowed) typed into a free-text
+// field becomes its first six and last four. What the recorder forwards is never touched.
+import { maskCard, passesLuhn } from "./card.js";
 
 const CARD_NAME = /^(card|card_?no|card_?number|cardnumber|pan)$/i;
 const SECURITY_CODE_NAME = /^(security_code|cvv2?|cvc|csc)$/i;
@@ -20,8 +24,23 @@ const TIMESTAMP = /^((19|20)\d\d(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])([01]\d|2[0-
 
 export const SECRET_MASK = "***";
 
-export const isCardName = (name: string) => CARD_NAME.test(name);
-export const isSecurityCodeName = (name: string) => SECURITY_CODE_NAME.test(name);
+/** Free-text fields: where a payer or merchant may type anything, a card number included. */
+const FREE_TEXT_NAME = /^(note|notes|custom|comment|comments|description|memo|remark|remarks|message|additional_information|labels)$/i;
+
+/** What a name holds, from any of its parts: `card`, `card[]`, `card[number]`, `payment[card]` are cards. */
+type Sensitive = "card" | "code" | undefined;
+function sensitiveName(name: string): Sensitive {
+  if (CARD_NAME.test(name)) return "card";
+  if (SECURITY_CODE_NAME.test(name)) return "code";
+  if (!name.includes("[")) return undefined;
+  const parts = name.split(/[[\]]+/).filter((p) => p !== "");
+  if (parts.some((p) => CARD_NAME.test(p))) return "card";
+  if (parts.some((p) => SECURITY_CODE_NAME.test(p))) return "code";
+  return undefined;
+}
+
+export const isCardName = (name: string) => sensitiveName(name) === "card";
+export const isSecurityCodeName = (name: string) => sensitiveName(name) === "code";
 export const isSecretName = (name: string) => SECRET_NAME.test(name) || SECRET_NAME_CAMEL.test(name);
 
 /**
@@ -44,23 +63,62 @@ const isNotACard = (name: string, value: string) => IDENTIFIER_NAME.test(name) |
  */
 export function maskValue(name: string, value: string): string {
   if (value === "") return value;
-  if (isCardName(name)) return maskCardNumber(value);
-  if (isSecurityCodeName(name)) return "*".repeat(value.length);
+  const sensitive = sensitiveName(name);
+  if (sensitive === "card") return maskCardNumber(value);
+  if (sensitive === "code") return "*".repeat(value.length);
+  name = fieldName(name);
   if (isSecretName(name)) return SECRET_MASK;
   if (looksLikeCard(value)) return isNotACard(name, value) ? value : maskCard(value);
+  if (FREE_TEXT_NAME.test(name)) return maskCardRuns(value);
   if (/^\s*[[{]/.test(value)) return maskJsonText(value) ?? value;
   if (/^https?:\/\//i.test(value)) return maskUrl(value);
   if (/^[^=&\s]+=[^&]*(&|$)/.test(value)) return maskForm(value);
   return value;
 }
 
-/** A JSON value with every field masked, however deep; `name` is the key it sits under. The same value (not a copy) when nothing was masked. */
-export function maskJson(value: unknown, name = ""): unknown {
-  if (typeof value === "string") return maskValue(name, value);
-  if (typeof value === "number" || typeof value === "bigint") {
+/** Digit runs (single spaces or dashes between digits allowed); linear: each step takes a digit. */
+const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
+
+/** A free text with every Luhn-valid run of 13 to 19 digits shown as first six and last four. */
+export function maskCardRuns(text: string): string {
+  if (!/\d{4}/.test(text.replace(/[ -]/g, ""))) return text;
+  return text.replace(DIGIT_RUN, (run) => {
+    const digits = run.replace(/[ -]/g, "");
+    return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits) ? maskCard(digits) : run;
+  });
+}
+
+/**
+ * A request's fields with the card numbers typed into free-text fields (note, custom, ...) masked,
+ * however deep, before the request is decided and stored; other fields are left for the operation
+ * (the card itself is needed to decide). The same object when nothing was masked.
+ */
+export function maskFreeText<T>(value: T, name = ""): T {
+  if (typeof value === "string") return (FREE_TEXT_NAME.test(name) ? maskCardRuns(value) : value) as T;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const items = value.map((v) => maskFreeText(v, name));
+    return (items.some((v, i) => v !== value[i]) ? items : value) as T;
+  }
+  const entries = Object.entries(value);
+  const masked = entries.map(([k, v]) => maskFreeText(v, k));
+  return (masked.some((v, i) => v !== entries[i]![1]) ? Object.fromEntries(entries.map(([k], i) => [k, masked[i]])) : value) as T;
+}
+
+/**
+ * A JSON value with every field masked, however deep; `name` is the key it sits under. Under a card
+ * or security-code name everything is masked, whatever its shape. The same value (not a copy) when nothing was masked.
+ */
+export function maskJson(value: unknown, name = "", under: Sensitive = undefined): unknown {
+  const sensitive = under ?? sensitiveName(name);
+  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") {
     const text = String(value);
-    const masked = maskValue(name, text);
+    const masked = sensitive === "card" ? maskCardNumber(text) : sensitive === "code" ? "*".repeat(text.length) : maskValue(name, text);
     return masked === text ? value : masked;
+  }
+  if (sensitive && value !== null && typeof value === "object") {
+    if (Array.isArray(value)) return value.map((v) => maskJson(v, name, sensitive));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskJson(v, k, sensitive)]));
   }
   if (Array.isArray(value)) {
     // [["card", "4242…"], ["security_code", "123"]]: name/value pairs (the checkout page's inputs)
@@ -114,7 +172,7 @@ export function maskForm(text: string): string {
     const key = decodeFormPart(pair.slice(0, eq));
     const value = decodeFormPart(pair.slice(eq + 1));
     if (key === undefined || value === undefined) return pair;
-    const masked = maskValue(fieldName(key), value);
+    const masked = maskValue(key, value);
     if (masked === value) return pair;
     changed = true;
     return `${pair.slice(0, eq)}=${encodeURIComponent(masked)}`;
@@ -124,7 +182,7 @@ export function maskForm(text: string): string {
 
 /** HAR's queryString (or any name/value list), masked. */
 export function maskPairs(pairs: readonly { name: string; value: string }[]): { name: string; value: string }[] {
-  return pairs.map(({ name, value }) => ({ name, value: maskValue(fieldName(name), value) }));
+  return pairs.map(({ name, value }) => ({ name, value: maskValue(name, value) }));
 }
 
 /** A URL (absolute or a path) with its query masked. */
