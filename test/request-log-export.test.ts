@@ -134,10 +134,13 @@ describe("the request log in memory", () => {
       ["application/x-www-form-urlencoded", `merchant_id=M10001&account_id=A10001&order_no=MEM-2&card[number]=${CARD}&security_code[x]=8642`],
       ["application/json", JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "MEM-3", card: [CARD], security_code: { v: "8642" } })],
       ["application/json", JSON.stringify(directPayment({ order_no: "MEM-4", card: CARD, security_code: "8642", note: `card ${CARD}` }))],
+      // names escaped, which the parsers decode: %63ard is card, \u0063vv is cvv
+      ["application/x-www-form-urlencoded", `merchant_id=M10001&account_id=A10001&order_no=MEM-5&%63ard[]=${CARD}&%73ecurity_code=8642`],
+      ["application/json", `{"merchant_id":"M10001","account_id":"A10001","order_no":"MEM-6","\\u0063ard":"${CARD}","\\u0063vv":"8642"}`],
     ];
     for (const [type, body] of shapes) await request(app).post("/v1/authorise").set("content-type", type).send(body);
     const entries = deps.requests.list({ limit: 100 });
-    expect(entries.map((e) => e.order_no)).toEqual(expect.arrayContaining(["MEM-1", "MEM-2", "MEM-3", "MEM-4"]));
+    expect(entries.map((e) => e.order_no)).toEqual(expect.arrayContaining(["MEM-1", "MEM-2", "MEM-3", "MEM-4", "MEM-5", "MEM-6"]));
     const bodies = entries.map((e) => deps.requests.exchange(e.id)?.body ?? "").join("\n");
     expect(bodies).toContain("510510");
     expect(bodies).not.toContain(CARD);
