@@ -76,6 +76,8 @@ export interface AdminClient {
   completePayout(transactionId: string): Promise<Record<string, unknown>>;
   failPayout(transactionId: string, failure?: { failure_type?: string; failure_reason?: string }): Promise<Record<string, unknown>>;
   chargeSubscription(recurringId: string): Promise<Subscription & { recurring_status: string }>;
+  /** a merchant and its secret key, provisioned now if Sandgate does not know it (--merchant-keys random: its key is random) */
+  merchant(merchantId: string): Promise<MerchantView>;
   /** moves the sandbox clock forward ("90s", "2h", "3d", "1w", or seconds) and applies what fell due */
   advanceClock(by: string | number): Promise<{ now: string; offset_ms: number; applied: number }>;
   clock(): Promise<{ now: string; offset_ms: number }>;
@@ -93,6 +95,15 @@ export interface AdminClient {
 }
 
 type Query = Record<string, string | number | undefined>;
+
+/** A merchant as the operator API shows it. */
+export interface MerchantView {
+  merchant_id: string;
+  name: string;
+  secret_key: string;
+  provisioned: boolean;
+  accounts: { account_id: string; capture_mode: "manual" | "auto" }[];
+}
 
 export interface AdminClientOptions {
   /** abandon a call that has no complete answer after this long (a TimeoutError); default: wait */
@@ -147,6 +158,7 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     settleRefund: async (ref, result = "processed") => (await call<{ refund: Refund }>("POST", `/refunds/${id(ref)}/settle`, { body: { result } })).refund,
     completePayout: async (transactionId) => (await call<{ payout: Record<string, unknown> }>("POST", `/payouts/${id(transactionId)}/complete`, { body: {} })).payout,
     failPayout: async (transactionId, failure = {}) => (await call<{ payout: Record<string, unknown> }>("POST", `/payouts/${id(transactionId)}/fail`, { body: failure })).payout,
+    merchant: async (merchantId) => (await call<{ merchant: MerchantView }>("PUT", `/merchants/${id(merchantId)}`)).merchant,
     chargeSubscription: async (recurringId) => (await call<{ subscription: Subscription & { recurring_status: string } }>("POST", `/subscriptions/${id(recurringId)}/charge`, { body: {} })).subscription,
     advanceClock: (by) => call("POST", "/clock", { body: typeof by === "number" ? { advance_seconds: by } : { advance: by } }),
     clock: () => call("GET", "/clock"),

@@ -16,6 +16,8 @@ export interface Config {
   seed: string | undefined;
   signatureMode: SignatureMode;
   strictMerchants: boolean;
+  /** how a provisioned merchant's key is made: sk_test_<id> (id) or random */
+  merchantKeys: "id" | "random";
   baseUrl: string | undefined;
   adminToken: string | undefined;
   /** host names, besides loopback, IP addresses and --base-url's, under which a browser may reach /__sandbox */
@@ -79,6 +81,14 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "redisPrefix", flag: "--redis-prefix", env: "REDIS_PREFIX", kind: "string", description: "prefix of Sandgate's Redis keys: one Redis can hold several separate sandboxes" },
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
   { key: "signatureMode", flag: "--signature-mode", env: "SIGNATURE_MODE", kind: "string", choices: ["lenient", "strict"], description: "lenient accepts any 64-hex encryption_data; strict checks it with the merchant's key" },
+  {
+    key: "merchantKeys",
+    flag: "--merchant-keys",
+    env: "MERCHANT_KEYS",
+    kind: "string",
+    choices: ["id", "random"],
+    description: "a provisioned merchant's secret key: id (sk_test_<id>, anyone can compute it) or random (shown to operators only: sandgate ctl merchant key <id>)",
+  },
   { key: "strictMerchants", flag: "--strict-merchants", env: "STRICT_MERCHANTS", kind: "boolean", description: "refuse unknown merchant/account ids with 404 instead of provisioning them" },
   {
     key: "baseUrl",
@@ -134,6 +144,7 @@ export const DEFAULTS: Config = {
   seed: undefined,
   signatureMode: "lenient",
   strictMerchants: false,
+  merchantKeys: "id",
   baseUrl: undefined,
   adminToken: undefined,
   allowedHosts: undefined,

@@ -196,6 +196,13 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
 
     check("post", "/__sandbox/reset", await api().post("/__sandbox/reset").send({ merchant_id: 7 }));
     check("post", "/__sandbox/reset", await api().post("/__sandbox/reset").send({ merchant_id: "M10002" }));
+
+    check("put", "/__sandbox/merchants/{merchant_id}", await api().put("/__sandbox/merchants/CI-OPENAPI-1"));
+    check("put", "/__sandbox/merchants/{merchant_id}", await api().put(`/__sandbox/merchants/${"x".repeat(101)}`));
+    check("get", "/__sandbox/merchants/{merchant_id}", await api().get("/__sandbox/merchants/CI-OPENAPI-1"));
+    check("get", "/__sandbox/merchants/{merchant_id}", await api().get("/__sandbox/merchants/NOBODY-AT-ALL"));
+    const closed = (await makeApp({ strictMerchants: true })).app;
+    check("put", "/__sandbox/merchants/{merchant_id}", await request(closed).put("/__sandbox/merchants/CI-OPENAPI-2"));
   });
 
   test("the payer pages: the page, a script's JSON answers (result, 400, 404, 409) and the browser's redirect", async () => {

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { afterAll, describe, expect, test } from "vitest";
 import { inject } from "vitest";
-import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
+import { ACME, ANY_SIGNATURE, directPayment, parseXml, signRequest } from "./helpers.js";
 import { freshPrefix, redisDump, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster } from "ioredis";
 import { defaultFixturesDir } from "../src/paths.js";
@@ -126,6 +126,18 @@ describe("replicas on one Redis", () => {
     expect((await json(a!, `/__sandbox/transactions?order_no=${p.order_no}`)).body.transactions).toEqual([]); // gone on the other replica too
     const fixtures = (await json(a!, "/__sandbox/transactions")).body.transactions as unknown[];
     expect(fixtures.length).toBeGreaterThan(0);
+  });
+
+  test("--merchant-keys random: a merchant provisioned on one replica has the same random key on the other, which accepts its signature", async () => {
+    const [a, b] = await replicas(2, undefined, ["--merchant-keys", "random", "--signature-mode", "strict"]);
+    const made = await json(a!, "/__sandbox/merchants/TEAM-R", { method: "PUT" });
+    expect(made.body).toMatchObject({ created: true, merchant: { merchant_id: "TEAM-R" } });
+    const key = (made.body.merchant as { secret_key: string }).secret_key;
+    expect(key).toMatch(/^sk_test_[0-9a-f]{32}$/);
+    expect((await json(b!, "/__sandbox/merchants/TEAM-R")).body.merchant).toMatchObject({ secret_key: key });
+    const body = directPayment({ merchant_id: "TEAM-R", account_id: "A1" });
+    const paid = await post(b!, "/v1/authorise", { ...body, encryption_data: signRequest("authorise", body, key) });
+    expect(parseXml(paid.text).result_info).toBe("0000:Success");
   });
 
   test("the request log holds every replica's requests", async () => {

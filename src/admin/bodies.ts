@@ -88,6 +88,7 @@ export const NO_BODY = [
   "post /__sandbox/scenarios/reload",
   "delete /__sandbox/scenarios/bindings/{merchantId}",
   "delete /__sandbox/coverage",
+  "put /__sandbox/merchants/{merchant_id}",
 ] as const;
 
 /** The keys a body schema accepts (every option's, for a union). */

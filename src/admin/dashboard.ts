@@ -70,7 +70,7 @@ export function dashboard(deps: Deps): Router {
 
   router.get("/", async (req, res) => {
     await applyDue(deps);
-    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
+    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(), keys: store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
     sendHtml(res, 200, overviewPage(data, flashOf(req)));
   });
 

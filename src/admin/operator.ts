@@ -16,6 +16,7 @@ import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
+import { merchantsApi } from "./merchants.js";
 import { harOf } from "./har.js";
 import { verifyApi } from "./verify.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
@@ -133,6 +134,7 @@ export function operatorApi(deps: Deps): Router {
   router.use(receiverChecksApi(deps));
   router.use(payoutsApi(deps));
   router.use(subscriptionsApi(deps));
+  router.use(merchantsApi(deps));
   router.use(scenariosApi(deps));
   router.use((req: Request, res: Response) => problem(res, 404, "not_found", `no operator route ${req.method} ${req.path}`));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -229,6 +229,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: requestsHar,
   },
   {
+    words: "merchant key",
+    summary: "print a merchant's secret key, provisioning the merchant if Sandgate does not know it yet",
+    args: [new Argument("<merchant_id>", "the merchant (a fixture's, one provisioned by use, or a new one)")],
+    run: async ({ client }, [merchantId]) => {
+      const merchant = await client.merchant(merchantId!);
+      return { json: merchant, text: merchant.secret_key };
+    },
+  },
+  {
     words: "reset",
     summary: "back to the fixtures: one merchant's records, or with --all everything (coverage stays)",
     options: [merchantOption("reset this merchant only"), new Option("--all", "reset every merchant (on a shared sandbox: every team's)")],
@@ -246,6 +255,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export const GROUPS: Record<string, string> = {
   scenario: "the scenario in force: use, list",
   refund: "refunds: settle",
+  merchant: "merchants: key",
   clock: "the sandbox clock: advance",
   notifications: "the notification outbox: deliver",
 };

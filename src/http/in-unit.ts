@@ -31,9 +31,20 @@ const BY_ID: [RegExp, Locatable][] = [
   [/^\/__sandbox\/notifications\/([^/]+)$/, "notification"],
 ];
 
+/** Routes naming a merchant: their unit is that merchant's. */
+const BY_MERCHANT = /^\/__sandbox\/merchants\/([^/]+)$/;
+
 /** The unit a route runs in: its record's merchant (or no records, when no such record exists), none, or every merchant. */
 async function scopeOf(store: Store, path: string): Promise<UnitScope | undefined> {
   if (NO_RECORDS.test(path)) return { none: true };
+  const merchant = BY_MERCHANT.exec(path)?.[1];
+  if (merchant !== undefined) {
+    try {
+      return { merchant: decodeURIComponent(merchant) };
+    } catch {
+      return { none: true };
+    }
+  }
   for (const [route, kind] of BY_ID) {
     const id = route.exec(path)?.[1];
     if (id === undefined) continue;

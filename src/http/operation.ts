@@ -164,7 +164,7 @@ interface Seen {
 async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, requestId: string, body: Body, seen: Seen): Promise<Reply> {
   const merchantId = requireText(body, "merchant_id");
   const accountId = requireText(body, "account_id");
-  const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants);
+  const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants, deps.config.merchantKeys);
   seen.caller = caller;
   if (op.registeredIpOnly) checkRegisteredIp(caller, req.socket.remoteAddress ?? "");
   const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);

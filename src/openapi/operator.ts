@@ -13,6 +13,13 @@ const int = z.number().int();
 /** Every operator error: `{ error, message }` (a few add what they are about, e.g. a payment's state). */
 export const operatorError = z.looseObject({ error: s.describe("what went wrong, e.g. transaction_not_found"), message: s.describe("in words, for a person") });
 
+const merchantView = z.strictObject({
+  merchant_id: s,
+  name: s,
+  secret_key: s.describe("the key requests and answers are signed with"),
+  provisioned: z.boolean().describe("made on first use (or by PUT), not a fixture"),
+  accounts: z.array(z.strictObject({ account_id: s, capture_mode: z.enum(["manual", "auto"]) })),
+});
 const health = z.strictObject({ status: z.literal("ok"), scenario: s.describe("the global scenario"), signature_mode: z.enum(["lenient", "strict"]), time: s.describe("the sandbox clock, ISO 8601") });
 const document = z.looseObject({ openapi: s, info: z.looseObject({ title: s, version: s }), paths: z.record(s, z.looseObject({})) });
 
@@ -261,6 +268,22 @@ export const OPERATOR: OperatorCall[] = [
     summary: "subscriptions with the payments they charged",
     query: { merchant_id: "only this merchant's", recurring_id: "only this subscription" },
     answer: z.strictObject({ subscriptions: z.array(subscription.extend({ transactions: z.array(charged) })) }),
+  },
+  {
+    method: "get",
+    path: "/__sandbox/merchants/{merchant_id}",
+    operationId: "getMerchant",
+    summary: "a merchant Sandgate knows, with its secret key",
+    answer: z.strictObject({ merchant: merchantView }),
+    problems: { 404: "merchant_not_found" },
+  },
+  {
+    method: "put",
+    path: "/__sandbox/merchants/{merchant_id}",
+    operationId: "provisionMerchant",
+    summary: "the merchant with its secret key, provisioned now if Sandgate does not know it (with --merchant-keys random its key is random)",
+    answer: z.strictObject({ merchant: merchantView, created: z.boolean().describe("provisioned by this call") }),
+    problems: { 400: "invalid_merchant_id", 404: "merchant_not_found: --strict-merchants is on" },
   },
   {
     method: "post",

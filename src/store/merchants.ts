@@ -1,4 +1,5 @@
 // Finding the caller's merchant and account, or provisioning them on first use.
+import { randomBytes } from "node:crypto";
 import { GatewayError } from "../codes.js";
 import type { Ids } from "../ids.js";
 import type { Account, Merchant } from "./types.js";
@@ -8,6 +9,24 @@ const CONNECTORS = ["NorthStar Acquiring", "Meridian Payments", "Harbor Card Ser
 
 /** The documented secret key of a provisioned merchant, so strict-mode signatures can be computed. */
 export const provisionedKey = (merchantId: string) => `sk_test_${merchantId}`;
+
+/**
+ * How a provisioned merchant's key is made (--merchant-keys): `id`, the documented sk_test_<id>
+ * anyone can compute; `random`, 128 random bits a shared sandbox shows only to its operators, so
+ * that with strict signatures one team cannot sign as another.
+ */
+export type MerchantKeys = "id" | "random";
+export const newMerchantKey = (merchantId: string, keys: MerchantKeys) => (keys === "random" ? `sk_test_${randomBytes(16).toString("hex")}` : provisionedKey(merchantId));
+
+/** A merchant provisioned now (no accounts yet: each is added on its first use). */
+export const provisionedMerchant = (merchantId: string, ids: Ids, keys: MerchantKeys): Merchant => ({
+  merchant_id: merchantId,
+  name: ids.fakerFor(`merchant|${merchantId}`).company.name(),
+  secret_key: newMerchantKey(merchantId, keys),
+  registered_ips: ["*"],
+  accounts: [],
+  provisioned: true,
+});
 
 function provisionAccount(merchantId: string, accountId: string, ids: Ids): Account {
   const connector = CONNECTORS[ids.intFor(`connector|${merchantId}|${accountId}`, 0, CONNECTORS.length - 1)]!;
@@ -43,17 +62,11 @@ export function findCaller(
   merchantId: string,
   accountId: string,
   strict: boolean,
+  keys: MerchantKeys = "id",
 ): Caller {
   const known = records.merchant(merchantId);
   if (!known && strict) throw new GatewayError("unknown_merchant", `no merchant "${merchantId}" (--strict-merchants is on)`);
-  const merchant: Merchant = known ?? {
-    merchant_id: merchantId,
-    name: ids.fakerFor(`merchant|${merchantId}`).company.name(),
-    secret_key: provisionedKey(merchantId),
-    registered_ips: ["*"],
-    accounts: [],
-    provisioned: true,
-  };
+  const merchant: Merchant = known ?? provisionedMerchant(merchantId, ids, keys);
   const knownAccount = merchant.accounts.find((a) => a.account_id === accountId);
   if (!knownAccount && strict) {
     throw new GatewayError("unknown_account", `merchant "${merchantId}" has no account "${accountId}" (--strict-merchants is on)`);

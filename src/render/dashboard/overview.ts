@@ -8,6 +8,8 @@ export interface OverviewData {
   scenarios: Scenario[];
   errors: string[];
   merchants: string[];
+  /** every merchant's secret key: the dashboard is behind ADMIN_TOKEN when one is set */
+  keys: { merchant_id: string; name: string; secret_key: string }[];
   now: string;
   offsetMs: number;
 }
@@ -60,6 +62,11 @@ ${table(["Merchant", "Scenario", ""], bindings, "bindings-table")}
 <div class="shrink"><button type="submit" id="bind">Bind</button></div>
 </form>
 <datalist id="known-merchants">${d.merchants.map((m) => `<option value="${e(m)}">`).join("")}</datalist>
+</section>
+<section class="card" id="merchant-keys">
+<h2>Merchants and their keys</h2>
+<p class="hint">The key each merchant signs with (<code>encryption_data</code>). A merchant id Sandgate has not seen is provisioned on first use, its key <code>sk_test_&lt;id&gt;</code>, or a random one with <code>--merchant-keys random</code> (<code>sandgate ctl merchant key &lt;id&gt;</code> prints it).</p>
+${table(["Merchant", "Name", "Key"], d.keys.map((k) => [`<code>${e(k.merchant_id)}</code>`, e(k.name), `<code class="key">${e(k.secret_key)}</code>`]), "merchant-keys-table")}
 </section>
 <section class="card" id="scenarios">
 <h2>Scenarios</h2>

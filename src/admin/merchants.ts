@@ -1,0 +1,47 @@
+// /__sandbox/merchants/{merchant_id}: a merchant and its secret key, for the operators of a shared
+// sandbox. With --merchant-keys random a provisioned merchant's key is random, so CI asks for it
+// here (or with `sandgate ctl merchant key <id>`) before it signs: PUT provisions the merchant when
+// Sandgate does not know it yet (its accounts are added on their first use), GET reads one it knows.
+// Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
+import { Router, type Response } from "express";
+import type { Deps } from "../deps.js";
+import { provisionedMerchant } from "../store/merchants.js";
+import type { Merchant } from "../store/types.js";
+import { problem } from "./shared.js";
+
+/** What an operator is shown of a merchant. */
+export const merchantView = (m: Merchant) => ({
+  merchant_id: m.merchant_id,
+  name: m.name,
+  secret_key: m.secret_key,
+  provisioned: m.provisioned === true,
+  accounts: m.accounts.map((a) => ({ account_id: a.account_id, capture_mode: a.capture_mode })),
+});
+
+const MERCHANT_ID = /^[\x21-\x7e]{1,100}$/;
+
+export function merchantsApi(deps: Deps): Router {
+  const router = Router();
+  const { store } = deps;
+  const badId = (res: Response, id: string) => problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to 100 visible ASCII characters`);
+
+  router.get("/merchants/:merchant_id", (req, res) => {
+    const id = req.params.merchant_id;
+    const merchant = store.records.merchant(id);
+    if (!merchant) return problem(res, 404, "merchant_not_found", `no merchant ${id}: PUT /__sandbox/merchants/${id} provisions it`);
+    res.json({ merchant: merchantView(merchant) });
+  });
+
+  router.put("/merchants/:merchant_id", async (req, res) => {
+    const id = req.params.merchant_id;
+    if (!MERCHANT_ID.test(id)) return badId(res, id);
+    const known = store.records.merchant(id);
+    if (known) return void res.json({ merchant: merchantView(known), created: false });
+    if (deps.config.strictMerchants) return problem(res, 404, "merchant_not_found", `no merchant ${id} (--strict-merchants is on: the fixtures' merchants only)`);
+    const merchant = provisionedMerchant(id, store.ids, deps.config.merchantKeys);
+    store.records.addMerchant(merchant);
+    await store.commit();
+    res.json({ merchant: merchantView(merchant), created: true });
+  });
+  return router;
+}
