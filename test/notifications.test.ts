@@ -148,13 +148,13 @@ describe("a payment with notify_url is POSTed to it, signed", () => {
     const [hit] = receiver.received;
     expect(hit!.path).toBe("/hooks/sandgate");
     expect(hit!.headers["content-type"]).toMatch(/^application\/json/);
-    expect(Object.keys(hit!.body)).toEqual(["notification_id", "event", "merchant_id", "created_at", "data", "encryption_data"]);
+    expect(Object.keys(hit!.body)).toEqual(["notification_id", "event", "merchant_id", "created_at", "sent_at", "data", "encryption_data"]);
     expect(hit!.body).toMatchObject({ event: "payment.authorised", merchant_id: ACME.merchant_id });
     expect(hit!.body.notification_id).toMatch(/^ntf_[0-9a-f]{24}$/);
     expect(hit!.headers["x-sandbox-notification-id"]).toBe(hit!.body.notification_id);
     expect(hit!.headers["x-sandbox-event"]).toBe("payment.authorised");
     expect(hit!.headers["x-sandbox-attempt"]).toBe("1");
-    expect(SIGNED_FIELDS.slice(0, 4)).toEqual(["notification_id", "event", "merchant_id", "created_at"]);
+    expect(SIGNED_FIELDS.slice(0, 5)).toEqual(["notification_id", "event", "merchant_id", "created_at", "sent_at"]);
     expect(SIGNED_FIELDS).toEqual(expect.arrayContaining(["data.transaction_id", "data.order_no", "data.amount", "data.currency", "data.payment_status"]));
     expect(hit!.body.encryption_data).toBe(expectedSignature(hit!.body));
     expect(hit!.body.encryption_data).not.toBe(expectedSignature(hit!.body, "another_key_123"));
@@ -162,6 +162,8 @@ describe("a payment with notify_url is POSTed to it, signed", () => {
     const data = hit!.body.data as Record<string, unknown>;
     for (const change of [{ amount: "9999.00" }, { payment_status: "3000" }, { transaction_id: "1" }, { currency: "EUR" }, { order_no: "other" }])
       expect(expectedSignature({ ...hit!.body, data: { ...data, ...change } })).not.toBe(hit!.body.encryption_data);
+    // and so is the attempt's time: a replayed notification cannot be made to look fresh
+    expect(expectedSignature({ ...hit!.body, sent_at: new Date().toISOString() })).not.toBe(hit!.body.encryption_data);
     expect(hit!.raw).not.toContain("4242424242424242");
 
     // data is what the transaction query shows for the payment, plus account_id
@@ -171,8 +173,10 @@ describe("a payment with notify_url is POSTed to it, signed", () => {
 
     const n = await only();
     expect(n).toMatchObject({ notification_id: hit!.body.notification_id, state: "delivered", url: receiver.url, event: "payment.authorised", due_at: "" });
-    expect(n.payload).toEqual(hit!.body);
     expect(n.attempts).toEqual([expect.objectContaining({ attempt: 1, reason: "first", http_status: 200, error: "", response_body: "ok" })]);
+    // the attempt's body is the notification's with the attempt's time, signed again
+    const { encryption_data: _stored, ...stored } = n.payload;
+    expect(hit!.body).toEqual({ ...stored, sent_at: n.attempts[0]!.at, encryption_data: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   const payments: { name: string; body: () => Record<string, unknown>; path?: string; event: string; status: string }[] = [
@@ -319,7 +323,13 @@ describe("retries with backoff on the sandbox clock", () => {
       [3, "retry", 200],
     ]);
     expect(receiver.received.map((r) => r.headers["x-sandbox-attempt"])).toEqual(["1", "2", "3"]);
-    expect(new Set(receiver.received.map((r) => r.raw)).size).toBe(1); // the same body every time
+    // the same notification every time, created_at included; each attempt with its own signed sent_at
+    const bodies = receiver.received.map((r) => r.body);
+    const without = (b: Record<string, unknown>) => ({ ...b, sent_at: undefined, encryption_data: undefined });
+    expect(new Set(bodies.map((b) => JSON.stringify(without(b)))).size).toBe(1);
+    expect(bodies.map((b) => b.sent_at)).toEqual(n.attempts.map((a) => a.at));
+    expect(seconds(String(bodies[0]!.sent_at), String(bodies[2]!.sent_at))).toBeGreaterThanOrEqual(3);
+    for (const b of bodies) expect(b.encryption_data).toBe(expectedSignature(b));
   });
 
   test("the fast schedule (1, 2, 4, 8, 16 s) runs out after 6 attempts: failed, and nothing more is sent", async () => {
@@ -415,7 +425,10 @@ describe("scenario behaviour: delay, duplicate, drop", () => {
     const res = await trigger({ event: "test.twice", notify: { duplicate: 1 } }).expect(201);
     expect(res.body.notification.state).toBe("delivered");
     expect(receiver.received).toHaveLength(2);
-    expect(receiver.received[0]!.raw).toBe(receiver.received[1]!.raw);
+    // the same notification, each copy with its own sent_at, signed
+    const [one, two] = receiver.received.map((r) => r.body);
+    expect({ ...one, sent_at: undefined, encryption_data: undefined }).toEqual({ ...two, sent_at: undefined, encryption_data: undefined });
+    for (const b of [one!, two!]) expect(b.encryption_data).toBe(expectedSignature(b));
     expect(receiver.received.map((r) => r.headers["x-sandbox-notification-id"])).toEqual([res.body.notification.notification_id, res.body.notification.notification_id]);
     const n = await only();
     expect(n.attempts.map((a) => [a.reason, a.http_status])).toEqual([

@@ -1,7 +1,7 @@
 // The dashboard's Receiver check tab in Chromium, as a tester uses it: give a receiver's URL, run
 // the check, read one row per probe with its verdict, and follow the link to the check's
 // notifications. Two receivers on 127.0.0.1: one that acknowledges everything (the forged and
-// tampered probes fail) and the example shop's correct one (all 15 pass). A hostile URL stays text,
+// tampered probes fail) and the example shop's correct one (all 16 pass). A hostile URL stays text,
 // an unreachable receiver is said once, the API's refusal is a message; no console error.
 // Screenshot: dashboard-receiver-check (docs/screenshots with UPDATE_SCREENSHOTS=1).
 import { createServer, type RequestListener } from "node:http";
@@ -81,7 +81,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
   const verdicts = async () =>
     Object.fromEntries(await page.locator("#check-probes tbody tr").evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-probe"), r.querySelector(".check-verdict")?.textContent])));
 
-  test("the correct receiver: 15 probes pass; the link lists the check's notifications", async () => {
+  test("the correct receiver: 16 probes pass; the link lists the check's notifications", async () => {
     await page.click('a[data-tab="receiver-check"]');
     await page.waitForSelector("#check-form");
     expect(await page.textContent('a[data-tab="receiver-check"]')).toBe("Receiver check");
@@ -90,7 +90,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     expect(await page.locator('#check-merchants option[value="M10002"]').count()).toBe(1);
 
     await check(`${correct.url}/notify`);
-    expect(await page.textContent("#check-counts")).toBe("passes 15 probes: 15 pass, 0 warnings, 0 failures");
+    expect(await page.textContent("#check-counts")).toBe("passes 16 probes: 16 pass, 0 warnings, 0 failures");
     expect(await verdicts()).toEqual(Object.fromEntries(PROBES.map((p) => [p.id, "pass"])));
     const valid = page.locator('#check-probes tr[data-probe="valid"] td');
     expect(await valid.allTextContents()).toEqual(["valid", "the payment's notification, signedexpects 2xx within 5 s", expect.stringMatching(/^200 in \d+ ms/), "pass", "as expected: 2xx within 5 s"]);
@@ -115,7 +115,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     await page.goto(`${sandbox.url}/__sandbox/ui/receiver-check`);
     await check(`${acceptsAll.url}/notify`);
     const counts = (await page.textContent("#check-counts"))!;
-    expect(counts).toMatch(/^does not pass 15 probes: \d+ pass, \d+ warnings?, \d+ failures?$/);
+    expect(counts).toMatch(/^does not pass 16 probes: \d+ pass, \d+ warnings?, \d+ failures?$/);
     const got = await verdicts();
     for (const probe of FORGED_OR_TAMPERED) expect(got[probe], probe).toBe("fail");
     expect(got).toMatchObject({ valid: "pass", duplicate: "pass", stale: "warning", malformed_json: "fail", empty_body: "fail", wrong_content_type: "warning" });
@@ -132,11 +132,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     const hostile = `${acceptsAll.url}/notify/<script>alert(1)</script>/"><img src=x onerror=alert(2)>`;
     await check(hostile);
     expect(await page.textContent("#check-about code:nth-of-type(2)")).toBe(hostile);
-    expect(await page.locator("#check-probes tbody tr").count()).toBe(15);
+    expect(await page.locator("#check-probes tbody tr").count()).toBe(16);
     expect(await page.locator("#check-result script, #check-result img").count()).toBe(0);
 
     await check(`http://127.0.0.1:${await closedPort()}/notify`);
-    expect(await page.textContent("#check-counts")).toBe("does not pass 15 probes: 0 pass, 0 warnings, 0 failures, 15 not run");
+    expect(await page.textContent("#check-counts")).toBe("does not pass 16 probes: 0 pass, 0 warnings, 0 failures, 16 not run");
     expect(await page.textContent("#check-stopped")).toMatch(/^receiver unreachable: ECONNREFUSED\. Not run: valid, duplicate, /);
     expect(((await page.textContent("#check-result")) ?? "").match(/unreachable/g)).toHaveLength(1);
     expect(await page.locator("#check-probes").count()).toBe(0);

@@ -21,7 +21,7 @@ import { ACME, makeApp } from "./helpers.js";
 const SIGNED_FIELDS = (JSON.parse(readFileSync(new URL("../data/signature-fields.json", import.meta.url), "utf8")) as Record<string, { response: string[] }>).notification!.response;
 const TOLERANCE_MS = 300_000;
 
-type Flaw = "none" | "accepts everything" | "crashes on duplicates" | "slow" | "crashes on malformed JSON";
+type Flaw = "none" | "accepts everything" | "crashes on duplicates" | "slow" | "crashes on malformed JSON" | "window on created_at";
 
 interface Receiver {
   url: string;
@@ -58,7 +58,8 @@ function createHandler(key: string, flaw: Flaw) {
     if (typeof got !== "string" || !/^[0-9a-f]{64}$/.test(got)) return [401, "unsigned"];
     const expected = createHash("sha256").update(SIGNED_FIELDS.map((f) => valueOf(body, f)).join("") + key).digest("hex");
     if (!timingSafeEqual(Buffer.from(got), Buffer.from(expected))) return [401, "bad signature"];
-    const age = Date.now() - Date.parse(String(body.created_at));
+    // the freshness window: on sent_at, the attempt's own signed time (a careless one holds it on created_at)
+    const age = Date.now() - Date.parse(String(flaw === "window on created_at" ? body.created_at : body.sent_at));
     if (!(Math.abs(age) <= TOLERANCE_MS)) return [400, "too old"];
     const id = String(body.notification_id);
     if (seen.has(id)) {
@@ -132,15 +133,15 @@ describe("the verdicts each receiver deserves", () => {
     try {
       const report = await check(receiver.url);
       expect(verdicts(report)).toEqual(allPass());
-      expect(report).toMatchObject({ passed: true, stopped: "", not_run: [], payment: "created", summary: { pass: 15, warning: 0, fail: 0, not_run: 0 } });
+      expect(report).toMatchObject({ passed: true, stopped: "", not_run: [], payment: "created", summary: { pass: 16, warning: 0, fail: 0, not_run: 0 } });
       expect(report.probes.map((p) => p.probe)).toEqual(PROBE_IDS);
       for (const p of report.probes) expect(p.why, p.probe).toMatch(/Standard Webhooks|Stripe/);
-      // 15 probes, the out-of-order one sends two
-      expect(receiver.requests).toHaveLength(16);
+      // 16 probes, the out-of-order one sends two
+      expect(receiver.requests).toHaveLength(17);
       expect(receiver.requests.every((r) => r.path === "/notify" && r.concurrent === 1)).toBe(true);
 
       const log = await logOf(report.check);
-      expect(log).toHaveLength(15);
+      expect(log).toHaveLength(16);
       expect(log.every((n) => n.check === report.check && n.state !== "pending" && n.url === receiver.url)).toBe(true);
       const byProbe: Record<string, Notification> = Object.fromEntries(log.map((n) => [n.probe ?? "", n]));
       // the duplicate is the same notification's second attempt, as Sandgate's own duplicates are
@@ -184,6 +185,17 @@ describe("the verdicts each receiver deserves", () => {
       });
       expect(report.passed).toBe(false);
       expect(report.probes.find((p) => p.probe === "tampered_amount")!.reason).toMatch(/data\.amount/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("one whose freshness window is on created_at fails late_retry only: it would refuse Sandgate's genuine late retries", async () => {
+    const receiver = await startReceiver("window on created_at");
+    try {
+      const report = await check(receiver.url);
+      expect(verdicts(report)).toEqual({ ...allPass(), late_retry: "fail" });
+      expect(report.probes.find((p) => p.probe === "late_retry")!.reason).toMatch(/sent_at/);
     } finally {
       await receiver.close();
     }
@@ -261,9 +273,9 @@ describe("POST /__sandbox/receiver-checks", () => {
       expect(res.status).toBe(200);
       const report = res.body as ReceiverCheckReport;
       expect(report.passed).toBe(true);
-      expect(report.probes).toHaveLength(15);
+      expect(report.probes).toHaveLength(16);
       const listed = (await request(server).get(`/__sandbox/notifications?check=${report.check}`)).body.notifications as Notification[];
-      expect(listed).toHaveLength(15);
+      expect(listed).toHaveLength(16);
       expect((await request(server).get("/__sandbox/notifications?check=chk_none")).body.notifications).toEqual([]);
       // the dashboard marks them
       expect((await request(server).get("/__sandbox/ui/notifications")).text).toContain(`receiver check ${report.check}`);
@@ -329,12 +341,12 @@ describe("sandgate check-receiver, the command", () => {
       expect(stdout).toMatch(/^probe +sent +answer +verdict +why$/m);
       expect(stdout).toMatch(/^valid +the payment's notification, signed +200 in \d+ ms +pass +as expected: 2xx within 5 s$/m);
       expect(stdout).toMatch(/^wrong_key +signed with another key +401 in \d+ ms +pass/m);
-      expect(stdout).toContain("15 probes: 15 pass, 0 warnings, 0 failures\n");
+      expect(stdout).toContain("16 probes: 16 pass, 0 warnings, 0 failures\n");
       const report = JSON.parse(readFileSync(json, "utf8")) as ReceiverCheckReport;
       expect(report).toMatchObject({ passed: true, merchant_id: "M10001", url: receiver.url });
       const xml = readFileSync(junit, "utf8");
-      expect(xml).toContain('<testsuites name="sandgate check-receiver" tests="15" failures="0" skipped="0">');
-      expect(xml.match(/<testcase /g)).toHaveLength(15);
+      expect(xml).toContain('<testsuites name="sandgate check-receiver" tests="16" failures="0" skipped="0">');
+      expect(xml.match(/<testcase /g)).toHaveLength(16);
       expect(xml).not.toContain("<failure");
     } finally {
       await receiver.close();
@@ -348,7 +360,7 @@ describe("sandgate check-receiver, the command", () => {
       const { code, stdout } = await runSandgate(["check-receiver", receiver.url, "--merchant", "M10001", "--junit", junit]);
       expect(code).toBe(1);
       expect(stdout).toMatch(/^tampered_amount +signed, then data\.amount changed +200 in \d+ ms +fail +expected refuses \(not 2xx\)/m);
-      expect(stdout).toContain("15 probes: 5 pass, 2 warnings, 8 failures — the receiver does not pass");
+      expect(stdout).toContain("16 probes: 6 pass, 2 warnings, 8 failures — the receiver does not pass");
       expect(stdout).toMatch(/what they stand for:\n {2}wrong_key, tampered_amount, .*Standard Webhooks/);
       const xml = readFileSync(junit, "utf8");
       expect(xml.match(/<failure /g)).toHaveLength(8);
@@ -366,7 +378,7 @@ describe("sandgate check-receiver, the command", () => {
     expect(down.stdout).toContain("stopped: receiver unreachable: ECONNREFUSED\n");
     expect(down.stdout.match(/ECONNREFUSED/g)).toHaveLength(1);
     const xml = readFileSync(junit, "utf8");
-    expect(xml.match(/<skipped /g)).toHaveLength(15);
+    expect(xml.match(/<skipped /g)).toHaveLength(16);
     expect(xml).toContain('<testcase classname="sandgate.check-receiver" name="the receiver answers">');
 
     for (const [args, message] of [
@@ -395,7 +407,7 @@ describe("sandgate check-receiver, the command", () => {
       const id = /^receiver check (chk_\w+)/.exec(ok.stdout)![1]!;
       expect(ok.stdout).toContain(`every request is in ${url}/__sandbox/notifications?check=${id}\n`);
       const listed = await fetch(`${url}/__sandbox/notifications?check=${id}`, { headers: { authorization: "Bearer check-token" } });
-      expect(((await listed.json()) as { notifications: unknown[] }).notifications).toHaveLength(15);
+      expect(((await listed.json()) as { notifications: unknown[] }).notifications).toHaveLength(16);
 
       const self = await runSandgate(["check-receiver", `${url}/__sandbox/health`, "--merchant", "M10001", "--sandbox", url], env);
       expect(self.code).toBe(2);

@@ -8,7 +8,8 @@ import { performance } from "node:perf_hooks";
 import type { Deps } from "../deps.js";
 import type { Notification } from "../store/types.js";
 import type { Notifier } from "./notifier.js";
-import { enqueueNotification, isDue, nextReason, recordAttempt, type AttemptOutcome } from "./outbox.js";
+import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt, type AttemptOutcome } from "./outbox.js";
+import { secretKeyOf } from "../store/merchants.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
 import { createSlots } from "../slots.js";
@@ -64,15 +65,16 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
           deps.store.records.changed("notifications", n);
           await deps.store.commit(); // the claim is in Redis before the POST goes out
         }
-        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString() };
+        // the key now: the attempt is signed again with its own sent_at
+        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString(), key: secretKeyOf(deps.store.records, n.merchant_id) };
       }, mine);
       if (!taken) return;
-      const { number, reason, at } = taken;
+      const { number, reason, at, key } = taken;
       // ... the POST outside any unit (a slow receiver holds up nothing else) ...
       const refused = target.refusal(n.url);
       const outcome: AttemptOutcome = refused
         ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
-        : await postNotification(n, number, timeoutMs);
+        : await postNotification({ ...n, payload: attemptBody(n.payload, at, key) }, number, timeoutMs);
       attemptsMade++;
       // ... and one to record what happened
       await deps.store.unit(() => {

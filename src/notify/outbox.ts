@@ -40,6 +40,17 @@ export function signedBody(unsigned: UnsignedBody, key: string): NotificationBod
 }
 
 /**
+ * The body of one attempt: the notification's, with `sent_at` (this attempt's time, in the signed
+ * fields) and signed again. created_at stays the event's on every retry; sent_at is what a receiver
+ * holds a freshness window on, so it refuses a captured notification replayed later without
+ * refusing Sandgate's genuine retries (the realistic schedule retries for ~31 h).
+ */
+export function attemptBody(payload: NotificationBody, sentAt: string, key: string): NotificationBody {
+  const { notification_id, event, merchant_id, created_at, data } = payload;
+  return signedBody({ notification_id, event, merchant_id, created_at, sent_at: sentAt, data }, key);
+}
+
+/**
  * A notification for the event, signed with `key`, not stored: enqueueNotification queues it, and a
  * receiver check (proof/receiver-check) sends it before recording it, so the two are built alike.
  */

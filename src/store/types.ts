@@ -245,6 +245,8 @@ export interface NotificationBody {
   event: string;
   merchant_id: string;
   created_at: string;
+  /** when this attempt was sent (signed): set per attempt, so a receiver's freshness window holds retries too */
+  sent_at?: string;
   data: Record<string, unknown>;
   encryption_data: string;
 }

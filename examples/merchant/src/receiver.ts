@@ -16,6 +16,7 @@ export const NOTIFICATION_FIELDS = [
   "event",
   "merchant_id",
   "created_at",
+  "sent_at",
   "data.transaction_id",
   "data.order_no",
   "data.amount",
@@ -38,6 +39,8 @@ export interface GatewayNotification {
   event: string;
   merchant_id: string;
   created_at: string;
+  /** when this attempt was sent: new, and signed, on every retry */
+  sent_at: string;
   data: Record<string, unknown>;
 }
 
@@ -49,9 +52,9 @@ export interface ReceiverOptions {
   /** told of a failure in onEvent: the gateway was already answered, so nothing else hears of it */
   onError?: (err: unknown, notification: GatewayNotification) => void;
   /**
-   * How old (or how far ahead) created_at may be, default 300 s (Stripe's tolerance). The gateway
-   * keeps created_at on its retries, so a retry later than this is refused too: widen it to the
-   * gateway's retry schedule if late retries must get through.
+   * How old (or how far ahead) sent_at may be, default 300 s (Stripe's tolerance). sent_at is the
+   * attempt's own time, signed anew on every retry: a captured notification replayed later is
+   * refused, a genuine late retry is not (created_at, the event's time, stays the same on retries).
    */
   toleranceSeconds?: number;
   /** the largest body read, default 1 MB (a notification with long texts is tens of KB) */
@@ -103,8 +106,8 @@ export function createReceiver(options: ReceiverOptions): (req: IncomingMessage,
     const body = parsed as Record<string, unknown>;
     // nothing in the body is trusted, or even looked at, before this
     if (!signedWith(body, options.key)) return [401, "bad signature"];
-    const created = Date.parse(String(body.created_at));
-    if (!(Math.abs(now() - created) <= toleranceMs)) return [400, "created_at outside the accepted window"];
+    const sent = Date.parse(String(body.sent_at));
+    if (!(Math.abs(now() - sent) <= toleranceMs)) return [400, "sent_at outside the accepted window"];
     const id = String(body.notification_id);
     if (seen.has(id)) return [200, "duplicate"];
     seen.set(id, now());

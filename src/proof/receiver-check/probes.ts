@@ -71,6 +71,9 @@ export interface Probe {
 
 export const UNKNOWN_EVENT = "receiver_check.unknown_event";
 const STALE_HOURS = 24;
+/** the realistic schedule's last retry, hours after the event */
+const RETRY_HOURS = 31;
+const hoursBefore = (iso: string, hours: number) => new Date(Date.parse(iso) - hours * 3_600_000).toISOString();
 
 /** A probe signed as genuine but for the changes `shape` makes. */
 const shaped =
@@ -170,12 +173,21 @@ export const PROBES: readonly Probe[] = [
   },
   {
     id: "stale",
-    sent: `signed, created_at ${STALE_HOURS} h ago`,
+    sent: `signed, sent_at ${STALE_HOURS} h ago`,
     expects: "refuses (a warning if accepted)",
     rule: REFUSE_OR_WARN,
-    why: "Refuse old messages so a captured one cannot be replayed (Stripe: a 300 s tolerance on the signed timestamp; Standard Webhooks: check webhook-timestamp). Sandgate signs created_at but keeps it on every retry (the realistic schedule retries for 31 h), so a window also refuses late genuine retries: the notification_id store is the other guard",
-    risk: { "2xx": `a notification created ${STALE_HOURS} h ago was accepted: a captured notification can be replayed` },
-    sends: shaped({ unsigned: (u) => ({ ...u, created_at: new Date(Date.parse(u.created_at) - STALE_HOURS * 3_600_000).toISOString() }) }),
+    why: "Refuse old messages so a captured one cannot be replayed (Stripe: a 300 s tolerance on the signed timestamp; Standard Webhooks: check webhook-timestamp). Hold the window on sent_at, which Sandgate signs anew on every attempt; the notification_id store is the other guard",
+    risk: { "2xx": `a notification sent ${STALE_HOURS} h ago was accepted: a captured notification can be replayed` },
+    sends: shaped({ unsigned: (u) => ({ ...u, created_at: hoursBefore(u.created_at, STALE_HOURS), sent_at: hoursBefore(u.sent_at ?? u.created_at, STALE_HOURS) }) }),
+  },
+  {
+    id: "late_retry",
+    sent: `a genuine retry: created_at ${RETRY_HOURS} h ago, sent_at now, signed`,
+    expects: "2xx",
+    rule: ACCEPT,
+    why: `Sandgate (like Stripe) retries a notification for hours, keeping created_at, the event's time: the realistic schedule's last attempt is ~${RETRY_HOURS} h after it. A freshness window belongs on sent_at, the attempt's own signed time`,
+    risk: { "4xx": "a genuine late retry was refused: is the freshness window on created_at? Hold it on sent_at" },
+    sends: shaped({ unsigned: (u) => ({ ...u, created_at: hoursBefore(u.created_at, RETRY_HOURS) }) }),
   },
   {
     id: "out_of_order",

@@ -6,7 +6,7 @@
 // timeouts in a row: said once in `stopped`, not as a failure per probe.
 import type { Deps } from "../../deps.js";
 import { DEFAULT_TIMEOUT_MS, postNotification } from "../../notify/dispatcher.js";
-import { buildNotification, signedBody, type AttemptOutcome } from "../../notify/outbox.js";
+import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../../notify/outbox.js";
 import { secretKeyOf } from "../../store/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../../store/types.js";
 import { checkEvents } from "./events.js";
@@ -157,6 +157,8 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
         ? send.again
         : await inUnit(async () => {
             const built = buildNotification(store.ids, clock.now(), send.event, keys.key);
+            // sent as one attempt of Sandgate's is: with its sent_at (a probe may change it, signed or not)
+            built.payload = attemptBody(built.payload, clock.now().toISOString(), keys.key);
             shapedNotification(built, send, keys);
             built.check = check;
             built.probe = probe.id;
