@@ -490,7 +490,8 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
         if (body === null || typeof body !== "object") return answer(400);
         const expected = createHash("sha256").update(fields.map((f) => valueOf(body, f)).join("") + key).digest("hex");
         if (body.encryption_data !== expected) return answer(401);
-        if (!(Math.abs(Date.now() - Date.parse(String(body.created_at))) <= 300_000)) return answer(400);
+        // the page: hold the freshness window on sent_at
+        if (!(Math.abs(Date.now() - Date.parse(String(body.sent_at))) <= 300_000)) return answer(400);
         answer(200);
       });
     });
@@ -570,4 +571,20 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
     expect(logged.length).toBeGreaterThanOrEqual(probesListed().length);
     expect(new Set(logged.map((n) => n.check)).size).toBe(1);
   }, 240_000);
+});
+
+describe("docs/security.md", () => {
+  test("every promise names the test that keeps it: the file exists and holds the words cited", () => {
+    const text = page("docs/security.md").text;
+    const table = text.slice(text.indexOf("## Every promise and the test that keeps it"));
+    const rows = [...table.matchAll(/^\| (.+?) \| `(test\/[\w.-]+\.ts)` › "(.+?)" \|$/gm)];
+    expect(rows.length).toBeGreaterThanOrEqual(20);
+    for (const [, promise, file, words] of rows) {
+      const where = join(ROOT, file!);
+      expect(existsSync(where), `${promise}: ${file}`).toBe(true);
+      expect(readFileSync(where, "utf8"), `${promise}: "${words}" in ${file}`).toContain(words!);
+    }
+    // no row left without its test
+    expect(table.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Promise") && !/› "/.test(l))).toEqual([]);
+  });
 });
