@@ -73,10 +73,10 @@ describe("the operator client", () => {
       const report = await sandbox.admin.checkReceiver({ url, merchant_id: "M10001" });
       expect(report).toMatchObject({ url, merchant_id: "M10001", payment: "created", stopped: "", passed: false });
       expect(report.check).toMatch(/^chk_/);
-      expect(report.probes).toHaveLength(15);
+      expect(report.probes).toHaveLength(16);
       const verdicts = Object.fromEntries(report.probes.map((p) => [p.probe, p.verdict]));
       expect(verdicts).toMatchObject({ valid: "pass", duplicate: "pass", wrong_key: "fail", tampered_amount: "fail", signature_missing: "fail", stale: "warning", malformed_json: "fail" });
-      expect(report.summary.pass + report.summary.warning + report.summary.fail).toBe(15);
+      expect(report.summary.pass + report.summary.warning + report.summary.fail).toBe(16);
       expect(new Set(paths)).toEqual(new Set(["/notify"]));
       const logged = await createAdminClient(sandbox.url, "ops-token").notifications({ check: report.check });
       expect(logged.length).toBeGreaterThan(0);

@@ -94,13 +94,13 @@ describe("the warning at start", () => {
     expect(both).toContain("without ADMIN_TOKEN, anyone who reaches it can use the dashboard");
     expect(both).toContain("without --notify-allow, it sends notifications and receiver checks to any host");
     expect(both).toContain("docs/security.md");
-    const tokenOnly = await started(["--host", "0.0.0.0"], { ADMIN_TOKEN: "t" });
+    const tokenOnly = await started(["--host", "0.0.0.0"], { ADMIN_TOKEN: "a-long-enough-admin-token" });
     expect(tokenOnly).not.toContain("ADMIN_TOKEN");
     expect(tokenOnly).toContain("without --notify-allow");
   });
 
   test("no warning on loopback, or with both set", async () => {
     expect(await started(["--host", "127.0.0.1"])).not.toContain("warning");
-    expect(await started(["--host", "0.0.0.0", "--notify-allow", "hooks.invalid"], { ADMIN_TOKEN: "t" })).not.toContain("warning");
+    expect(await started(["--host", "0.0.0.0", "--notify-allow", "hooks.invalid"], { ADMIN_TOKEN: "a-long-enough-admin-token" })).not.toContain("warning");
   });
 });
