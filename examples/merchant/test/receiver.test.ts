@@ -39,13 +39,13 @@ test("the shop's receiver passes every probe of sandgate check-receiver, and han
     const json = join(dir, "check.json");
     const { code, stdout, stderr } = await sandgate(["check-receiver", url, "--merchant", "M10001", "--json", json]);
     expect(stderr).toBe("");
-    expect(stdout).toContain("15 probes: 15 pass, 0 warnings, 0 failures");
+    expect(stdout).toContain("16 probes: 16 pass, 0 warnings, 0 failures");
     expect(code).toBe(0);
     const report = JSON.parse(readFileSync(json, "utf8")) as CheckReport;
     expect(report.passed).toBe(true);
     expect(report.probes.filter((p) => p.verdict !== "pass")).toEqual([]);
-    // the genuine ones, each once (the duplicate acknowledged, not handled again); nothing forged
-    const genuine = report.probes.filter((p) => ["valid", "out_of_order", "unknown_event", "large_body"].includes(p.probe));
+    // the genuine ones (a late retry too), each once (the duplicate acknowledged, not handled again); nothing forged
+    const genuine = report.probes.filter((p) => ["valid", "late_retry", "out_of_order", "unknown_event", "large_body"].includes(p.probe));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(handled.map((n) => n.notification_id).sort()).toEqual(genuine.flatMap((p) => p.sends.map((s) => s.notification_id)).sort());
   } finally {
