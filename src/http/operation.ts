@@ -19,8 +19,9 @@ import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js"
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
 import { normaliseIp, type Exchange } from "../request-log.js";
+import type { Format, Reply } from "./reply.js";
 
-export type Format = "xml" | "json" | "html";
+export type { Format, Reply } from "./reply.js";
 
 export interface OperationRequest {
   /** the request log's id of this request (X-Request-Id) */
@@ -45,19 +46,6 @@ export interface ScenarioView {
   fallback: string;
 }
 
-type Payload = { xml: XmlNode[] } | { json: Record<string, unknown> } | { html: string };
-
-export type Reply = Payload & {
-  status?: number;
-  /** true when the operation changed state and the store must be written before answering */
-  changed: boolean;
-  /** what the request log records as the outcome, e.g. "0000:Success" */
-  result: string;
-  /** the scenario rule that decided the outcome, sent as X-Sandbox-Rule */
-  rule?: string;
-  /** something the tester should know that the answer does not say (kept in the request log) */
-  note?: string;
-};
 
 export interface Operation {
   name: SignedOperation;

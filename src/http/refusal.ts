@@ -4,7 +4,7 @@ import { escapeHtml, page } from "../render/html.js";
 import type { XmlNode } from "../render/xml.js";
 import type { Body } from "./body.js";
 import { text } from "./fields.js";
-import type { Format, Reply } from "./operation.js";
+import type { Format, Reply } from "./reply.js";
 
 /** `extras`: fields a JSON refusal still carries so its shape matches a success (an empty order array, say). */
 export function refuse(format: Format, err: GatewayError, body: Body, extras: Record<string, unknown> = {}): Reply {

@@ -3,7 +3,7 @@
 import { escapeText } from "../render/xml.js";
 import type { Difference, DifferenceKind } from "./compare.js";
 import type { Suggestions } from "./suggest.js";
-import type { VerifyReport } from "./verify.js";
+import type { VerifyReport } from "./verify-report.js";
 
 /** What each kind of difference means and what to do about it: the terminal, the README and the dashboard say the same. */
 export const KIND_MEANINGS: Record<DifferenceKind, { means: string; todo: string }> = {

@@ -8,7 +8,7 @@ import { defaultFixturesDir, defaultScenariosDir } from "../paths.js";
 import { provisionedKey } from "../store/merchants.js";
 import type { Answer } from "./compare.js";
 import { cardsIn } from "./replay.js";
-import type { VerifyOptions } from "./verify.js";
+import type { VerifyOptions } from "./verify-report.js";
 
 export interface Target {
   base: string;

@@ -3,7 +3,8 @@
 // runs on the serving thread, so a heavy or hostile recording delays no one else's request.
 import { parentPort, workerData } from "node:worker_threads";
 import { HarError, parseHar } from "./har.js";
-import { verifyEntries, type VerifyOptions } from "./verify.js";
+import { verifyEntries } from "./verify.js";
+import type { VerifyOptions } from "./verify-report.js";
 import type { ThreadAnswer } from "./verify-thread.js";
 
 const { har, options } = workerData as { har: Uint8Array; options: VerifyOptions };

@@ -11,43 +11,10 @@ import { compareNotifications, startReceiver, type Receiver } from "./notificati
 import { cardResolver, prepareRequest, SIGNED_PATHS } from "./replay.js";
 import { openTarget, send, type Target } from "./target.js";
 import { ignoreMatcher } from "./ignore.js";
-import { suggest, type ReplayedRequest, type Suggestions } from "./suggest.js";
+import { suggest, type ReplayedRequest } from "./suggest.js";
+import type { ExchangeResult, VerifyOptions, VerifyReport } from "./verify-report.js";
 
-export interface VerifyOptions {
-  /** a running Sandgate's URL; by default a fresh one is started in this process */
-  against?: string;
-  /** the merchant's key in Sandgate, for every request (default: the fixture's, or a provisioned merchant's) */
-  key?: string;
-  /** paths left out of the comparison, e.g. respon.risk_score, orders_list[*].transaction_date */
-  ignore?: readonly string[];
-  /** for the fresh Sandgate: scenario folder, global scenario, fixtures, seed */
-  scenarios?: string;
-  scenario?: string;
-  fixtures?: string;
-  seed?: string;
-  /** with --against and ADMIN_TOKEN set there: to have it deliver notifications after each exchange */
-  adminToken?: string;
-  /** also work out the scenario rules that close what data can close (--suggest) */
-  suggest?: boolean;
-}
-
-export interface ExchangeResult {
-  exchange: number;
-  kind: "gateway" | "page" | "notification";
-  operation: string;
-  method: string;
-  path: string;
-  differences: number;
-}
-
-export interface VerifyReport {
-  target: string;
-  exchanges: ExchangeResult[];
-  notifications: { recorded: number; sent: number; compared: boolean };
-  differences: Difference[];
-  /** with `suggest`: the rules that close what data can close, and the rest as Sandgate defects */
-  suggestions?: Suggestions;
-}
+export type { ExchangeResult, VerifyOptions, VerifyReport } from "./verify-report.js";
 
 export async function verifyEntries(entries: readonly HarEntry[], options: VerifyOptions = {}): Promise<VerifyReport> {
   if (!entries.some((e) => kindOf(e) === "notification" || SIGNED_PATHS[pathOf(e.request.url)]))
