@@ -2,7 +2,8 @@
 // `import()`), read with TypeScript's own preprocessor, makes a graph with no cycle. A circle once
 // ran app → admin → proof/verify → proof/target → sandbox → app (verify now runs in a worker thread,
 // its report's types apart), and http/operation ↔ http/refusal through types (now http/reply.ts).
-import { readdirSync, readFileSync } from "node:fs";
+// And every document src/ cites is in the repository (six once cited a PRODUCT.md that is not).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { expect, test } from "vitest";
@@ -54,4 +55,18 @@ test("the search finds a circle, however long; the reading sees type-only and dy
   expect(refusal).not.toContain("http/operation.ts");
   const target = importsOf(join(SRC, "proof", "target.ts")).map((f) => relative(SRC, f));
   expect(target).toContain("sandbox.ts"); // a dynamic import() is read too
+});
+
+test("every document src/ cites is in the repository", () => {
+  const ROOT = resolve(SRC, "..");
+  const missing: string[] = [];
+  const placeholders = new Set(["PATH.md"]); // --coverage-report PATH writes PATH.json and PATH.md
+  for (const file of sources(SRC)) {
+    for (const [doc] of readFileSync(file, "utf8").matchAll(/\b[\w./-]*[A-Za-z]\.md\b/g)) {
+      if (placeholders.has(doc)) continue;
+      const candidates = [resolve(ROOT, doc), resolve(dirname(file), doc)];
+      if (!candidates.some((c) => existsSync(c))) missing.push(`${relative(ROOT, file)}: ${doc}`);
+    }
+  }
+  expect(missing).toEqual([]);
 });

@@ -1,5 +1,5 @@
 // Which records a query names, shared by the transaction query and the refund search.
-// PRODUCT.md §1: select by order_no, transaction_id (and refund_reference_id for refunds): one value,
+// docs/operations.md (transaction query): select by order_no, transaction_id (and refund_reference_id for refunds): one value,
 // a comma-separated list, or the field repeated (a JSON array, or a form field sent twice, which qs
 // turns into an array); with none, the most recent records of the account. Optional
 // start_date/end_date (YYYYMMDDhhmmss, both inclusive to the second). Always scoped to the caller's

@@ -1,4 +1,4 @@
-// Notifications (PRODUCT.md §9): every state change of a payment, capture, refund, review,
+// Notifications (docs/notifications.md): every state change of a payment, capture, refund, review,
 // cancellation, payout or subscription that has a notify_url is POSTed there, signed, with a
 // unique notification id. Callers only `emit`; delivery, retries and records live behind this.
 import type { Notification } from "../store/types.js";

@@ -27,7 +27,7 @@ export interface QueryElement {
   order_no: string;
   transaction_id: string;
   reference_no: string;
-  /** the seed prints it `the service`; PRODUCT.md §1: the real gateway's key is `website` */
+  /** the seed prints it `the service`; docs/operations.md: the real gateway's key is `website` */
   website: string;
   delivery_information: DeliveryInformation;
   antifraud_provider: string;
