@@ -16,7 +16,7 @@ import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
 import { paymentsApi } from "./payments.js";
 import { subscriptionsApi } from "./subscriptions.js";
-import { merchantsApi } from "./merchants.js";
+import { merchantsApi } from "./merchant-keys.js";
 import { harOf } from "./har.js";
 import { verifyApi } from "./verify.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
