@@ -193,3 +193,10 @@ test("the notification docs/notifications.md shows is what a receiver gets: its 
     receiver.close();
   }
 });
+
+test("every `npm run <script>` the README and docs/ name is a script of package.json", () => {
+  const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
+  const named = new Set(pages.flatMap((p) => [...p.text.matchAll(/npm run ([a-z][\w:-]*[a-z])/g)].map((m) => m[1]!)));
+  expect(named).toContain("test:fast");
+  expect([...named].filter((s) => !scripts.includes(s))).toEqual([]);
+});
