@@ -197,6 +197,23 @@ describe("sandgate record in front of Sandgate", () => {
     expect(await stop(proc)).toBe(0);
   });
 
+  test("a card or code in any shape (card[], card[number], an array, an object, a note) never reaches the HAR", async () => {
+    const out = tempHar();
+    const proc = record(["--upstream", upstream.url, "--out", out, "--port", "0"]);
+    const rec = await proc.url;
+    const base = new URLSearchParams(directPayment({ card: undefined, security_code: undefined }) as Record<string, string>).toString();
+    await post(`${rec}/v1/authorise`, `${base}&card[]=${CARD}&security_code[]=7391`, "application/x-www-form-urlencoded");
+    await post(`${rec}/v1/authorise`, `${base}&card[number]=${CARD}&security_code[x]=7391`, "application/x-www-form-urlencoded");
+    await post(`${rec}/v1/authorise`, ...json(directPayment({ card: [CARD], security_code: { v: "7391" } })));
+    await post(`${rec}/v1/authorise`, ...json(directPayment({ note: `my card is ${CARD.replace(/(\d{4})(?=\d)/g, "$1 ")}` })));
+    const text = readFileSync(out, "utf8");
+    expect(readHar(out)).toHaveLength(4);
+    expect(text).not.toContain(CARD);
+    expect(text).not.toContain(CARD.replace(/(\d{4})(?=\d)/g, "$1 "));
+    expect(text).not.toMatch(/\b7391\b/);
+    expect(await stop(proc)).toBe(0);
+  });
+
   test("payer pages are recorded as pages, the payer's 303 with its Location", async () => {
     const out = tempHar();
     const proc = record(["--upstream", upstream.url, "--out", out, "--port", "0"]);
