@@ -6,10 +6,12 @@ import type { Config } from "./config.js";
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
 
 /** The warning for this configuration, or undefined when nothing is open beyond this machine. */
-export function exposureWarning(config: Pick<Config, "host" | "adminToken" | "notifyAllow">): string | undefined {
+export function exposureWarning(config: Pick<Config, "host" | "adminToken" | "notifyAllow"> & Partial<Pick<Config, "merchantKeys">>): string | undefined {
   if (LOOPBACK.test(config.host)) return undefined;
   const open: string[] = [];
-  if (!config.adminToken) open.push("without ADMIN_TOKEN, anyone who reaches it can use the dashboard and the operator API (switch scenarios, reset, complete payments)");
+  // random keys isolate merchants only while they are shown to operators alone
+  const keys = config.merchantKeys === "random" ? ", and read every merchant's random key (--merchant-keys random isolates nothing without it)" : "";
+  if (!config.adminToken) open.push(`without ADMIN_TOKEN, anyone who reaches it can use the dashboard and the operator API (switch scenarios, reset, complete payments)${keys}`);
   if (config.notifyAllow === undefined) open.push("without --notify-allow, it sends notifications and receiver checks to any host a request names");
   if (!open.length) return undefined;
   return `listening on ${config.host}, beyond this machine: ${open.join("; ")}. See docs/security.md`;

@@ -97,6 +97,8 @@ describe("the warning at start", () => {
     const tokenOnly = await started(["--host", "0.0.0.0"], { ADMIN_TOKEN: "a-long-enough-admin-token" });
     expect(tokenOnly).not.toContain("ADMIN_TOKEN");
     expect(tokenOnly).toContain("without --notify-allow");
+    // random merchant keys are read by anyone when nothing guards the operator API
+    expect(await started(["--host", "0.0.0.0", "--merchant-keys", "random"])).toContain("read every merchant's random key (--merchant-keys random isolates nothing without it)");
   });
 
   test("no warning on loopback, or with both set", async () => {
