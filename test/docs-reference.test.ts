@@ -588,3 +588,15 @@ describe("docs/security.md", () => {
     expect(table.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Promise") && !/› "/.test(l))).toEqual([]);
   });
 });
+
+describe("docs/architecture.md", () => {
+  test("every file the request's path names exists, and the path of a card payment holds at most 12 steps", () => {
+    const text = page("docs/architecture.md").text;
+    const named = [...text.matchAll(/`((?:src|scripts)\/[\w./-]+\.(?:ts|mjs))`/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
+    const steps = [...text.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(steps).toEqual(Array.from({ length: steps.length }, (_, i) => i + 1));
+    expect(steps.length).toBeLessThanOrEqual(12);
+  });
+});
