@@ -4,7 +4,7 @@ import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
 import type { RequestLog } from "./request-log.js";
 import type { Notifier } from "./notify/notifier.js";
-import type { PayoutPricing } from "./domain/payout.js";
+import type { PayoutPricing } from "./domain/payout-rules.js";
 import type { ScenarioRegistry } from "./scenarios/registry.js";
 import type { Store } from "./store/store.js";
 

@@ -8,7 +8,7 @@ import type { Config } from "./config.js";
 /** `sandgate record …`, `sandgate verify …`: the proof commands, and `sandgate ctl …` (src/cli/), each with its own flags. */
 const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<number | undefined> }>> = {
   record: () => import("./cli/record.js"),
-  verify: () => import("./cli/verify.js"),
+  verify: () => import("./cli/verify-command.js"),
   "check-receiver": () => import("./cli/check-receiver.js"),
   ctl: () => import("./cli/ctl.js"),
 };

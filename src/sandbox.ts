@@ -15,7 +15,7 @@ import { createRegistry } from "./scenarios/registry.js";
 import { coverageMarkdown } from "./scenarios/coverage.js";
 import { createAdminClient, type AdminClient } from "./client.js";
 import { openStore, StoreUnavailable } from "./store/store.js";
-import { loadPaymentMethods } from "./store/payment-methods.js";
+import { loadPaymentMethods } from "./store/payment-method-profiles.js";
 import { loadPayoutPricing } from "./store/payout-pricing.js";
 
 export interface Sandbox {

@@ -7,7 +7,7 @@ import type { Repository } from "./store/records.js";
 import { refundEvent, subscriptionEvent } from "./notify/events.js";
 import { settleDueRefunds } from "./domain/lifecycle.js";
 import { notifyPayout } from "./gateway/payout-response.js";
-import { settleDuePayouts } from "./domain/payout.js";
+import { settleDuePayouts } from "./domain/payout-rules.js";
 import { deductDue, type TimeEffects } from "./domain/subscriptions.js";
 
 /** Applies everything due by `now`; returns how many records changed. `effects`: the scenario and notifier (Deps has both). */

@@ -1,6 +1,6 @@
 // The house has no import circle: every import of src/ (static, type-only, re-exported and dynamic
 // `import()`), read with TypeScript's own preprocessor, makes a graph with no cycle. A circle once
-// ran app → admin → proof/verify → proof/target → sandbox → app (verify now runs in a worker thread,
+// ran app → admin → proof/verify → proof/target (now replay-target) → sandbox → app (verify now runs in a worker thread,
 // its report's types apart), and http/operation ↔ http/refusal through types (now http/reply.ts).
 // And every document src/ cites is in the repository (six once cited a PRODUCT.md that is not).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -53,7 +53,7 @@ test("the search finds a circle, however long; the reading sees type-only and dy
   const refusal = importsOf(join(SRC, "http", "refusal.ts")).map((f) => relative(SRC, f));
   expect(refusal).toContain("http/reply.ts");
   expect(refusal).not.toContain("http/operation.ts");
-  const target = importsOf(join(SRC, "proof", "target.ts")).map((f) => relative(SRC, f));
+  const target = importsOf(join(SRC, "proof", "replay-target.ts")).map((f) => relative(SRC, f));
   expect(target).toContain("sandbox.ts"); // a dynamic import() is read too
 });
 
@@ -69,4 +69,13 @@ test("every document src/ cites is in the repository", () => {
     }
   }
   expect(missing).toEqual([]);
+});
+
+test("no two source files share a name: a file is found, and cited, by its name alone", () => {
+  const byName = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    const name = file.slice(file.lastIndexOf("/") + 1);
+    byName.set(name, [...(byName.get(name) ?? []), relative(SRC, file)]);
+  }
+  expect([...byName.values()].filter((paths) => paths.length > 1)).toEqual([]);
 });

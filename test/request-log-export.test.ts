@@ -2,7 +2,7 @@
 // (browsers' dev tools and API clients open it) with each request's body and answer, card data masked.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { harOf } from "../src/admin/har.js";
+import { harOf } from "../src/admin/har-export.js";
 import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
 import { ACME, directPayment, makeApp } from "./helpers.js";
 

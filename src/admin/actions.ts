@@ -5,7 +5,7 @@ import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { resolveOutcome, stageOf, stageOutcomes } from "../domain/completion.js";
 import { settleRefund } from "../domain/lifecycle.js";
-import { failureReason, settlePayout } from "../domain/payout.js";
+import { failureReason, settlePayout } from "../domain/payout-rules.js";
 import { hasDeduction } from "../domain/subscription-schedule.js";
 import { notifyPayout } from "../gateway/payout-response.js";
 import { notifyRefund } from "../notify/events.js";

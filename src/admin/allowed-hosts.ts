@@ -13,7 +13,7 @@
 // operations and payer pages are not concerned: they answer under any Host, as the gateway does.
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { problemPage } from "../render/payer-pages.js";
+import { problemPage } from "../render/payer-page-views.js";
 import { sendHtml } from "../render/layout.js";
 import { isDashboard } from "./cross-site.js";
 

@@ -11,7 +11,7 @@
 //   that did not come from a dashboard page is refused even by a browser that sends neither header.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { problemPage } from "../render/payer-pages.js";
+import { problemPage } from "../render/payer-page-views.js";
 import { sendHtml } from "../render/layout.js";
 import { cookieValue } from "./cookies.js";
 

@@ -11,13 +11,13 @@ import { BASE, type Flash } from "../render/dashboard/frame.js";
 import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "../render/dashboard/lists.js";
 import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboard/overview.js";
 import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
-import { coveragePage } from "../render/dashboard/coverage.js";
-import { verifyPage } from "../render/dashboard/verify.js";
+import { coveragePage } from "../render/dashboard/coverage-tab.js";
+import { verifyPage } from "../render/dashboard/verify-tab.js";
 import { receiverCheckPage } from "../render/dashboard/receiver-check.js";
-import { HAR_LIMIT_BYTES } from "./verify.js";
+import { HAR_LIMIT_BYTES } from "./verify-api.js";
 import { filterProblem } from "../request-log.js";
 import { sendHtml } from "../render/layout.js";
-import { problemPage } from "../render/payer-pages.js";
+import { problemPage } from "../render/payer-page-views.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
 import { queryText } from "./shared.js";
 import { applyDue } from "../scheduler.js";
@@ -130,7 +130,7 @@ export function dashboard(deps: Deps): Router {
     sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant));
   });
 
-  // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify.ts)
+  // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify-api.ts)
   router.get("/ui/verify", (_req, res) => sendHtml(res, 200, verifyPage(registry.global(), HAR_LIMIT_BYTES)));
 
   // the page only; its script posts the form to POST /__sandbox/receiver-checks (admin/receiver-checks.ts)

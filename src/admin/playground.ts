@@ -17,7 +17,7 @@ import { checkout } from "../gateway/checkout.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { gatewayOperations } from "../http/operation.js";
 import { sendHtml } from "../render/layout.js";
-import { problemPage } from "../render/payer-pages.js";
+import { problemPage } from "../render/payer-page-views.js";
 import { BASE } from "../render/dashboard/frame.js";
 import {
   PLAYGROUND_FIELDS,
@@ -28,12 +28,12 @@ import {
   type PlaygroundKind,
   type PlaygroundResult,
   type PlaygroundValues,
-} from "../render/dashboard/playground.js";
+} from "../render/dashboard/playground-tab.js";
 import { applyDue } from "../scheduler.js";
 import { OUTCOME_HEADER, requestOutcomes } from "../scenarios/outcome-header.js";
 import { sign, signatureFields, signatureOf } from "../signature/signature.js";
 import { secretKeyOf } from "../store/merchants.js";
-import { loadPaymentMethods } from "../store/payment-methods.js";
+import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../store/types.js";
 import { gatewayCaller, type GatewayAnswer } from "./gateway-call.js";
 import { queryText } from "./shared.js";

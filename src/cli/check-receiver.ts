@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { CheckRefused, type CheckInput } from "../proof/receiver-check/input.js";
-import { junitReport, terminalReport } from "../proof/receiver-check/report.js";
+import { junitReport, terminalReport } from "../proof/receiver-check/check-report.js";
 import type { ReceiverCheckReport } from "../proof/receiver-check/run.js";
 
 interface Flags {

@@ -5,7 +5,7 @@
 //   name (company_name for COMPANY, first_name + last_name for PERSONAL, either when not said).
 import { z } from "zod";
 import type { FieldProblem } from "../codes.js";
-import type { FeePaidBy, PayoutPricing } from "../domain/payout.js";
+import type { FeePaidBy, PayoutPricing } from "../domain/payout-rules.js";
 import {
   BANK_DETAILS,
   BENEFICIARY_ADDITIONAL_INFO,

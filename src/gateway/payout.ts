@@ -2,7 +2,7 @@
 // scenario picks the status → store → notify → answer with the payout (JSON numbers for amounts).
 import { GatewayError } from "../codes.js";
 import { catalogue } from "../domain/outcomes.js";
-import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout.js";
+import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout-rules.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
 import { notifyPayout, payoutResponse } from "./payout-response.js";
 import { fail, validate } from "../http/fields.js";

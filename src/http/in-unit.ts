@@ -12,7 +12,7 @@ import { resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
 import type { Locatable, Store, UnitScope } from "../store/store.js";
 import { sendHtml } from "../render/layout.js";
-import { problemPage } from "../render/payer-pages.js";
+import { problemPage } from "../render/payer-page-views.js";
 
 /** routes that open their own units (or, for verify, replay against a fresh Sandgate of its own) */
 const OWN_UNITS = /^\/__sandbox\/((ui\/)?notifications\/(deliver|trigger|[^/]+\/resend)|(ui\/)?clock|receiver-checks|verify)$/;

@@ -2,7 +2,7 @@
 // API. Request bodies (JSON and form encodings) come from the zod schema each operation validates
 // with; answers (XML, JSON, HTML) and refusals from src/openapi/answers.ts; the operator API's bodies
 // from the zod schemas its calls read them with (src/admin/bodies.ts), its answers, refusals and
-// operationIds from src/openapi/operator.ts. `redocly lint` (recommended) finds no error in it and
+// operationIds from src/openapi/operator-calls.ts. `redocly lint` (recommended) finds no error in it and
 // openapi-typescript makes a typed client of it (test/openapi-tools.test.ts, docs/openapi.md).
 // Built once, on first request.
 import { z } from "zod";
@@ -10,7 +10,7 @@ import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
 import { OPERATOR_BODIES } from "../admin/bodies.js";
 import { OUTCOME_HEADER, operationOutcomes } from "../scenarios/outcome-header.js";
-import { OPERATOR, operatorError, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator.js";
+import { OPERATOR, operatorError, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-calls.js";
 
 type Json = Record<string, unknown>;
 
@@ -92,7 +92,7 @@ const PATH_PARAMS: Record<string, string> = {
 const pathParameters = (path: string): Json[] =>
   [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, description: PATH_PARAMS[m[1]!], schema: m[1] === "kind" ? { type: "string", enum: ["checkout", "3ds", "apm"] } : { type: "string" } }));
 
-/** The operator API: operationIds, bodies (src/admin/bodies.ts), answers and refusals (src/openapi/operator.ts). */
+/** The operator API: operationIds, bodies (src/admin/bodies.ts), answers and refusals (src/openapi/operator-calls.ts). */
 function operatorPaths(): Json {
   const paths: Record<string, Json> = {};
   const error = jsonSchema(operatorError, "output");

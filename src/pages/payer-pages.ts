@@ -14,8 +14,8 @@ import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from
 import { pageUrl } from "../gateway/page-links.js";
 import { text } from "../http/fields.js";
 import { sendHtml } from "../render/layout.js";
-import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPage, type PageContext } from "../render/payer-pages.js";
-import { loadPaymentMethods } from "../store/payment-methods.js";
+import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPage, type PageContext } from "../render/payer-page-views.js";
+import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../store/types.js";
 import { outcomeRule } from "../scenarios/outcome-header.js";
 import { readCardForm } from "./card-form.js";

@@ -9,7 +9,7 @@ import { HarError, headerOf, kindOf, pathOf, type HarEntry } from "./har.js";
 import { IdMap } from "./id-map.js";
 import { compareNotifications, startReceiver, type Receiver } from "./notifications.js";
 import { cardResolver, prepareRequest, SIGNED_PATHS } from "./replay.js";
-import { openTarget, send, type Target } from "./target.js";
+import { openTarget, send, type Target } from "./replay-target.js";
 import { ignoreMatcher } from "./ignore.js";
 import { suggest, type ReplayedRequest } from "./suggest.js";
 import type { ExchangeResult, VerifyOptions, VerifyReport } from "./verify-report.js";

@@ -55,7 +55,7 @@ const delivery = z
   })
   .default(() => deliveryOf(undefined));
 
-/** A stored payment (what the fixtures are checked against; the operator API's transaction view too: src/openapi/operator.ts). */
+/** A stored payment (what the fixtures are checked against; the operator API's transaction view too: src/openapi/operator-calls.ts). */
 export const transaction = z.object({
   transaction_id: str,
   merchant_id: str,

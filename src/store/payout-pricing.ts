@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import type { PayoutPricing } from "../domain/payout.js";
+import type { PayoutPricing } from "../domain/payout-rules.js";
 import { defaultFixturesDir } from "../paths.js";
 import { readFixtureFile } from "./fixtures.js";
 

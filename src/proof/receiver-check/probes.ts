@@ -35,7 +35,7 @@ export interface Shape {
   raw?: (json: string) => { content_type: string; body: string };
 }
 
-/** The events a check sends, all about the one payment (events.ts builds them). */
+/** The events a check sends, all about the one payment (check-events.ts builds them). */
 export interface CheckEvents {
   /** the payment's own event, payment.<state>, exactly as Sandgate sends it */
   payment: NotificationEvent;

@@ -1,4 +1,4 @@
-// A receiver check, start to end: accept the input (input.ts) → the payment (payment.ts) → each
+// A receiver check, start to end: accept the input (input.ts) → the payment (check-payment.ts) → each
 // probe (probes.ts) in order, one request at a time, to the given URL only → judge the answers.
 // Every request is a notification recorded in the outbox like any other (marked with the check's
 // id, with its attempt), but finished at once: a check never retries, so it stops by itself.
@@ -9,9 +9,9 @@ import { DEFAULT_TIMEOUT_MS, postNotification } from "../../notify/dispatcher.js
 import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../../notify/outbox.js";
 import { secretKeyOf } from "../../store/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../../store/types.js";
-import { checkEvents } from "./events.js";
+import { checkEvents } from "./check-events.js";
 import { accept, type CheckInput } from "./input.js";
-import { createPayment } from "./payment.js";
+import { createPayment } from "./check-payment.js";
 import { PROBES, type AnswerClass, type Probe, type ProbeContext, type Send, type Verdict } from "./probes.js";
 
 export interface SendResult {
