@@ -421,6 +421,13 @@ describe("retries with backoff on the sandbox clock", () => {
 });
 
 describe("scenario behaviour: delay, duplicate, drop", () => {
+  test("data is masked as everything Sandgate keeps: cards and codes in any shape, card numbers in free text; a bank account number that passes Luhn stays", async () => {
+    const data = { card: ["4111111111111111"], payment: { security_code: 123 }, note: "card 4111 1111 1111 1111", bank_details: { account_number: "4111111111111111", iban: "GB33BUKB20201555555555" } };
+    await trigger({ event: "test.masking", data }).expect(201);
+    const body = receiver.received.at(-1)!.body as { data: Record<string, unknown> };
+    expect(body.data).toEqual({ card: ["411111******1111"], payment: { security_code: "***" }, note: "card 411111******1111", bank_details: data.bank_details });
+  });
+
   test("duplicate: the same notification (same id, same body) is delivered twice, both recorded", async () => {
     const res = await trigger({ event: "test.twice", notify: { duplicate: 1 } }).expect(201);
     expect(res.body.notification.state).toBe("delivered");

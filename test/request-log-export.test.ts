@@ -125,6 +125,17 @@ describe("GET /__sandbox/requests.har", () => {
   });
 });
 
+describe("the HAR export masks as the log does", () => {
+  test("a card and a code masked, a payout's bank account number that passes Luhn kept as sent", async () => {
+    const { app } = await makeApp();
+    await request(app).post("/v1/payout").send({ merchant_id: "M10001", account_id: "A10001", request_id: "HAR-PAYOUT-1", encryption_data: "a".repeat(64), bank_details: { account_number: "4111111111111111" }, card: "5105105105105100" });
+    const har = (await request(app).get("/__sandbox/requests.har").expect(200)).body as { log: { entries: { request: { postData: { text: string } } }[] } };
+    const sent = JSON.parse(har.log.entries.at(-1)!.request.postData.text) as { bank_details: { account_number: string }; card: string };
+    expect(sent.bank_details.account_number).toBe("4111111111111111");
+    expect(sent.card).toBe("510510******5100");
+  });
+});
+
 describe("the request log in memory", () => {
   test("keeps each body with card numbers and codes masked, whatever their shape: nothing in this process's memory holds them", async () => {
     const { app, deps } = await makeApp();

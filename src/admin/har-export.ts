@@ -1,8 +1,9 @@
 // The request log as HAR 1.2 (the HTTP Archive format browsers' dev tools and API clients open):
 // one entry per logged request, with its body and answer while the log still keeps them (the most
-// recent requests: EXCHANGES_KEPT). Card numbers and security codes in request bodies are masked.
+// recent requests: EXCHANGES_KEPT). Request bodies are masked as the log masks them
+// (domain/masking.ts maskCardFields): cards and codes in any shape, card numbers in free text.
 import qs from "qs";
-import { maskJson } from "../domain/masking.js";
+import { maskCardFields } from "../domain/masking.js";
 import { parseText } from "../http/body.js";
 import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../request-log.js";
 
@@ -12,7 +13,7 @@ const STATUS_TEXT: Record<number, string> = { 200: "OK", 303: "See Other", 400: 
 /** The request body as it was sent (JSON or a form), with card data masked; {} when it could not be read. */
 function postData(x: Exchange) {
   // the log keeps the text of bodies that were read, "" for the others: parsing it again cannot fail
-  const masked = maskJson(parseText(x.body, x.requestType));
+  const masked = maskCardFields(parseText(x.body, x.requestType));
   const json = /json/i.test(x.requestType) || x.requestType === "";
   return { mimeType: x.requestType || "application/json", text: json ? JSON.stringify(masked) : qs.stringify(masked) };
 }

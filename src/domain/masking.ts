@@ -145,6 +145,15 @@ function loggedJson(value: unknown, kind: LoggedKind): unknown {
 }
 
 /**
+ * Sandgate's own masking of what it keeps or sends (the request log, its HAR export, notifications):
+ * anything under a card or security-code name, whatever its shape, and card numbers typed into free
+ * text; every other value as it is (a bank account number that happens to pass Luhn is the
+ * merchant's data, not a card). The recorder, writing the real gateway's traffic, masks more
+ * (maskBody: secrets, a Luhn run in any field). The same value when nothing is masked.
+ */
+export const maskCardFields = <T>(value: T): T => loggedJson(value, null) as T;
+
+/**
  * A request body as the request log keeps it (in memory and in Redis): JSON or a form, with what
  * loggedValue masks masked. A body that names none of it (an escaped name, %63ard or \u0063ard,
  * may) is kept as it is, unparsed. Narrower than maskBody (no secret names, no Luhn runs in any

@@ -7,7 +7,7 @@ import { secretKeyOf } from "../store/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../store/types.js";
 import type { Repository } from "../store/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
-import { maskJson } from "../domain/masking.js";
+import { maskCardFields } from "../domain/masking.js";
 
 /** data/signature-fields.json "notification".response: the body fields that enter encryption_data. */
 export const NOTIFICATION_SIGNED_FIELDS: readonly string[] = (() => {
@@ -61,7 +61,7 @@ export function buildNotification(ids: Ids, now: Date, event: NotificationEvent,
     event: event.event,
     merchant_id: event.merchantId,
     created_at: now.toISOString(),
-    data: maskJson(event.data) as typeof event.data,
+    data: maskCardFields(event.data),
   };
   return {
     notification_id: unsigned.notification_id,
