@@ -10,7 +10,7 @@ import { answerJson, problem, queryText, whereQuery } from "./shared.js";
 import { applyDue } from "../scheduler.js";
 import { formTokens, isDashboard } from "./cross-site.js";
 import { acceptsOnly, NO_BODY, OPERATOR_BODIES, routeOf } from "./bodies.js";
-import { createGate, throughGate } from "./gate.js";
+import { throughGate } from "./gate.js";
 import { notificationsApi } from "./notifications-api.js";
 import { receiverChecksApi } from "./receiver-checks.js";
 import { payoutsApi } from "./payouts.js";
@@ -81,8 +81,7 @@ export function operatorApi(deps: Deps): Router {
 
   // the same requests as HAR 1.2, for browsers' dev tools and API clients; an export (megabytes
   // when the log is full) is built and sent one at a time per process, three more waiting
-  const harGate = createGate(1, 3);
-  router.get("/requests.har", throughGate(harGate, "the HAR export", 2), (req, res) => {
+  router.get("/requests.har", throughGate(1, 3, "the HAR export", 2), (req, res) => {
     const requests = selected(req, res);
     if (!requests) return;
     const origin = `${req.protocol}://${req.get("host") ?? "localhost"}`;

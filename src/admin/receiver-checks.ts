@@ -8,7 +8,7 @@ import type { Deps } from "../deps.js";
 import { CheckRefused } from "../proof/receiver-check/input.js";
 import { runReceiverCheck } from "../proof/receiver-check/run.js";
 import { receiverCheckBody } from "./bodies.js";
-import { createGate, throughGate } from "./gate.js";
+import { throughGate } from "./gate.js";
 import { problem } from "./shared.js";
 
 /**
@@ -23,8 +23,7 @@ function reachedAt(req: Request): string {
 export function receiverChecksApi(deps: Deps): Router {
   const router = Router();
   // a check sends a dozen probes and waits for each: two at a time per process, four more waiting
-  const gate = createGate(2, 4);
-  router.post("/receiver-checks", throughGate(gate, "the receiver check", 5), async (req, res) => {
+  router.post("/receiver-checks", throughGate(2, 4, "the receiver check", 5), async (req, res) => {
     const parsed = receiverCheckBody.safeParse(req.body ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");

@@ -10,7 +10,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
 import { verifyInThread, type ThreadAnswer } from "../proof/verify-thread.js";
-import { createGate, throughGate } from "./gate.js";
+import { throughGate } from "./gate.js";
 import { problem } from "./shared.js";
 
 /** The largest recording accepted (20 MB); bigger answers 413. */
@@ -51,8 +51,7 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
 
 export function verifyApi(deps: Deps): Router {
   const router = Router();
-  const gate = createGate(1, 3);
-  router.post("/verify", throughGate(gate, "verify", 10), readBody, async (req: Request, res: Response) => {
+  router.post("/verify", throughGate(1, 3, "verify", 10), readBody, async (req: Request, res: Response) => {
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const answer = await verifyInThread(bytes, {
       fixtures: deps.config.fixtures,
