@@ -96,7 +96,7 @@ export function maskCardRuns(text: string): string {
  * free-text name. A capture of 50 orders names none of them, and a walk of its 250 values cost it
  * ~40 % more CPU: the log keeps such a body as it is, without parsing it again.
  */
-const MAY_HOLD = /card|pan|cvv|cvc|csc|security|note|custom|comment|description|memo|remark|message|additional|labels/i;
+const MAY_HOLD = new RegExp([...CARD_NAMES, ...SECURITY_CODE_NAMES, ...FREE_TEXT_NAMES].join("|"), "i");
 
 /** What a name is to the request log's masking: a card, a security code, free text, or nothing (null). */
 type LoggedKind = Sensitive | "free" | null;
@@ -118,8 +118,12 @@ function loggedValue(name: string, value: string): string {
   return kind === "free" ? maskCardRuns(value) : value;
 }
 
-/** A parsed JSON body as the request log keeps it; the same value when nothing is masked. One pass, a copy only of what changes. */
-function loggedJson(value: unknown, kind: LoggedKind): unknown {
+/**
+ * A parsed JSON body as the request log keeps it; the same value when nothing is masked. One pass, a
+ * copy only of what changes. `freeOnly`: card numbers in free text only (cards and codes left as they
+ * are, for the operation to decide with).
+ */
+function loggedJson(value: unknown, kind: LoggedKind, freeOnly = false): unknown {
   if (typeof value === "string" || typeof value === "number") {
     if (kind === "card") return maskCardNumber(String(value));
     if (kind === "code") return "*".repeat(String(value).length);
@@ -130,7 +134,7 @@ function loggedJson(value: unknown, kind: LoggedKind): unknown {
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const masked = loggedJson(value[i], inherited ?? kind);
+      const masked = loggedJson(value[i], inherited ?? kind, freeOnly);
       if (masked !== value[i]) (out ??= [...value])[i] = masked;
     }
     return out ?? value;
@@ -138,7 +142,8 @@ function loggedJson(value: unknown, kind: LoggedKind): unknown {
   let out: Record<string, unknown> | undefined;
   const record = value as Record<string, unknown>;
   for (const key in record) {
-    const masked = loggedJson(record[key], inherited ?? kindOf(key));
+    const named = kindOf(key);
+    const masked = loggedJson(record[key], inherited ?? (freeOnly && named !== "free" ? null : named), freeOnly);
     if (masked !== record[key]) (out ??= { ...record })[key] = masked;
   }
   return out ?? value;
@@ -154,86 +159,66 @@ function loggedJson(value: unknown, kind: LoggedKind): unknown {
 export const maskCardFields = <T>(value: T): T => loggedJson(value, null) as T;
 
 /**
- * A request body as the request log keeps it (in memory and in Redis): JSON or a form, with what
- * loggedValue masks masked. A body that names none of it (an escaped name, %63ard or \u0063ard,
- * may) is kept as it is, unparsed. Narrower than maskBody (no secret names, no Luhn runs in any
- * field) and cheaper: one pass with the names' kinds cached; the HAR export masks with maskBody besides.
+ * A request's text as the request log keeps it (in memory and in Redis): JSON (`parsed`, the body
+ * the request parsed from this text) or a form, with what loggedValue masks masked. Narrower than
+ * maskBody (no secret names, no Luhn runs in any field) and cheaper: one pass with the names' kinds cached.
  */
-export function maskLogged(text: string, contentType: string, parsedJson?: unknown): string {
-  if (!MAY_HOLD.test(text) && !text.includes("%") && !text.includes("\\u")) return text;
+function loggedText(text: string, parsed: unknown): string {
   const start = text.trimStart();
   if (start.startsWith("{") || start.startsWith("[")) {
-    // the body as the request already parsed it (JSON.parse of this text), or parsed here
-    let parsed = parsedJson;
-    if (parsed === undefined) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return maskBody(text, contentType);
-      }
-    }
     const masked = loggedJson(parsed, null);
     return masked === parsed ? text : JSON.stringify(masked);
   }
   return maskForm(text, loggedValue);
 }
 
-/** Whether a request's text names a free-text field at all (maskFreeText has nothing to do otherwise). */
-export const mayHoldFreeText = (text: string): boolean => FREE_TEXT_IN_TEXT.test(text) || text.includes("%") || text.includes("\\u");
-const FREE_TEXT_IN_TEXT = /note|custom|comment|description|memo|remark|message|additional_information|labels/i;
-
 /**
  * A request's fields with the card numbers typed into free-text fields (note, custom, ...) masked,
  * however deep, before the request is decided and stored; other fields are left for the operation
  * (the card itself is needed to decide). The same object when nothing was masked.
  */
-export function maskFreeText<T>(value: T, free = false): T {
-  if (typeof value === "string") return (free ? maskCardRuns(value) : value) as T;
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const masked = maskFreeText(value[i], free);
-      if (masked !== value[i]) (out ??= [...value])[i] = masked;
-    }
-    return (out ?? value) as T;
-  }
-  let out: Record<string, unknown> | undefined;
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    const masked = maskFreeText(record[key], kindOf(key) === "free");
-    if (masked !== record[key]) (out ??= { ...record })[key] = masked;
-  }
-  return (out ?? value) as T;
+export const maskFreeText = <T>(value: T): T => loggedJson(value, null, true) as T;
+
+const FREE_TEXT_IN_TEXT = new RegExp([...FREE_TEXT_NAMES].join("|"), "i");
+
+/**
+ * A gateway request as it goes on: its fields with card numbers in free text masked (maskFreeText),
+ * and its text as the request log keeps it (loggedText). A text that names no card, code or
+ * free-text field (and escapes no name: no % or \u) is neither walked nor parsed again.
+ */
+export function maskRequest<T>(body: T, text: string): { body: T; text: string } {
+  const escaped = text.includes("%") || text.includes("\\u");
+  if (!escaped && !MAY_HOLD.test(text)) return { body, text };
+  return { body: escaped || FREE_TEXT_IN_TEXT.test(text) ? maskFreeText(body) : body, text: loggedText(text, body) };
 }
 
 /**
  * A JSON value with every field masked, however deep; `name` is the key it sits under. Under a card
  * or security-code name everything is masked, whatever its shape. The same value (not a copy) when nothing was masked.
  */
-export function maskJson(value: unknown, name = "", under: Sensitive = undefined, leaf: (name: string, value: string) => string = maskValue): unknown {
+export function maskJson(value: unknown, name = "", under: Sensitive = undefined): unknown {
   const sensitive = under ?? sensitiveName(name);
   if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") {
     const text = String(value);
-    const masked = sensitive === "card" ? maskCardNumber(text) : sensitive === "code" ? "*".repeat(text.length) : leaf(name, text);
+    const masked = sensitive === "card" ? maskCardNumber(text) : sensitive === "code" ? "*".repeat(text.length) : maskValue(name, text);
     return masked === text ? value : masked;
   }
   if (sensitive && value !== null && typeof value === "object") {
-    if (Array.isArray(value)) return value.map((v) => maskJson(v, name, sensitive, leaf));
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskJson(v, k, sensitive, leaf)]));
+    if (Array.isArray(value)) return value.map((v) => maskJson(v, name, sensitive));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskJson(v, k, sensitive)]));
   }
   if (Array.isArray(value)) {
     // [["card", "4242…"], ["security_code", "123"]]: name/value pairs (the checkout page's inputs)
     if (value.length === 2 && typeof value[0] === "string" && (typeof value[1] === "string" || typeof value[1] === "number")) {
-      const pairValue = maskJson(value[1], value[0], undefined, leaf);
+      const pairValue = maskJson(value[1], value[0]);
       if (pairValue !== value[1]) return [value[0], pairValue];
     }
-    const items = value.map((v) => maskJson(v, name, undefined, leaf));
+    const items = value.map((v) => maskJson(v, name));
     return items.some((v, i) => v !== value[i]) ? items : value;
   }
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value);
-    const masked = entries.map(([k, v]) => maskJson(v, k, undefined, leaf));
+    const masked = entries.map(([k, v]) => maskJson(v, k));
     return masked.some((v, i) => v !== entries[i]![1]) ? Object.fromEntries(entries.map(([k], i) => [k, masked[i]])) : value;
   }
   return value;

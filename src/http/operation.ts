@@ -14,7 +14,7 @@ import { catchUp } from "../scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
 import { createBodyReader, type Body } from "./body.js";
-import { maskFreeText, maskLogged, mayHoldFreeText } from "../domain/masking.js";
+import { maskRequest } from "../domain/masking.js";
 import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
@@ -45,7 +45,6 @@ export interface ScenarioView {
   /** the outcome when no rule names one */
   fallback: string;
 }
-
 
 export interface Operation {
   name: SignedOperation;
@@ -118,9 +117,7 @@ function operationHandler(op: Operation, deps: Deps): (req: IncomingMessage, res
       ({ body, text: sent } = await readBody(req, res));
       // a card number typed into a free-text field (note, custom) is never stored; the request log
       // keeps the body with every card number and security code masked, whatever their shape
-      const parsed = body;
-      if (mayHoldFreeText(sent)) body = maskFreeText(body);
-      sent = maskLogged(sent, req.headers["content-type"] ?? "", parsed);
+      ({ body, text: sent } = maskRequest(body, sent));
       // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
       // the merchant's unit: its records only (a request without one is refused before it reads any)
       const merchant = text(body.merchant_id);
