@@ -13,9 +13,7 @@
 // operations and payer pages are not concerned: they answer under any Host, as the gateway does.
 import { isIP } from "node:net";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { problemPage } from "../render/payer-page-views.js";
-import { sendHtml } from "../render/layout.js";
-import { isDashboard } from "./cross-site.js";
+import { refuseBrowser } from "./cross-site.js";
 
 /** The host name of a Host header ("name:port", "[::1]:port"), lower-cased, without a final dot. */
 function hostName(host: string): string {
@@ -50,7 +48,6 @@ export function checkHost(list: string | undefined, baseUrl: string | undefined)
     const name = hostName(req.get("host") ?? "");
     if (hostAllowed(name, allowed)) return next();
     const message = `a browser reached this sandbox as "${name}", a name it does not serve its dashboard and operator API under (a DNS rebinding page would look like this). If that is this sandbox's own name, start it with --allowed-hosts ${name} (env ALLOWED_HOSTS, comma-separated, *.example.com allowed) or --base-url`;
-    if (isDashboard(req.path)) sendHtml(res, 403, problemPage("Refused: unknown host name", message));
-    else res.status(403).json({ error: "host_not_allowed", message });
+    refuseBrowser(req, res, "Refused: unknown host name", "host_not_allowed", message);
   };
 }

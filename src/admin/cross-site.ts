@@ -25,10 +25,15 @@ const TOKEN = /^[0-9a-f]{32}$/;
 /** A request for a dashboard page or form (HTML), rather than the JSON API. */
 export const isDashboard = (path: string) => path === "/" || path.startsWith("/ui/") || path === "/login" || path === "/logout";
 
+/** A 403 in the surface's format: a page for the dashboard (titled `title`), `{error, message}` for the JSON API. */
+export function refuseBrowser(req: Request, res: Response, title: string, error: string, message: string, onPage = message): void {
+  if (isDashboard(req.path)) sendHtml(res, 403, problemPage(title, onPage));
+  else res.status(403).json({ error, message });
+}
+
 function refuse(req: Request, res: Response, why: string): void {
   const message = `${why}: state changes come from this sandbox's own pages or from clients that are not browsers (curl, scripts)`;
-  if (isDashboard(req.path)) sendHtml(res, 403, problemPage("Refused: another site", `${message}. Open the dashboard and try again from there.`));
-  else res.status(403).json({ error: "cross_site_refused", message });
+  refuseBrowser(req, res, "Refused: another site", "cross_site_refused", message, `${message}. Open the dashboard and try again from there.`);
 }
 
 /** host[:port] of a URL, or undefined when it is not one ("null", say). */
