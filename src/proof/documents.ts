@@ -72,11 +72,13 @@ const SPACE = /\s/;
 class MarkupError extends Error {}
 
 /**
- * The pieces of a markup text, in order. `strict` (XML): a "<" that opens nothing, an unterminated
- * comment, CDATA or attribute, or an attribute without a quoted value is an error; otherwise (HTML)
- * such a "<" is text and what is unterminated runs to the end of the text.
+ * The pieces of a markup text, in order. XML is read strictly: a "<" that opens nothing, an
+ * unterminated comment, CDATA or attribute, or an attribute without a quoted value is an error. HTML
+ * (`html`) as a browser reads it: such a "<" is text, what is unterminated runs to the end of the
+ * text, names are lower-cased, and a script's, title's or style's text is raw.
  */
-function* pieces(text: string, strict: boolean, html: boolean): Generator<Piece> {
+function* pieces(text: string, html: boolean): Generator<Piece> {
+  const strict = !html;
   const n = text.length;
   let i = 0;
   const unterminated = (what: string, at: number): number => {
@@ -197,7 +199,7 @@ export function readXml(text: string): Tree {
   type Open = { name: string; children: [string, Tree][]; text: string };
   const stack: Open[] = [{ name: "", children: [], text: "" }];
   try {
-    for (const piece of pieces(text, true, false)) {
+    for (const piece of pieces(text, false)) {
       const top = stack[stack.length - 1]!;
       if (piece.type === "cdata") top.text += piece.text;
       else if (piece.type === "text") {
@@ -244,7 +246,7 @@ export function readHtml(text: string): Tree {
   let open: { tag: readonly [string, string][]; inputs: [string, Tree][] } | undefined;
   let inside: string | undefined; // the raw-text element whose text comes next (title, script)
   const dataBlocks: string[] = [];
-  for (const piece of pieces(text, false, true)) {
+  for (const piece of pieces(text, true)) {
     if (piece.type === "text" && inside) {
       if (inside === "title" && title === undefined) title = piece.text;
       if (inside === "data") dataBlocks.push(piece.text);
