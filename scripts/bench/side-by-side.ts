@@ -3,8 +3,8 @@
 // with `npm run build` there) and this one's (dist/sandgate.js), each its own process, loaded with
 // the same payments through the API, then the same workloads on each in turn (the order swapped
 // every rep), without resets. Per workload: each build's server CPU per request (every thread, GC
-// included), and the median of the reps' paired ratios (this build's CPU ÷ the base's: below 1 is
-// cheaper); also the resident size of each right after the load and after 60 s idle. This is how
+// included) and req/s, and the median of the reps' paired ratios (this build's ÷ the base's: CPU
+// below 1 is cheaper, req/s above 1 faster); also the resident size of each right after the load and after 60 s idle. This is how
 // a change to the serving code is measured before `npm run bench` runs it against the floor.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,10 +37,11 @@ const chosen = values.workloads.split(",").map((id) => {
 });
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
-/** a workload run on a server as it is (no reset): its server CPU per request */
-async function measure(s: Service, w: Workload): Promise<number> {
+/** a workload run on a server as it is (no reset): its server CPU per request and req/s */
+async function measure(s: Service, w: Workload): Promise<{ cpu: number; rps: number }> {
   const requests = requestsFor(w, { connections, scale: 1 });
-  return (await run(s, w, await w.prepare(s.url, requests), requests, connections, false)).cpu;
+  const { cpu, rps } = await run(s, w, await w.prepare(s.url, requests), requests, connections, false);
+  return { cpu, rps };
 }
 
 async function main(): Promise<void> {
@@ -64,20 +65,26 @@ async function main(): Promise<void> {
     await new Promise((settled) => setTimeout(settled, 60_000));
     for (const s of services) rss.settled!.push(s.rssMb());
     const cpu: Record<string, number[][]> = {};
+    const rps: Record<string, number[][]> = {};
     for (let rep = 0; rep < reps; rep++) {
       for (const w of chosen) {
         const order = rep % 2 ? [1, 0] : [0, 1];
-        const row: number[] = [];
+        const row: { cpu: number; rps: number }[] = [];
         for (const i of order) row[i] = await measure(services[i]!, w);
-        (cpu[w.id] ??= []).push(row);
-        log(`rep ${rep + 1} ${w.id}: base ${row[0]!.toFixed(0)} µs, this ${row[1]!.toFixed(0)} µs (${(row[1]! / row[0]!).toFixed(2)})`);
+        (cpu[w.id] ??= []).push(row.map((r) => r.cpu));
+        (rps[w.id] ??= []).push(row.map((r) => r.rps));
+        log(`rep ${rep + 1} ${w.id}: base ${row[0]!.cpu.toFixed(0)} µs ${row[0]!.rps.toFixed(0)} req/s, this ${row[1]!.cpu.toFixed(0)} µs ${row[1]!.rps.toFixed(0)} req/s (CPU ${(row[1]!.cpu / row[0]!.cpu).toFixed(2)})`);
       }
     }
-    const lines = ["| workload | base CPU µs/req | this CPU µs/req | this ÷ base (paired median) | per rep |", "| --- | --- | --- | --- | --- |"];
+    const paired = (rows: number[][]) => median(rows.map(([a, b]) => b! / a!)).toFixed(2);
+    const lines = ["| workload | base CPU µs/req | this CPU µs/req | CPU this ÷ base (paired median) | per rep | base req/s | this req/s | req/s this ÷ base |", "| --- | --- | --- | --- | --- | --- | --- | --- |"];
     for (const w of chosen) {
       const rows = cpu[w.id]!;
       const ratios = rows.map(([a, b]) => b! / a!);
-      lines.push(`| ${w.id} | ${median(rows.map((r) => r[0]!)).toFixed(0)} | ${median(rows.map((r) => r[1]!)).toFixed(0)} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(" ")} |`);
+      const r = rps[w.id]!;
+      lines.push(
+        `| ${w.id} | ${median(rows.map((x) => x[0]!)).toFixed(0)} | ${median(rows.map((x) => x[1]!)).toFixed(0)} | ${paired(rows)} | ${ratios.map((x) => x.toFixed(2)).join(" ")} | ${median(r.map((x) => x[0]!)).toFixed(0)} | ${median(r.map((x) => x[1]!)).toFixed(0)} | ${paired(r)} |`,
+      );
     }
     lines.push("", `RSS MB right after the load: base ${rss.loaded![0]}, this ${rss.loaded![1]}; after 60 s idle: base ${rss.settled![0]}, this ${rss.settled![1]}; after the reps: base ${services[0]!.rssMb()}, this ${services[1]!.rssMb()}`);
     process.stdout.write(`${lines.join("\n")}\n`);
