@@ -67,7 +67,7 @@ export interface FieldProblem {
 
 /**
  * A request the gateway refuses as a whole (bad body, signature, unknown merchant, ...).
- * Rendered in the operation's own format by http/operation.ts. A simulated decline is not an error.
+ * Rendered in the operation's own format by http/operation.ts (runOperation). A simulated decline is not an error.
  */
 export class GatewayError extends Error {
   override name = "GatewayError";

@@ -2,7 +2,9 @@ import express from "express";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { ACME, childNames, directPayment, makeApp, parseXml } from "./helpers.js";
-import { routePath } from "../src/http/operation.js";
+import { routePath, runOperation, type GatewayInput } from "../src/http/operation.js";
+import { authorise } from "../src/gateway/authorise.js";
+import { GatewayError } from "../src/codes.js";
 
 describe("helpers", () => {
   test("a direct payment answers XML in the seed's element order", async () => {
@@ -34,6 +36,37 @@ describe("operation paths", () => {
     expect(routePath("http://127.0.0.1:3000/V1/Capture/?x=1")).toBe("/v1/capture");
     expect(routePath("/v1/capture?x=/y")).toBe("/v1/capture");
     expect(routePath("http://[not a url")).toBe("");
+  });
+});
+
+describe("the gateway's core on plain data (no socket, no Express)", () => {
+  const input = (body: Uint8Array | GatewayError, headers: Record<string, string> = {}): GatewayInput => ({
+    url: "/v1/authorise",
+    headers: { host: "sandbox.test", "content-type": "application/json", ...headers },
+    rawHeaders: [],
+    body,
+    clientAddress: "10.1.2.3",
+  });
+
+  test("runOperation(authorise, input) answers, stores and logs as the HTTP server does", async () => {
+    const { deps } = await makeApp();
+    const answer = await runOperation(authorise, input(Buffer.from(JSON.stringify(directPayment({ order_no: "CORE-1" })))), deps);
+    expect(answer.status).toBe(200);
+    expect(answer.headers["Content-Type"]).toBe("application/xml; charset=utf-8");
+    expect(parseXml(answer.body).order_status).toBe("1");
+    expect(deps.store.data.transactions.some((t) => t.order_no === "CORE-1")).toBe(true);
+    const [logged] = deps.requests.list({ order_no: "CORE-1", limit: 1 });
+    expect(logged).toMatchObject({ id: answer.headers["X-Request-Id"], ip: "10.1.2.3", http_status: 200 });
+  });
+
+  test("a body the adapter could not read, and a scenario's fault, are data in the answer", async () => {
+    const { deps } = await makeApp();
+    const tooLarge = await runOperation(authorise, input(new GatewayError("body_too_large", "the limit is 1kb")), deps);
+    expect(tooLarge.status).toBe(413);
+    expect(parseXml(tooLarge.body).result_info).toMatch(/the limit is 1kb/);
+    const hang = await runOperation(authorise, input(Buffer.from(JSON.stringify(directPayment({ order_no: "CORE-2" }))), { "x-sandbox-scenario": "slow-and-flaky" }), deps);
+    expect(hang.fault).toBe("hang");
+    expect(deps.store.data.transactions.some((t) => t.order_no === "CORE-2")).toBe(false);
   });
 });
 

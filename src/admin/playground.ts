@@ -3,8 +3,8 @@
 // operation's own fields, signed with the merchant's secret key (the dashboard is the operator's
 // side and holds the keys, so the request passes in strict signature mode too and the request log
 // shows a matched signature, as for a correct integration), and X-Sandbox-Outcome when the tester
-// names an outcome. It goes to the gateway's own handler over HTTP (gateway-call.ts): validated,
-// decided, stored, notified, logged and answered as any merchant's request. Then 303 to the
+// names an outcome. It goes to the gateway's core (http/operation.ts runOperation) as the request a
+// server would send: validated, decided, stored, notified, logged and answered as any merchant's. Then 303 to the
 // payment's result page; a request the gateway refused (a missing amount, a bad currency, ...) is
 // shown in its form with the gateway's message (400), and stored nothing. Only this sandbox's
 // merchants and their accounts: the gateway would provision an unknown one.
@@ -15,7 +15,7 @@ import { stageOf } from "../domain/completion.js";
 import { authorise } from "../gateway/authorise.js";
 import { checkout } from "../gateway/checkout.js";
 import { pageUrl } from "../gateway/page-links.js";
-import { gatewayOperations } from "../http/operation.js";
+import { runOperation, type GatewayAnswer } from "../http/operation.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
 import { BASE } from "../render/dashboard/frame.js";
@@ -35,10 +35,9 @@ import { sign, signatureFields, signatureOf } from "../signature/signature.js";
 import { secretKeyOf } from "../store/merchants.js";
 import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../store/types.js";
-import { gatewayCaller, type GatewayAnswer } from "./gateway-call.js";
 import { queryText } from "./shared.js";
 
-/** How long the playground waits for the gateway's answer: a scenario may make it hang (or wait up to 2 minutes). */
+/** How long a merchant's server would wait for the gateway's answer: a scenario may make it hang (or wait up to 2 minutes). */
 const PLAYGROUND_WAIT_MS = 10_000;
 
 /** The card a named outcome pays with when no number is given (any valid number would do: the outcome wins). */
@@ -54,13 +53,6 @@ const fieldText = (req: Request, name: string): string => (typeof req.body?.[nam
 export function playgroundRoutes(deps: Deps): Router {
   const router = Router();
   const { store } = deps;
-  const gateway = gatewayOperations([authorise, checkout], deps, (err, res) => {
-    deps.log.error({ err }, "playground: unhandled error in a gateway request");
-    if (!res.headersSent) res.writeHead(500).end();
-  });
-  const call = gatewayCaller((req, res) => {
-    if (!gateway(req, res)) res.writeHead(404).end();
-  });
 
   const merchants = () => store.data.merchants.filter((m) => !m.provisioned).concat(store.data.merchants.filter((m) => m.provisioned));
 
@@ -144,20 +136,26 @@ export function playgroundRoutes(deps: Deps): Router {
     const body = gatewayBody(kind, values, `${origin.replace(/\/$/, "")}${BASE}/ui/playground/returned`);
     const operation = kind === "checkout" ? checkout : authorise;
     body.encryption_data = sign(signatureFields[operation.name].request, body, merchant.secret_key).signature;
-    const answer = await call({
-      path: operation.path,
-      body,
+    const headers: Record<string, string> = {
       host: req.get("host") ?? "localhost",
-      clientAddress: req.socket.remoteAddress ?? "",
-      headers: { "user-agent": "Sandgate dashboard playground", ...(values.outcome ? { [OUTCOME_HEADER]: values.outcome } : {}) },
-      timeoutMs: PLAYGROUND_WAIT_MS,
-    });
+      "content-type": "application/json",
+      "user-agent": "Sandgate dashboard playground",
+      ...(values.outcome ? { [OUTCOME_HEADER.toLowerCase()]: values.outcome } : {}),
+    };
+    const answer = await runOperation(
+      operation,
+      { url: operation.path, headers, rawHeaders: Object.entries(headers).flat(), body: Buffer.from(JSON.stringify(body)), clientAddress: req.socket.remoteAddress ?? "" },
+      deps,
+    );
 
-    // the request (its X-Request-Id; without an answer, the newest of this order) and the payment it made, if any
-    const requestId = "status" in answer ? String(answer.headers["x-request-id"] ?? "") : "";
+    // a scenario's latency is felt as a merchant's server would feel it (past the wait, it timed out)
+    if (answer.waitMs > 0 && answer.waitMs < PLAYGROUND_WAIT_MS) await new Promise((resolve) => setTimeout(resolve, answer.waitMs));
+
+    // the request (its X-Request-Id) and the payment it made, if any
+    const requestId = answer.headers["X-Request-Id"]!;
     const made = await store.unit(
       () => {
-        const entry = deps.requests.list({ merchant_id: merchant.merchant_id, order_no: body.order_no!, limit: 20 }).find((r) => !requestId || r.id === requestId);
+        const entry = deps.requests.list({ merchant_id: merchant.merchant_id, order_no: body.order_no!, limit: 20 }).find((r) => r.id === requestId);
         const tx = entry && store.records.transactionsByOrder(merchant.merchant_id, body.order_no!).find((t) => t.history?.[0]?.request_id === entry.id);
         return { entry, tx };
       },
@@ -212,8 +210,10 @@ function gatewayBody(kind: PlaygroundKind, v: PlaygroundValues, playgroundReturn
 /** Why no payment was made: the gateway's own message (its request log's result) and the rule, if one decided. */
 function notMade(answer: GatewayAnswer, said: string | undefined, rule: string | undefined): { status: number; message: string } {
   const by = rule ? ` (scenario rule ${rule})` : "";
-  if ("failure" in answer) {
-    const what = answer.failure === "timeout" ? `No answer from the gateway within ${PLAYGROUND_WAIT_MS / 1000} s${by}` : `The gateway closed the connection without an answer${by}`;
+  // what a merchant's server would see of the scenario's fault: a hang or a long wait times out, a reset closes the connection
+  const failure = answer.fault === "reset" ? "reset" : answer.fault === "hang" || answer.waitMs >= PLAYGROUND_WAIT_MS ? "timeout" : undefined;
+  if (failure) {
+    const what = failure === "timeout" ? `No answer from the gateway within ${PLAYGROUND_WAIT_MS / 1000} s${by}` : `The gateway closed the connection without an answer${by}`;
     return { status: 502, message: `${what}. No payment was stored.` };
   }
   const clientError = answer.status >= 400 && answer.status < 500;

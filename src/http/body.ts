@@ -1,8 +1,7 @@
 // Request bodies as the gateway's clients send them: JSON, form-urlencoded (bracket nesting
 // allowed), and a JSON document sent with a form content type (the seed's samples do that).
-// Anything else is a GatewayError that the operation renders in its own format.
-import type { IncomingMessage, ServerResponse } from "node:http";
-import bodyParser from "body-parser";
+// Anything else is a GatewayError that the operation renders in its own format. Plain text in,
+// plain data out: the bytes are read off the socket by gateway-server.ts.
 import qs from "qs";
 import { GatewayError } from "../codes.js";
 
@@ -10,39 +9,8 @@ export type Body = Record<string, unknown>;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** A request's body: the plain object, and the text it was read from (what the request log keeps). */
-export interface ReadBody {
-  body: Body;
-  text: string;
-}
-
-/** Reads the raw bytes with body-parser (limit → 413), decodes them as UTF-8 and turns them into a plain object. */
-export function createBodyReader(limit: string) {
-  const raw = bodyParser.raw({ type: () => true, limit });
-  return (req: IncomingMessage, res: ServerResponse): Promise<ReadBody> =>
-    new Promise<ReadBody>((resolve, reject) => {
-      raw(req, res, (err?: unknown) => {
-        if (err) return reject(translateParserError(err, limit));
-        try {
-          const raw = (req as { body?: unknown }).body;
-          const text = decode(Buffer.isBuffer(raw) ? raw : Buffer.alloc(0));
-          resolve({ body: parseText(text, req.headers["content-type"] ?? ""), text });
-        } catch (e) {
-          reject(e);
-        }
-      });
-    });
-}
-
-function translateParserError(err: unknown, limit: string): GatewayError {
-  const type = (err as { type?: string }).type;
-  if (type === "entity.too.large") return new GatewayError("body_too_large", `the limit is ${limit}`);
-  if (type === "encoding.unsupported") return new GatewayError("unsupported_body", "Content-Encoding must be identity, gzip, deflate or br");
-  if (type === "charset.unsupported") return new GatewayError("unsupported_body", "only utf-8 bodies are accepted");
-  return new GatewayError("malformed_body", "the request body could not be read");
-}
-
-function decode(bytes: Buffer): string {
+/** The body's bytes as text: UTF-8, nothing else. */
+export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return decoder.decode(bytes);
   } catch {

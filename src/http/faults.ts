@@ -1,7 +1,6 @@
 // What a scenario can do to the transport of an answer: wait, hang, reset the connection, cut the
-// body short, or send nothing. Applied after the answer is rendered (and signed).
-import type { ServerResponse } from "node:http";
-import { GATEWAY_PAGE_CSP } from "../render/checkout-page.js";
+// body short, or send nothing. Decided with the answer (the body cut here), done by whoever sends it
+// (gateway-server.ts waits, hangs or resets).
 import type { Then } from "../scenarios/schema.js";
 
 export interface Rendered {
@@ -23,38 +22,9 @@ export function latencyMs(then: Then, pick: (min: number, max: number) => number
   return typeof l === "number" ? l : pick(l.min, l.max);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
-export async function deliver(res: ServerResponse, rendered: Rendered, then: Then, waitMs: number): Promise<void> {
-  if (waitMs > 0) await sleep(waitMs);
-  if (res.req.socket.destroyed) return;
-  switch (then.fault) {
-    case "hang":
-      return; // never answered: the client times out; the server ends the socket when it closes
-    case "reset":
-      res.req.socket.destroy();
-      return;
-    case "empty":
-      send(res, rendered, "");
-      return;
-    case "malformed":
-      send(res, rendered, rendered.body.slice(0, Math.max(1, Math.floor(rendered.body.length / 2))));
-      return;
-    default:
-      send(res, rendered, rendered.body);
-  }
+/** The body a fault leaves: none (empty), the first half (malformed), or all of it. */
+export function faultedBody(body: string, fault: Then["fault"]): string {
+  if (fault === "empty") return "";
+  if (fault === "malformed") return body.slice(0, Math.max(1, Math.floor(body.length / 2)));
+  return body;
 }
-
-/**
- * Straight to Node's response: the content type is already complete and there is no ETag or
- * freshness to work out, so Express's send() would only add work (and turn a long body into a
- * Buffer written apart from the headers).
- */
-function send(res: ServerResponse, rendered: Rendered, body: string): void {
-  const headers = { "Content-Type": rendered.contentType, "Content-Length": Buffer.byteLength(body) };
-  // an HTML answer (the checkout's loading page, an HTML refusal) runs in the payer's browser: its policy allows only its own style and script
-  res.writeHead(rendered.status, rendered.contentType.startsWith("text/html") ? { ...headers, ...HTML_HEADERS } : headers);
-  res.end(body);
-}
-
-const HTML_HEADERS = { "Content-Security-Policy": GATEWAY_PAGE_CSP, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };

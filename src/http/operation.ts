@@ -1,8 +1,11 @@
-// The path every gateway request takes, in one place:
-//   read body → identify caller → check signature → operation.handle (validate → decide → change
-//   state) → commit → render in the operation's format with encryption_data → log.
-// A GatewayError thrown anywhere is rendered in the same format; nothing else reaches the client.
-import type { IncomingMessage, ServerResponse } from "node:http";
+// The gateway's core, on plain data: runOperation(operation, input) → answer, where the input is
+// the request as data (target, headers, body bytes, client address) and the answer is what to send
+// (status, headers, body, and what a scenario does to the transport). No node:http or Express here:
+// gateway-server.ts reads a request off the socket into an input and writes the answer back; the
+// playground calls the core directly. The path every gateway request takes, in one place:
+//   parse body → identify caller → check signature → catch up with time → decide →
+//   operation.handle (validate → change state) → commit → render with encryption_data → log.
+// A GatewayError thrown anywhere is rendered in the operation's format; nothing else reaches the client.
 import type { z } from "zod";
 import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
@@ -13,9 +16,9 @@ import { StoreUnavailable } from "../store/store.js";
 import { catchUp } from "../scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
-import { createBodyReader, type Body } from "./body.js";
+import { decodeUtf8, parseText, type Body } from "./body.js";
 import { maskRequest } from "../domain/masking.js";
-import { deliver, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
+import { faultedBody, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
 import { normaliseIp, type Exchange } from "../request-log.js";
@@ -64,24 +67,80 @@ export interface Operation {
   handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
 }
 
-/** A gateway request's handler: true when the request was an operation's (and is answered), false to pass it on. */
-export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+/**
+ * A gateway request as plain data: what the node:http adapter (gateway-server.ts) reads off the
+ * socket, or what the playground builds. Header names are lower case, each with its first value.
+ */
+export interface GatewayInput {
+  /** the request target as sent, e.g. /v1/authorise (the request log's URL) */
+  url: string;
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** the headers as sent, name and value in turn (the request log shows some of them) */
+  rawHeaders: readonly string[];
+  /** the body's bytes, decoded of any Content-Encoding; or why they could not be read (too large, say) */
+  body: Uint8Array | GatewayError;
+  clientAddress: string;
+  /** performance.now() when the request arrived (the request log's duration) */
+  started?: number;
+}
+
+/** The answer as plain data: what to send, and what the scenario does to its transport. */
+export interface GatewayAnswer {
+  status: number;
+  /** X-Request-Id, X-Sandbox-Signature, X-Sandbox-Rule and Content-Type */
+  headers: Record<string, string>;
+  body: string;
+  /** wait this long before sending (a scenario's latency) */
+  waitMs: number;
+  /** hang: never answer; reset: close the connection; empty/malformed: the body is already cut (see faults.ts) */
+  fault?: Then["fault"];
+}
 
 /**
- * The gateway's operations, in front of the Express app (which serves pages and the operator API):
- * a POST to an operation's path, matched as an Express route would be (any case, one trailing slash
- * allowed), is answered here with one map lookup and none of Express's per-request work.
+ * One gateway request, start to end: parse the body → identify the caller → check the signature →
+ * catch up with time (scheduler.ts) → decide → operation.handle → commit → render and sign → log.
+ * A GatewayError thrown anywhere is answered in the operation's format; nothing else escapes.
  */
-export function gatewayOperations(operations: readonly Operation[], deps: Deps, failed: (err: unknown, res: ServerResponse) => void): GatewayHandler {
-  const byPath = new Map(operations.map((op) => [op.path.toLowerCase(), operationHandler(op, deps)]));
-  return (req, res) => {
-    if (req.method !== "POST") return false;
-    const handle = byPath.get(routePath(req.url ?? "/"));
-    if (!handle) return false;
-    // what fails after the answer's own try (rendering, logging, sending) goes to the app's error answer
-    handle(req, res).catch((err: unknown) => failed(err, res));
-    return true;
-  };
+export async function runOperation(op: Operation, input: GatewayInput, deps: Deps): Promise<GatewayAnswer> {
+  const started = input.started ?? performance.now();
+  const requestId = deps.requests.nextId();
+  let body: Body = {};
+  // the body's text for the request log: only a body that was read (decoded and parsed) is kept
+  let sent = "";
+  const seen: Seen = { signature: null, then: {} };
+  let reply: Reply;
+  try {
+    if (input.body instanceof GatewayError) throw input.body;
+    ({ body, text: sent } = parseBody(input.body, header1(input, "content-type") ?? ""));
+    // a card number typed into a free-text field (note, custom) is never stored; the request log
+    // keeps the body with every card number and security code masked, whatever their shape
+    ({ body, text: sent } = maskRequest(body, sent));
+    // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
+    // the merchant's unit: its records only (a request without one is refused before it reads any)
+    const merchant = text(body.merchant_id);
+    reply = await deps.store.unit(() => decideAndHandle(op, deps, input, requestId, body, seen), merchant ? { merchant } : { none: true });
+  } catch (err) {
+    const known = err instanceof GatewayError || err instanceof StoreUnavailable;
+    if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
+    const refusal = err instanceof GatewayError ? err : new GatewayError(known ? "store_unavailable" : "internal_error", known ? undefined : "see the server log");
+    reply = refuse(op.format, refusal, body, op.emptyResult);
+  }
+  const { caller, signature, then } = seen;
+  const key = caller?.merchant.secret_key ?? secretKeyOf(deps.store.records, text(body.merchant_id));
+  const headers: Record<string, string> = { "X-Request-Id": requestId };
+  if (signature) headers["X-Sandbox-Signature"] = signature.matched ? "matched" : "mismatch";
+  if (reply.rule) headers["X-Sandbox-Rule"] = reply.rule;
+  const rendered = render(op, reply, key);
+  record(deps, op, input, requestId, body, reply, signature, exchangeOf(input, headers, sent, rendered, started));
+  headers["Content-Type"] = rendered.contentType;
+  const waitMs = latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max));
+  return { status: rendered.status, headers, body: faultedBody(rendered.body, then.fault), waitMs, ...(then.fault ? { fault: then.fault } : {}) };
+}
+
+/** The body's bytes as text (UTF-8) and as a plain object. */
+function parseBody(bytes: Uint8Array, contentType: string): { body: Body; text: string } {
+  const text = decodeUtf8(bytes);
+  return { body: parseText(text, contentType), text };
 }
 
 /** The request target's path, lower-cased and without one trailing slash: the key of an operation. */
@@ -102,42 +161,6 @@ export function routePath(url: string): string {
   return path.toLowerCase();
 }
 
-function operationHandler(op: Operation, deps: Deps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const readBody = createBodyReader(deps.config.bodyLimit);
-  return async (req: IncomingMessage, res: ServerResponse) => {
-    const started = performance.now();
-    const requestId = deps.requests.nextId();
-    res.setHeader("X-Request-Id", requestId);
-    let body: Body = {};
-    // the body's text for the request log: only a body that was read (decoded and parsed) is kept
-    let sent = "";
-    const seen: Seen = { signature: null, then: {} };
-    let reply: Reply;
-    try {
-      ({ body, text: sent } = await readBody(req, res));
-      // a card number typed into a free-text field (note, custom) is never stored; the request log
-      // keeps the body with every card number and security code masked, whatever their shape
-      ({ body, text: sent } = maskRequest(body, sent));
-      // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
-      // the merchant's unit: its records only (a request without one is refused before it reads any)
-      const merchant = text(body.merchant_id);
-      reply = await deps.store.unit(() => runOperation(op, deps, req, requestId, body, seen), merchant ? { merchant } : { none: true });
-    } catch (err) {
-      const known = err instanceof GatewayError || err instanceof StoreUnavailable;
-      if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
-      const refusal = err instanceof GatewayError ? err : new GatewayError(known ? "store_unavailable" : "internal_error", known ? undefined : "see the server log");
-      reply = refuse(op.format, refusal, body, op.emptyResult);
-    }
-    const { caller, signature, then } = seen;
-    const key = caller?.merchant.secret_key ?? secretKeyOf(deps.store.records, text(body.merchant_id));
-    if (signature) res.setHeader("X-Sandbox-Signature", signature.matched ? "matched" : "mismatch");
-    if (reply.rule) res.setHeader("X-Sandbox-Rule", reply.rule);
-    const rendered = render(op, reply, key);
-    record(deps, op, req, requestId, body, reply, signature, exchangeOf(req, res, sent, rendered, started));
-    await deliver(res, rendered, then, latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max)));
-  };
-}
-
 /** What the answer needs to know of a request even when it was refused half-way. */
 interface Seen {
   caller?: Caller;
@@ -146,20 +169,20 @@ interface Seen {
 }
 
 /** Identify the caller → check the signature → decide → operation.handle → commit. */
-async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, requestId: string, body: Body, seen: Seen): Promise<Reply> {
+async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, requestId: string, body: Body, seen: Seen): Promise<Reply> {
   const merchantId = requireText(body, "merchant_id");
   const accountId = requireText(body, "account_id");
   const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants, deps.config.merchantKeys);
   seen.caller = caller;
-  if (op.registeredIpOnly) checkRegisteredIp(caller, req.socket.remoteAddress ?? "");
+  if (op.registeredIpOnly) checkRegisteredIp(caller, input.clientAddress);
   const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
   seen.signature = signature;
-  const baseUrl = deps.config.baseUrl ?? origin(req);
+  const baseUrl = deps.config.baseUrl ?? origin(input);
   const now = deps.clock.now();
   const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
 
-  const header = header1(req, "x-sandbox-scenario");
-  const outcome = header1(req, "x-sandbox-outcome");
+  const header = header1(input, "x-sandbox-scenario");
+  const outcome = header1(input, "x-sandbox-outcome");
   const decide = (operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string) =>
     deps.scenarios.decide({ operation, fields, merchantId, header, outcome, orderNo, fallback });
   const view = op.scenarioView?.(body, caller, deps) ?? { operation: op.name, fields: body, fallback: "" };
@@ -180,12 +203,12 @@ async function runOperation(op: Operation, deps: Deps, req: IncomingMessage, req
 }
 
 /** This server as the client addressed it (Sandgate serves plain HTTP; no proxy is trusted). */
-const origin = (req: IncomingMessage) => `http://${req.headers.host ?? "localhost"}`;
+const origin = (input: GatewayInput) => `http://${header1(input, "host") ?? "localhost"}`;
 
 /** A request header's value (the first, if a header Node keeps as a list was sent twice). */
-function header1(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+function header1(input: GatewayInput, name: string): string | undefined {
+  const value = input.headers[name];
+  return typeof value === "string" || value === undefined ? value : value[0];
 }
 
 function requireText(body: Body, field: string): string {
@@ -228,16 +251,18 @@ function render(op: Operation, reply: Reply, key: string): Rendered {
 const SHOWN_REQUEST_HEADERS = new Set(["content-type", "accept", "user-agent", "x-sandbox-scenario", "x-sandbox-outcome"]);
 
 /** What went over the wire (the request log keeps it for the most recent requests): the body as its text, the rest by reference. */
-function exchangeOf(req: IncomingMessage, res: ServerResponse, body: string, rendered: Rendered, started: number): Exchange {
+function exchangeOf(input: GatewayInput, headers: Record<string, string>, body: string, rendered: Rendered, started: number): Exchange {
+  const raw = input.rawHeaders;
   const requestHeaders: [string, string][] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(req.rawHeaders[i]!.toLowerCase())) requestHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-  const responseHeaders: [string, string][] = res.getHeaderNames().map((name) => [name, String(res.getHeader(name))]);
+  for (let i = 0; i + 1 < raw.length; i += 2) if (SHOWN_REQUEST_HEADERS.has(raw[i]!.toLowerCase())) requestHeaders.push([raw[i]!, raw[i + 1]!]);
+  const responseHeaders: [string, string][] = [];
+  for (const name in headers) responseHeaders.push([name.toLowerCase(), headers[name]!]);
   responseHeaders.push(["content-type", rendered.contentType]);
   return {
-    method: req.method ?? "POST",
-    url: `${origin(req)}${req.url ?? ""}`,
+    method: "POST",
+    url: `${origin(input)}${input.url}`,
     requestHeaders,
-    requestType: req.headers["content-type"] ?? "",
+    requestType: header1(input, "content-type") ?? "",
     body,
     status: rendered.status,
     responseHeaders,
@@ -247,13 +272,13 @@ function exchangeOf(req: IncomingMessage, res: ServerResponse, body: string, ren
   };
 }
 
-function record(deps: Deps, op: Operation, req: IncomingMessage, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
+function record(deps: Deps, op: Operation, input: GatewayInput, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
   const entry = {
     id,
     at: deps.clock.now().toISOString(),
     operation: op.name,
     path: op.path,
-    ip: normaliseIp(req.socket.remoteAddress ?? ""),
+    ip: normaliseIp(input.clientAddress),
     merchant_id: text(body.merchant_id),
     account_id: text(body.account_id),
     order_no: text(body.order_no),
