@@ -1,10 +1,10 @@
 // The operator API (/__sandbox) as typed calls, for a merchant's tests: against the Sandgate they
 // started in-process (`sandbox.admin`) or a remote one (`createAdminClient(url, token)`). Every call
 // is one HTTP request; an error answer throws SandgateAdminError with the API's status and message.
-import type { ReceiverCheckReport } from "./proof/receiver-check/run.js";
+import type { ReceiverCheckReport } from "./receiver-check/run.js";
 import type { RequestFilter, RequestLogEntry } from "./request-log.js";
 import type { CoverageReport } from "./scenarios/coverage.js";
-import type { Notification, Refund, Subscription, Transaction } from "./store/types.js";
+import type { Notification, Refund, Subscription, Transaction } from "./domain/types.js";
 
 export class SandgateAdminError extends Error {
   override name = "SandgateAdminError";

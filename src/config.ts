@@ -1,7 +1,7 @@
 // Every setting of Sandgate, its flag, its environment variable and its default: one table.
 // `npx sandgate --help` prints it; README.md documents it; tests build configs from it.
 import { defaultFixturesDir, defaultScenariosDir } from "./paths.js";
-import { parseAllowList } from "./notify/allow-list.js";
+import { parseAllowList } from "./notify-allow-list.js";
 
 export type SignatureMode = "lenient" | "strict";
 export type NotifySchedule = "fast" | "realistic";

@@ -2,7 +2,7 @@
 import cluster from "node:cluster";
 import { exposureWarning, tokenWarning } from "./exposure.js";
 import { availableParallelism } from "node:os";
-import { parseCommandLine } from "./cli.js";
+import { parseCommandLine } from "./cli/command-line.js";
 import type { Config } from "./config.js";
 
 /** `sandgate record …`, `sandgate verify …`: the proof commands, and `sandgate ctl …` (src/cli/), each with its own flags. */

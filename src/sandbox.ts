@@ -8,7 +8,7 @@ import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
 import { DEFAULTS, type Config } from "./config.js";
 import type { Deps } from "./deps.js";
-import { applyDue } from "./scheduler.js";
+import { applyDue } from "./schedule/scheduler.js";
 import { createNotifier } from "./notify/dispatcher.js";
 import { createRequestLog } from "./request-log.js";
 import { createRegistry } from "./scenarios/registry.js";

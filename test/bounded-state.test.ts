@@ -5,8 +5,8 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
 import { NthCounters } from "../src/scenarios/nth-counters.js";
-import { createRepository, NOTIFICATION_HISTORY_LIMIT } from "../src/store/records.js";
-import type { Notification, State } from "../src/store/types.js";
+import { createRepository, NOTIFICATION_HISTORY_LIMIT } from "../src/domain/records.js";
+import type { Notification, State } from "../src/domain/types.js";
 import { ACME, directPayment, makeApp, postAuthorise } from "./helpers.js";
 
 const entry = (n: number, merchant = "M1"): RequestLogEntry => ({

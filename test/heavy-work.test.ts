@@ -9,7 +9,7 @@ import { createServer, type Socket } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
-import { verifyInThread } from "../src/proof/verify-thread.js";
+import { verifyInThread } from "../src/admin/verify-thread.js";
 import { directPayment, makeApp, postAuthorise } from "./helpers.js";
 
 interface Har {

@@ -5,7 +5,7 @@ import { convert, create } from "xmlbuilder2";
 import type { App } from "../src/app.js";
 import { createApp } from "../src/app.js";
 import type { Deps } from "../src/deps.js";
-import type { Notification, Transaction } from "../src/store/types.js";
+import type { Notification, Transaction } from "../src/domain/types.js";
 import { REPLICA_MODE, replicaApp } from "./replica-helpers.js";
 import { createDeps, type SandboxOptions } from "../src/sandbox.js";
 import { signatureFields, type SignedOperation } from "../src/signature/signature.js";

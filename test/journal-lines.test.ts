@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
-import { lineEncoder, replayJournal, type Collection } from "../src/store/journal.js";
-import type { State } from "../src/store/types.js";
+import { lineEncoder, replayJournal } from "../src/store/journal.js";
+import type { Collection } from "../src/domain/types.js";
+import type { State } from "../src/domain/types.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sandgate-lines-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

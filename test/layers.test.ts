@@ -1,11 +1,15 @@
-// The house has no import circle: every import of src/ (static, type-only, re-exported and dynamic
-// `import()`), read with TypeScript's own preprocessor, makes a graph with no cycle. A circle once
-// ran app → admin → proof/verify → proof/target (now replay-target) → sandbox → app (verify now runs in a worker thread,
-// its report's types apart), and http/operation ↔ http/refusal through types (now http/reply.ts).
+// The house's layers (.dependency-cruiser.cjs, checked by dependency-cruiser): no import from a
+// lower layer to a higher one and no circle, type-only and dynamic imports included; every source
+// file in a layer; and the rule is shown to catch what it forbids. The knots it undid: a runtime
+// circle app → admin → proof → sandbox → app (verify now runs in a worker; the server reads only
+// verify-report.ts), a type-only one in http/, and one folder-level knot of 13 folders (domain ↔
+// store through the record types, notify ↔ deps, config → notify, signature → http, ...).
 // And every document src/ cites is in the repository (six once cited a PRODUCT.md that is not).
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
-import ts from "typescript";
 import { expect, test } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "..", "src");
@@ -14,51 +18,56 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
 }
 
-/** The src/ files a file imports, whatever the kind of import. */
-function importsOf(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-  return info.importedFiles
-    .map((f) => f.fileName)
-    .filter((name) => name.startsWith("."))
-    .map((name) => resolve(dirname(file), name.replace(/\.js$/, ".ts")));
+const ROOT = resolve(SRC, "..");
+const require = createRequire(import.meta.url);
+const DEPCRUISE = join(ROOT, "node_modules", ".bin", "depcruise");
+const { layers } = require(join(ROOT, ".dependency-cruiser.cjs")) as { layers: { unit: string; holds: string; path: string }[] };
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
 }
 
-/** The circles of a graph, each as its files in order: a depth-first search, a file met again while on the path closes one. */
-function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  const state = new Map<string, "on path" | "done">();
-  const circles: string[][] = [];
-  const visit = (file: string, path: string[]) => {
-    state.set(file, "on path");
-    for (const to of graph.get(file) ?? []) {
-      if (state.get(to) === "on path") circles.push([...path.slice(path.indexOf(to)), file, to]);
-      else if (!state.has(to)) visit(to, [...path, file]);
-    }
-    state.set(file, "done");
-  };
-  for (const file of graph.keys()) if (!state.has(file)) visit(file, []);
-  return circles;
+/** dependency-cruiser over `dir`'s src/ with the project's rules: the violations it finds. */
+function violationsIn(dir: string): Violation[] {
+  const out = execFileSync(DEPCRUISE, ["src", "--config", join(ROOT, ".dependency-cruiser.cjs"), "--output-type", "json"], { cwd: dir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return (JSON.parse(out) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
-test("no import circle in src/, type-only and dynamic imports included", () => {
-  const files = sources(SRC);
-  const graph = new Map(files.map((f) => [f, importsOf(f).filter((to) => files.includes(to))]));
-  expect(graph.size).toBeGreaterThan(100);
-  expect(circlesOf(graph).map((c) => c.map((f) => relative(SRC, f)).join(" → "))).toEqual([]);
+test("the layering rule holds: no import from a lower layer to a higher one, no circle (type-only and dynamic imports included)", () => {
+  expect(violationsIn(ROOT).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
 });
 
-test("the search finds a circle, however long; the reading sees type-only and dynamic imports", () => {
-  expect(circlesOf(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c", "a"]]);
-  expect(circlesOf(new Map([["a", ["b"]], ["b", []]]))).toEqual([]);
-  // the imports of the two files that once closed one, read the same way
-  const refusal = importsOf(join(SRC, "http", "refusal.ts")).map((f) => relative(SRC, f));
-  expect(refusal).toContain("http/reply.ts");
-  expect(refusal).not.toContain("http/operation.ts");
-  const target = importsOf(join(SRC, "proof", "replay-target.ts")).map((f) => relative(SRC, f));
-  expect(target).toContain("sandbox.ts"); // a dynamic import() is read too
+test("every source file is in exactly one layer of .dependency-cruiser.cjs", () => {
+  const outside = sources(SRC)
+    .map((f) => relative(ROOT, f))
+    .filter((f) => layers.filter((l) => new RegExp(l.path).test(f)).length !== 1);
+  expect(outside).toEqual([]);
+  expect(layers.map((l) => l.unit)).toContain("proof");
+});
+
+test("the rule finds an import up the layers, a type-only circle and a dynamic import of the server by proof's callee", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sandgate-layers-"));
+  try {
+    cpSync(SRC, join(dir, "src"), { recursive: true });
+    cpSync(join(ROOT, "tsconfig.json"), join(dir, "tsconfig.json"));
+    // domain (low) names the Deps type (high): up the layers, and a type-only circle (deps imports domain)
+    const money = join(dir, "src", "domain", "money.ts");
+    writeFileSync(money, `import type { Deps } from "../deps.js";\nexport type Handed = Deps;\n${readFileSync(money, "utf8")}`);
+    // the dashboard's routes load proof/ at run time
+    const admin = join(dir, "src", "admin", "verify-api.ts");
+    writeFileSync(admin, `${readFileSync(admin, "utf8")}\nexport const later = () => import("../proof/verify.js");\n`);
+    const found = violationsIn(dir).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+    expect(found).toContain("layer-domain: src/domain/money.ts → src/deps.ts");
+    expect(found).toContain("layer-admin: src/admin/verify-api.ts → src/proof/verify.ts");
+    expect(found.some((f) => f.startsWith("no-circular:"))).toBe(true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("every document src/ cites is in the repository", () => {
-  const ROOT = resolve(SRC, "..");
   const missing: string[] = [];
   const placeholders = new Set(["PATH.md"]); // --coverage-report PATH writes PATH.json and PATH.md
   for (const file of sources(SRC)) {

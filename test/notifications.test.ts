@@ -11,7 +11,7 @@ import request from "supertest";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createApp } from "../src/app.js";
 import { createDeps, startSandbox, type Sandbox, type SandboxOptions } from "../src/sandbox.js";
-import type { Notification, State } from "../src/store/types.js";
+import type { Notification, State } from "../src/domain/types.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, parseXml, textOf } from "./helpers.js";
 
 /** The field list a merchant verifies encryption_data with, read from the data file as a merchant's integration would. */

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, resolveConfig } from "../src/config.js";
-import { parseAllowList } from "../src/notify/allow-list.js";
+import { parseAllowList } from "../src/notify-allow-list.js";
 import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { ACME, directPayment, makeApp, postAuthorise, storedNotifications } from "./helpers.js";
 

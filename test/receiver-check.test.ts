@@ -10,11 +10,11 @@ import { join } from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runSandgate, spawnSandgate } from "../scripts/sandgate-process.js";
-import { PROBES, type Verdict } from "../src/proof/receiver-check/probes.js";
-import type { ReceiverCheckReport } from "../src/proof/receiver-check/run.js";
-import { runReceiverCheck } from "../src/proof/receiver-check/run.js";
+import { PROBES, type Verdict } from "../src/receiver-check/probes.js";
+import type { ReceiverCheckReport } from "../src/receiver-check/run.js";
+import { runReceiverCheck } from "../src/receiver-check/run.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
-import type { Notification } from "../src/store/types.js";
+import type { Notification } from "../src/domain/types.js";
 import { ACME, makeApp } from "./helpers.js";
 
 /** The field list a merchant verifies encryption_data with, read from the data file as a merchant's integration would. */

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { OPERATIONS } from "../src/app.js";
 import type { PaymentState } from "../src/codes.js";
-import type { SubscriptionEvent } from "../src/domain/subscriptions.js";
+import type { SubscriptionEvent } from "../src/notify/events.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
-import type { PayoutStatus, Refund } from "../src/store/types.js";
+import type { PayoutStatus, Refund } from "../src/domain/types.js";
 import type { RequestLogEntry } from "../src/request-log.js";
 import { driveEveryOperation, LEFT_OUT, type TrafficSummary } from "../scripts/self-check/traffic.js";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { SnapshotFile } from "../src/store/snapshot-file.js";
-import type { State } from "../src/store/types.js";
+import type { State } from "../src/domain/types.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sandgate-snapshot-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { parseCommandLine } from "../src/cli.js";
+import { parseCommandLine } from "../src/cli/command-line.js";
 import { ConfigError, DEFAULTS, resolveConfig } from "../src/config.js";
 import { defaultFixturesDir } from "../src/paths.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";

@@ -7,12 +7,12 @@ import { resolveOutcome, stageOf, stageOutcomes } from "../domain/completion.js"
 import { settleRefund } from "../domain/lifecycle.js";
 import { failureReason, settlePayout } from "../domain/payout-rules.js";
 import { hasDeduction } from "../domain/subscription-schedule.js";
-import { notifyPayout } from "../gateway/payout-response.js";
+import { notifyPayout } from "../notify/payout-notice.js";
 import { notifyRefund } from "../notify/events.js";
 import { finishPayment } from "../pages/finish.js";
-import type { Payout, Refund, Subscription, Transaction } from "../store/types.js";
+import type { Payout, Refund, Subscription, Transaction } from "../domain/types.js";
 import { parseDuration } from "./duration.js";
-import { applyDue, bringUpToDate } from "../scheduler.js";
+import { applyDue, bringUpToDate } from "../schedule/scheduler.js";
 import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "./bodies.js";
 
 export interface Problem {

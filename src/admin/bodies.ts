@@ -58,7 +58,7 @@ export const triggerBody = z.strictObject({
     .optional(),
 });
 
-/** POST /__sandbox/receiver-checks: a conformance check of a merchant's notification receiver (src/proof/receiver-check) */
+/** POST /__sandbox/receiver-checks: a conformance check of a merchant's notification receiver (src/receiver-check) */
 export const receiverCheckBody = z.strictObject({
   url: z.string().min(1).describe("the receiver's URL (http or https, not this Sandgate): the only address contacted"),
   merchant_id: z.string().min(1).describe("a merchant of the fixtures, or one already provisioned"),

@@ -20,7 +20,7 @@ import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
 import { queryText } from "./shared.js";
-import { applyDue } from "../scheduler.js";
+import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
 
 const LIST_LIMIT = 200;

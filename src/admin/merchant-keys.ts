@@ -5,8 +5,8 @@
 // Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
 import { Router, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { provisionedMerchant } from "../store/merchants.js";
-import type { Merchant } from "../store/types.js";
+import { provisionedMerchant } from "../domain/merchants.js";
+import type { Merchant } from "../domain/types.js";
 import { problem } from "./shared.js";
 
 /** What an operator is shown of a merchant. */

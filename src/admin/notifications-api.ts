@@ -3,10 +3,10 @@
 import { Router } from "express";
 import type { Deps } from "../deps.js";
 import { problem, queryText, whereQuery } from "./shared.js";
-import { applyDue } from "../scheduler.js";
+import { applyDue } from "../schedule/scheduler.js";
 import { triggerBody } from "./bodies.js";
 import { enqueueNotification } from "../notify/outbox.js";
-import type { Notification } from "../store/types.js";
+import type { Notification } from "../domain/types.js";
 
 const STATES: readonly Notification["state"][] = ["pending", "delivered", "failed", "dropped"];
 

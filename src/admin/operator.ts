@@ -7,7 +7,7 @@ import type { Deps } from "../deps.js";
 import { advanceClock, resetState, settleRefundNow } from "./actions.js";
 import { scenariosApi } from "./scenarios.js";
 import { answerJson, problem, queryText, whereQuery } from "./shared.js";
-import { applyDue } from "../scheduler.js";
+import { applyDue } from "../schedule/scheduler.js";
 import { formTokens, isDashboard } from "./cross-site.js";
 import { acceptsOnly, NO_BODY, OPERATOR_BODIES, routeOf } from "./bodies.js";
 import { throughGate } from "./gate.js";

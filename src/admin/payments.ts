@@ -6,7 +6,7 @@ import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { stageOf } from "../domain/completion.js";
 import { resultView } from "../pages/finish.js";
-import type { Transaction } from "../store/types.js";
+import type { Transaction } from "../domain/types.js";
 import { completePaymentNow } from "./actions.js";
 import { answerJson } from "./shared.js";
 

@@ -3,10 +3,10 @@
 import { Router } from "express";
 import type { Deps } from "../deps.js";
 import { answerJson, whereQuery } from "./shared.js";
-import { applyDue } from "../scheduler.js";
+import { applyDue } from "../schedule/scheduler.js";
 import { settlePayoutNow } from "./actions.js";
-import { payoutResponse } from "../gateway/payout-response.js";
-import type { Payout } from "../store/types.js";
+import { payoutResponse } from "../notify/payout-notice.js";
+import type { Payout } from "../domain/types.js";
 
 /** The merchant's view plus what only the sandbox knows: the deciding rule and what happens next. */
 export function operatorView(p: Payout) {

@@ -29,12 +29,12 @@ import {
   type PlaygroundResult,
   type PlaygroundValues,
 } from "../render/dashboard/playground-tab.js";
-import { applyDue } from "../scheduler.js";
+import { applyDue } from "../schedule/scheduler.js";
 import { OUTCOME_HEADER, requestOutcomes } from "../scenarios/outcome-header.js";
 import { sign, signatureFields, signatureOf } from "../signature/signature.js";
-import { secretKeyOf } from "../store/merchants.js";
+import { secretKeyOf } from "../domain/merchants.js";
 import { loadPaymentMethods } from "../store/payment-method-profiles.js";
-import type { Transaction } from "../store/types.js";
+import type { Transaction } from "../domain/types.js";
 import { queryText } from "./shared.js";
 
 /** How long a merchant's server would wait for the gateway's answer: a scenario may make it hang (or wait up to 2 minutes). */

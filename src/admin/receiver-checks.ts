@@ -1,12 +1,12 @@
 // POST /__sandbox/receiver-checks {url, merchant_id, transaction_id?, key?}: `sandgate
 // check-receiver` over HTTP. Checks a merchant's notification receiver from THIS Sandgate (its
 // merchants, its notifications log: every probe is listed there with ?check=<id>) and answers the
-// report (src/proof/receiver-check). Bad input is 400 {error, message} and changes nothing.
+// report (src/receiver-check). Bad input is 400 {error, message} and changes nothing.
 // Mounted by operatorApi (ADMIN_TOKEN guard and JSON body parser included).
 import { Router, type Request } from "express";
 import type { Deps } from "../deps.js";
-import { CheckRefused } from "../proof/receiver-check/input.js";
-import { runReceiverCheck } from "../proof/receiver-check/run.js";
+import { CheckRefused } from "../receiver-check/input.js";
+import { runReceiverCheck } from "../receiver-check/run.js";
 import { receiverCheckBody } from "./bodies.js";
 import { throughGate } from "./gate.js";
 import { problem } from "./shared.js";

@@ -5,7 +5,7 @@ import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { answerJson, whereQuery } from "./shared.js";
-import { applyDue } from "../scheduler.js";
+import { applyDue } from "../schedule/scheduler.js";
 import { chargeSubscriptionNow } from "./actions.js";
 
 export function subscriptionsApi(deps: Deps): Router {

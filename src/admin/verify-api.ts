@@ -5,11 +5,11 @@
 // a tester checking a recording must not change the sandbox the rest of the team is using.
 // Mounted by operatorApi after the ADMIN_TOKEN guard and before its 100 kb JSON parser (a HAR of a
 // real session is easily megabytes), so this route reads its own body. The replay runs in a worker
-// thread (proof/verify-thread.ts), one at a time per process with three more waiting; the fourth
+// thread (verify-thread.ts), one at a time per process with three more waiting; the fourth
 // waiting call is refused with 429 and Retry-After before its body is read.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { verifyInThread, type ThreadAnswer } from "../proof/verify-thread.js";
+import { verifyInThread, type ThreadAnswer } from "./verify-thread.js";
 import { throughGate } from "./gate.js";
 import { problem } from "./shared.js";
 

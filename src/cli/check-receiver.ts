@@ -1,13 +1,13 @@
-// `sandgate check-receiver <url> --merchant <id>`: flags → a receiver check (src/proof/receiver-check)
+// `sandgate check-receiver <url> --merchant <id>`: flags → a receiver check (src/receiver-check)
 // in a fresh in-process Sandgate, or in a running one (--sandbox: its POST /__sandbox/receiver-checks)
 // → the table on stdout, --json, --junit. Exit 0: every probe passed (warnings allowed); 1: a probe
 // failed or the receiver cannot be reached or does not answer; 2: bad input, nothing was checked.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
-import { CheckRefused, type CheckInput } from "../proof/receiver-check/input.js";
-import { junitReport, terminalReport } from "../proof/receiver-check/check-report.js";
-import type { ReceiverCheckReport } from "../proof/receiver-check/run.js";
+import { CheckRefused, type CheckInput } from "../receiver-check/input.js";
+import { junitReport, terminalReport } from "../receiver-check/check-report.js";
+import type { ReceiverCheckReport } from "../receiver-check/run.js";
 
 interface Flags {
   merchant: string;
@@ -29,7 +29,7 @@ function write(path: string, text: string): void {
 /** The check in a fresh Sandgate of this process, with the bundled fixtures: gone when it ends. */
 async function checkHere(input: CheckInput): Promise<ReceiverCheckReport> {
   const { startSandbox } = await import("../sandbox.js");
-  const { runReceiverCheck } = await import("../proof/receiver-check/run.js");
+  const { runReceiverCheck } = await import("../receiver-check/run.js");
   const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", watchScenarios: false });
   try {
     return await runReceiverCheck(sandbox.deps, input, sandbox.url);

@@ -2,7 +2,7 @@
 // steps on the payment: the page a pending payment waits at, the outcomes that page offers
 // (data/outcomes.json "completion"), and the move an outcome makes through the transitions table.
 import type { Ids } from "../ids.js";
-import type { Account, Transaction } from "../store/types.js";
+import type { Account, Transaction } from "./types.js";
 import { move, Refusal, step } from "./lifecycle.js";
 import { catalogue, type PaymentOutcome } from "./outcomes.js";
 import type { Action } from "./transitions.js";

@@ -1,5 +1,5 @@
 // The seed's seven delivery fields (transaction query's delivery_information), in its order.
-import type { DeliveryInformation } from "../store/types.js";
+import type { DeliveryInformation } from "./types.js";
 
 export const DELIVERY_FIELDS = [
   "delivery_address",

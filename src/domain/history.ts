@@ -4,7 +4,7 @@ import { codes } from "../codes.js";
 import type { PaymentState } from "../codes.js";
 import { isoOf } from "./dates.js";
 import { intern } from "./intern.js";
-import type { HistoryEntry, Transaction } from "../store/types.js";
+import type { HistoryEntry, Transaction } from "./types.js";
 
 export const HISTORY_LIMIT = 50;
 

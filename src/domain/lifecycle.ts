@@ -4,8 +4,8 @@
 import { resultInfo, type PaymentState } from "../codes.js";
 import { codes } from "../codes.js";
 import type { Ids } from "../ids.js";
-import type { Account, Refund, Transaction } from "../store/types.js";
-import type { Repository } from "../store/records.js";
+import type { Account, Refund, Transaction } from "./types.js";
+import type { Repository } from "./records.js";
 import { isoOf } from "./dates.js";
 import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { dataDir } from "../paths.js";
-import type { RiskReason } from "../store/types.js";
+import type { RiskReason } from "./types.js";
 
 export type RiskAction = "ACCEPT" | "REVIEW" | "REJECT";
 export type ThreeDs = "none" | "frictionless" | "challenge" | "failed" | "external" | "passed" | "abandoned";

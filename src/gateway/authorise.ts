@@ -12,7 +12,7 @@ import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../render/xml.js";
 import type { Decision } from "../scenarios/registry.js";
-import type { Subscription, Transaction } from "../store/types.js";
+import type { Subscription, Transaction } from "../domain/types.js";
 import { CardOnFile } from "../domain/card-on-file.js";
 import { cardProblems, cardSource, issueToken, ownToken, storeCard } from "./card-source.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";

@@ -14,7 +14,7 @@ import type { Operation, OperationRequest } from "../http/operation.js";
 import { orderOutcome } from "../domain/outcomes.js";
 import { recordHistory } from "../domain/history.js";
 import type { Decision } from "../scenarios/registry.js";
-import type { Transaction } from "../store/types.js";
+import type { Transaction } from "../domain/types.js";
 
 export interface OrderFields {
   transaction_id: string;

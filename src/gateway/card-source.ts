@@ -4,8 +4,8 @@ import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/card
 import { cardOnFileFields } from "../domain/card-on-file.js";
 import { fail, text } from "../http/fields.js";
 import type { Ids } from "../ids.js";
-import type { CardToken } from "../store/types.js";
-import type { Repository } from "../store/records.js";
+import type { CardToken } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
 import type { PaymentRequest } from "./payment-schema.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 

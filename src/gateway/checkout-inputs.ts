@@ -3,7 +3,7 @@
 // hosted checkout reads, and `allParams`, one query string of all of them.
 import type { Body } from "../http/body.js";
 import { text } from "../http/fields.js";
-import type { Account } from "../store/types.js";
+import type { Account } from "../domain/types.js";
 
 /** A hidden input: name and value, in page order. */
 export type HiddenInput = [name: string, value: string];

@@ -12,7 +12,7 @@ import { checkoutPage } from "../render/checkout-page.js";
 import { checkoutInputs, requestFields } from "./checkout-inputs.js";
 import { pageUrl } from "./page-links.js";
 import { paymentRequest, type PaymentRequest } from "./payment-schema.js";
-import type { PayerRequest } from "../store/types.js";
+import type { PayerRequest } from "../domain/types.js";
 
 /** Card data belongs to the direct payment; here the payer enters it at the hosted checkout. */
 const DIRECT_ONLY = ["card", "secure_payment", "accept", "expiration_month", "expiration_year", "security_code"];

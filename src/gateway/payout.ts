@@ -4,11 +4,11 @@ import { GatewayError } from "../codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout-rules.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
-import { notifyPayout, payoutResponse } from "./payout-response.js";
+import { notifyPayout, payoutResponse } from "../notify/payout-notice.js";
 import { fail, validate } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { Decision } from "../scenarios/registry.js";
-import type { Payout } from "../store/types.js";
+import type { Payout } from "../domain/types.js";
 import { payoutFields, payoutProblems, payoutRequest, withNestedObjects } from "./payout-schema.js";
 
 export const payout: Operation = {

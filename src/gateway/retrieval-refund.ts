@@ -5,9 +5,9 @@
 // refund element has no "not found" field.
 import { codes } from "../codes.js";
 import type { Operation } from "../http/operation.js";
-import type { Refund } from "../store/types.js";
+import type { Refund } from "../domain/types.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";
-import { refundElement } from "../views/refund-element.js";
+import { refundElement } from "../render/refund-element.js";
 
 const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;

@@ -4,7 +4,7 @@
 // orders per request, and only from the merchant's registered IP addresses.
 import { codes } from "../codes.js";
 import type { Operation } from "../http/operation.js";
-import { foundElement, missingElement } from "../views/query-element.js";
+import { foundElement, missingElement } from "../render/query-element.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";
 
 const QUERY_LIMIT = 100;

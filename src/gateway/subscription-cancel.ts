@@ -4,12 +4,12 @@
 // caller's merchant and account are searched. An active or suspended subscription is cancelled and
 // never charged again; a cancelled or finished one is refused with its current recurring_status.
 import { codes, result, resultInfo } from "../codes.js";
-import { cancelSubscription } from "../domain/subscriptions.js";
+import { cancelSubscription } from "../schedule/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
 import { obj, str, text, validate, withEnvelope } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
-import type { Subscription } from "../store/types.js";
-import type { Repository } from "../store/records.js";
+import type { Subscription } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
 
 const cancelRequest = obj({ recurring_id: str(), order_no: str() });
 

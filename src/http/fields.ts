@@ -5,12 +5,10 @@ import { z } from "zod";
 import { GatewayError, type FieldProblem } from "../codes.js";
 import { MAX_DEPTH, nestingDepth } from "./body.js";
 import { safeParse } from "./fast-parse.js";
+import { text } from "../domain/field-text.js";
 
-/** A body value as text: "" for missing, numbers stringified, objects as JSON. */
-export function text(value: unknown): string {
-  if (value === undefined || value === null) return "";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
-}
+export { text };
+
 
 const asText = (v: unknown) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v);
 const asNumber = (v: unknown) => (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v)) ? Number(v) : v);

@@ -11,9 +11,9 @@ import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
-import { findCaller, secretKeyOf, type Caller } from "../store/merchants.js";
+import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
 import { StoreUnavailable } from "../store/store.js";
-import { catchUp } from "../scheduler.js";
+import { catchUp } from "../schedule/scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
 import { decodeUtf8, parseText, type Body } from "./body.js";
@@ -98,7 +98,7 @@ export interface GatewayAnswer {
 
 /**
  * One gateway request, start to end: parse the body → identify the caller → check the signature →
- * catch up with time (scheduler.ts) → decide → operation.handle → commit → render and sign → log.
+ * catch up with time (schedule/scheduler.ts) → decide → operation.handle → commit → render and sign → log.
  * A GatewayError thrown anywhere is answered in the operation's format; nothing else escapes.
  */
 export async function runOperation(op: Operation, input: GatewayInput, deps: Deps): Promise<GatewayAnswer> {

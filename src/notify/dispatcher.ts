@@ -5,16 +5,24 @@
 // deliver() and resend() send and wait (operator calls, tests, CI).
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { Deps } from "../deps.js";
-import type { Notification } from "../store/types.js";
+import type { Logger } from "pino";
+import type { Clock } from "../clock.js";
+import type { Config } from "../config.js";
+import type { Store } from "../store/store.js";
+import type { Notification } from "../domain/types.js";
 import type { Notifier } from "./notifier.js";
 import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt, type AttemptOutcome } from "./outbox.js";
-import { secretKeyOf } from "../store/merchants.js";
+import { secretKeyOf } from "../domain/merchants.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
 import { createSlots } from "../slots.js";
 
-export type NotifierDeps = Pick<Deps, "config" | "store" | "clock" | "log">;
+export interface NotifierDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+}
 
 export interface DispatchOptions {
   /** how long one attempt may take, connection and answer included */
@@ -152,7 +160,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
 /**
  * One POST of the notification with the real headers; never throws: a failure is an outcome. The
  * body is the payload as JSON, or what a receiver check's probe sent instead (`raw`), so a resend
- * repeats exactly what was sent. Exported for the receiver check (proof/receiver-check).
+ * repeats exactly what was sent. Exported for the receiver check (receiver-check/).
  */
 export async function postNotification(n: Pick<Notification, "url" | "notification_id" | "event" | "payload" | "raw">, attempt: number, timeoutMs: number): Promise<AttemptOutcome> {
   const started = performance.now();

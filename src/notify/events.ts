@@ -1,14 +1,27 @@
 // What each kind of change notifies: the event name and the data, which is what the merchant
 // sees for that resource elsewhere (a payment: its transaction query element; a refund: its
 // refund search element), plus account_id.
-import type { Deps } from "../deps.js";
+import type { Store } from "../store/store.js";
 import { codes } from "../codes.js";
-import type { SubscriptionEvent } from "../domain/subscriptions.js";
-import { foundElement, subscriptionResult } from "../views/query-element.js";
-import { refundElement } from "../views/refund-element.js";
-import type { Refund, Subscription, Transaction } from "../store/types.js";
-import type { Repository } from "../store/records.js";
-import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
+import { foundElement, subscriptionResult } from "../render/query-element.js";
+import { refundElement } from "../render/refund-element.js";
+import type { Refund, Subscription, Transaction } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
+import type { NotificationEvent, Notifier, NotifyBehaviour } from "./notifier.js";
+
+/** What emitting needs: the notifier, and the records a payment's element reads (its subscription). */
+export interface Emitting {
+  notifier: Pick<Notifier, "emit">;
+  store: Pick<Store, "records">;
+}
+
+/** What a subscription's change notifies. */
+export type SubscriptionEvent =
+  | "subscription.deducted"
+  | "subscription.deduction_failed"
+  | "subscription.suspended"
+  | "subscription.finished"
+  | "subscription.cancelled";
 
 /** payment.<state> by default: payment.authorised, .paid, .declined, .pending, .review, ... */
 export function paymentEvent(tx: Transaction, records: Pick<Repository, "subscription">, event = `payment.${tx.state}`, notify?: NotifyBehaviour): NotificationEvent {
@@ -27,11 +40,11 @@ export function refundEvent(refund: Refund, tx: Transaction | undefined, notify?
 }
 
 // Without a notify_url nothing is sent: the payload is not even built.
-export function notifyPayment(deps: Deps, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
+export function notifyPayment(deps: Emitting, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
   if (tx.notify_url) deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify));
 }
 
-export function notifyRefund(deps: Deps, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
+export function notifyRefund(deps: Emitting, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
   if (tx?.notify_url) deps.notifier.emit(refundEvent(refund, tx, notify));
 }
 

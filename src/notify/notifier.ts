@@ -1,7 +1,7 @@
 // Notifications (docs/notifications.md): every state change of a payment, capture, refund, review,
 // cancellation, payout or subscription that has a notify_url is POSTed there, signed, with a
 // unique notification id. Callers only `emit`; delivery, retries and records live behind this.
-import type { Notification } from "../store/types.js";
+import type { Notification } from "../domain/types.js";
 
 /** Scenario behaviour for one notification (scenario rules will set it; the operator trigger can too). */
 export interface NotifyBehaviour {

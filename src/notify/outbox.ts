@@ -3,9 +3,9 @@
 // no I/O here, so time-driven domain code (the scheduler) can queue notifications too.
 import type { Ids } from "../ids.js";
 import { signatureFields, signatureOf } from "../signature/signature.js";
-import { secretKeyOf } from "../store/merchants.js";
-import type { Notification, NotificationAttempt, NotificationBody } from "../store/types.js";
-import type { Repository } from "../store/records.js";
+import { secretKeyOf } from "../domain/merchants.js";
+import type { Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
 import { maskCardFields } from "../domain/masking.js";
 
@@ -52,7 +52,7 @@ export function attemptBody(payload: NotificationBody, sentAt: string, key: stri
 
 /**
  * A notification for the event, signed with `key`, not stored: enqueueNotification queues it, and a
- * receiver check (proof/receiver-check) sends it before recording it, so the two are built alike.
+ * receiver check (receiver-check/) sends it before recording it, so the two are built alike.
  */
 export function buildNotification(ids: Ids, now: Date, event: NotificationEvent, key: string): Notification {
   const behaviour = normalise(event.notify);

@@ -7,7 +7,7 @@
 // not about hostile URLs. With --notify-allow, only the hosts it lists are sent to (allow-list.ts).
 import { networkInterfaces } from "node:os";
 import type { Config } from "../config.js";
-import { parseAllowList } from "./allow-list.js";
+import { parseAllowList } from "../notify-allow-list.js";
 
 const OWN_PATHS = ["/v1", "/__sandbox", "/pay"] as const;
 const WILDCARD_HOSTS = new Set(["", "0.0.0.0", "::"]);

@@ -15,9 +15,9 @@ import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
 import { notifyPayment } from "../notify/events.js";
 import { signResponse } from "../signature/signature.js";
-import { accountOf, secretKeyOf } from "../store/merchants.js";
+import { accountOf, secretKeyOf } from "../domain/merchants.js";
 import { normaliseIp } from "../request-log.js";
-import type { Transaction } from "../store/types.js";
+import type { Transaction } from "../domain/types.js";
 
 /** The card the payer paid with at the hosted checkout. */
 export interface PaidCard {

@@ -3,24 +3,11 @@
 // values that must agree (shapes.ts). Pure: both answers and the id map in, differences out.
 import { formatOf, readTree, type Tree } from "./documents.js";
 import { mustAgree, shapeOf } from "./shapes.js";
+import { DIFFERENCE_KINDS, type Difference, type DifferenceKind } from "../verify-report.js";
 
-export const DIFFERENCE_KINDS = ["status", "content_type", "missing", "extra", "order", "shape", "value"] as const;
-export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
+export { DIFFERENCE_KINDS, type Difference, type DifferenceKind };
 
-/** One difference: where (the exchange's number in the recording, its operation, a path in its answer), what kind, both sides. */
-export interface Difference {
-  exchange: number;
-  operation: string;
-  path: string;
-  kind: DifferenceKind;
-  /** what the recording holds (the real gateway) */
-  expected: string;
-  /** what Sandgate answered */
-  actual: string;
-  note?: string;
-  /** a shape difference's recorded text as it was (expected says its shape too), for --suggest */
-  expected_value?: string;
-}
+
 
 export type Found = Omit<Difference, "exchange" | "operation">;
 

@@ -5,10 +5,10 @@ import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { createClock } from "../clock.js";
 import { defaultFixturesDir, defaultScenariosDir } from "../paths.js";
-import { provisionedKey } from "../store/merchants.js";
+import { provisionedKey } from "../domain/merchants.js";
 import type { Answer } from "./compare.js";
 import { cardsIn } from "./replay.js";
-import type { VerifyOptions } from "./verify-report.js";
+import type { VerifyOptions } from "../verify-report.js";
 
 export interface Target {
   base: string;
@@ -52,8 +52,8 @@ export async function openTarget(options: VerifyOptions, start: number): Promise
     };
   }
   const { startSandbox } = await import("../sandbox.js");
-  const { secretKeyOf } = await import("../store/merchants.js");
-  const { bringUpToDate } = await import("../scheduler.js");
+  const { secretKeyOf } = await import("../domain/merchants.js");
+  const { bringUpToDate } = await import("../schedule/scheduler.js");
   let now = start;
   const sandbox = await startSandbox({
     clock: createClock(() => now),

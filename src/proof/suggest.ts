@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { codes } from "../codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import type { Rule, ScenarioFile } from "../scenarios/schema.js";
-import type { Difference } from "./compare.js";
+import type { Difference, Suggestions } from "../verify-report.js";
 import { readTree } from "./documents.js";
 
 export const SUGGESTED_SCENARIO = "suggested";
@@ -19,13 +19,6 @@ export interface ReplayedRequest {
   recorded?: string;
 }
 
-export interface Suggestions {
-  scenario: ScenarioFile;
-  /** the differences the rules are made to close */
-  closes: Difference[];
-  /** the differences data cannot close: "Sandgate defect: …", ready for a bug report */
-  defects: string[];
-}
 
 const BATCH_ARRAYS: Record<string, string> = { capture: "capture_orders", review: "review_orders", cancel: "cancel_orders", refund: "refund_orders" };
 const DECLINED: Record<string, string> = { capture: "capture_declined", review: "review_declined", cancel: "cancel_declined", refund: "refund_declined" };

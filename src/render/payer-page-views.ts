@@ -3,7 +3,7 @@
 import { codes, resultInfo, type FieldProblem } from "../codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import { orderStatusOf } from "../domain/payment.js";
-import type { Transaction } from "../store/types.js";
+import type { Transaction } from "../domain/types.js";
 import { escapeHtml as e } from "./html.js";
 import { layout } from "./layout.js";
 

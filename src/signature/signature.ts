@@ -4,7 +4,7 @@ import { hash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { GatewayError } from "../codes.js";
-import { text } from "../http/fields.js";
+import { text } from "../domain/field-text.js";
 import type { SignatureMode } from "../config.js";
 import { dataDir } from "../paths.js";
 

@@ -2,7 +2,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import type { Account, Merchant, Payout, Refund, Subscription, Transaction } from "./types.js";
+import type { Account, Merchant, Payout, Refund, Subscription, Transaction } from "../domain/types.js";
 import { payoutRecord } from "./payout-record.js";
 import { deliveryOf } from "../domain/delivery.js";
 

@@ -2,7 +2,7 @@
 // (memory or --data) and the shared one (--redis-url).
 import { cardOnFileFields } from "../domain/card-on-file.js";
 import type { Fixtures } from "./fixtures.js";
-import type { State } from "./types.js";
+import type { State } from "../domain/types.js";
 
 /** The fixtures as state: a fixture token's card number is fingerprinted (its own file names it), never kept. */
 export function stateFromFixtures(fixtures: Fixtures, seed: string): State {

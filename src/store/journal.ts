@@ -12,20 +12,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { writeWhole } from "./snapshot-file.js";
 import type { Counters } from "../ids.js";
-import type { State } from "./types.js";
+import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
 
-export type Collection = "merchants" | "transactions" | "refunds" | "tokens" | "payouts" | "subscriptions" | "notifications";
-
-/** The key that names a record of each collection. */
-export const KEY_FIELD = {
-  merchants: "merchant_id",
-  transactions: "transaction_id",
-  refunds: "refund_reference_id",
-  tokens: "token_id",
-  payouts: "transaction_id",
-  subscriptions: "recurring_id",
-  notifications: "notification_id",
-} as const satisfies Record<Collection, string>;
 
 /**
  * The collections journaled by changed fields, each with the one list its records grow (null when

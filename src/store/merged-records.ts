@@ -2,8 +2,8 @@
 // unit (the dashboard's and operator API's lists, the notification dispatcher looking for what is
 // due). A change is made in the unit of the merchant it belongs to, never through this view.
 import { StoreError } from "./store.js";
-import type { Repository } from "./records.js";
-import type { State } from "./types.js";
+import type { Repository } from "../domain/records.js";
+import type { State } from "../domain/types.js";
 import { COLLECTIONS } from "./redis-scripts.js";
 
 const readOnly = (): never => {

@@ -13,7 +13,7 @@ import {
   TOP_BEFORE_BENEFICIARY,
   TOP_BEFORE_PAYER,
 } from "../domain/payout-fields.js";
-import type { Payout } from "./types.js";
+import type { Payout } from "../domain/types.js";
 
 /** Text fields that default to "" when a stored record lacks them. */
 const texts = <K extends string>(names: readonly K[]) => Object.fromEntries(names.map((n) => [n, z.string().default("")])) as Record<K, z.ZodDefault<z.ZodString>>;

@@ -6,12 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { forgetFullNumber } from "../domain/card-on-file.js";
 import { createIds, type Ids } from "../ids.js";
-import { KEY_FIELD, type Collection } from "./journal.js";
-import { createRepository, type Repository } from "./records.js";
+import { KEY_FIELD, type Collection } from "../domain/types.js";
+import { createRepository, type Repository } from "../domain/records.js";
 import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, SEED, acquireKeys, commitKeys, partitionKeys, seedKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable } from "./store.js";
-import type { State } from "./types.js";
+import type { State } from "../domain/types.js";
 import type { Redis, Cluster } from "ioredis";
 import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.js";
 

@@ -19,7 +19,7 @@
 //   where               hash: "<kind>:<id>" → merchant (a page, payment, refund, ... found by id alone)
 //   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
 //   requests            a capped stream: every replica's request log entries
-import { KEY_FIELD, type Collection } from "./journal.js";
+import { KEY_FIELD, type Collection } from "../domain/types.js";
 
 export const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
 

@@ -18,13 +18,13 @@ import { createIds } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
 import { stateFromFixtures } from "./initial-state.js";
 import { mergedRecords, mergedState } from "./merged-records.js";
-import { createRepository, type Repository } from "./records.js";
+import { createRepository, type Repository } from "../domain/records.js";
 import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type PartitionContext } from "./redis-partition.js";
 import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, seedKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope } from "./store.js";
-import type { State } from "./types.js";
+import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
 

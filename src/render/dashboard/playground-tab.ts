@@ -5,7 +5,7 @@ import { resultInfo, type PaymentState } from "../../codes.js";
 import { orderStatusOf } from "../../domain/payment.js";
 import type { Stage } from "../../domain/completion.js";
 import type { Exchange, RequestLogEntry } from "../../request-log.js";
-import type { Merchant, Transaction } from "../../store/types.js";
+import type { Merchant, Transaction } from "../../domain/types.js";
 import { statusBadge } from "./transactions.js";
 import { BASE, e, frame, type Flash } from "./frame.js";
 

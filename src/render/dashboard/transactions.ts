@@ -3,7 +3,7 @@
 import { codes, resultInfo, type PaymentState } from "../../codes.js";
 import type { Stage } from "../../domain/completion.js";
 import type { RequestLogEntry } from "../../request-log.js";
-import type { Notification, Refund, Subscription, Transaction } from "../../store/types.js";
+import type { Notification, Refund, Subscription, Transaction } from "../../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 
 export interface TransactionFilter {

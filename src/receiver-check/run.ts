@@ -4,11 +4,11 @@
 // id, with its attempt), but finished at once: a check never retries, so it stops by itself.
 // A receiver that cannot be reached stops the run at once, one that does not answer after two
 // timeouts in a row: said once in `stopped`, not as a failure per probe.
-import type { Deps } from "../../deps.js";
-import { DEFAULT_TIMEOUT_MS, postNotification } from "../../notify/dispatcher.js";
-import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../../notify/outbox.js";
-import { secretKeyOf } from "../../store/merchants.js";
-import type { Notification, NotificationAttempt, NotificationBody } from "../../store/types.js";
+import type { Deps } from "../deps.js";
+import { DEFAULT_TIMEOUT_MS, postNotification } from "../notify/dispatcher.js";
+import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../notify/outbox.js";
+import { secretKeyOf } from "../domain/merchants.js";
+import type { Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import { checkEvents } from "./check-events.js";
 import { accept, type CheckInput } from "./input.js";
 import { createPayment } from "./check-payment.js";

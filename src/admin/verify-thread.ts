@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { packageRoot } from "../paths.js";
-import type { VerifyOptions, VerifyReport } from "./verify-report.js";
+import type { VerifyOptions, VerifyReport } from "../verify-report.js";
 
 export type ThreadAnswer = { report: VerifyReport } | { error: "invalid_har" | "verify_failed" | "verify_out_of_memory" | "verify_timed_out"; message: string };
 

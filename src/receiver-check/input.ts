@@ -2,9 +2,9 @@
 // payment created, no notification recorded): a URL that is not http(s) or points back at this
 // Sandgate (the dispatcher's own refusal, notify/target.ts), a merchant that does not exist (never
 // provisioned by the check), a transaction that is unknown or another merchant's.
-import type { Deps } from "../../deps.js";
-import { targetCheck } from "../../notify/target.js";
-import type { Merchant, Transaction } from "../../store/types.js";
+import type { Deps } from "../deps.js";
+import { targetCheck } from "../notify/target.js";
+import type { Merchant, Transaction } from "../domain/types.js";
 
 export interface CheckInput {
   /** the merchant's notify_url: the only address the check contacts */

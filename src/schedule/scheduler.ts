@@ -1,14 +1,14 @@
 // Time-driven changes: whatever is due by `now` happens before anything reads or writes state.
 // Called by every gateway request, by the operator API, and by a timer while the server runs.
 // The domain makes the changes; this is where they are turned into notifications.
-import type { Deps } from "./deps.js";
-import type { Ids } from "./ids.js";
-import type { Repository } from "./store/records.js";
-import { refundEvent, subscriptionEvent } from "./notify/events.js";
-import { settleDueRefunds } from "./domain/lifecycle.js";
-import { notifyPayout } from "./gateway/payout-response.js";
-import { settleDuePayouts } from "./domain/payout-rules.js";
-import { deductDue, type TimeEffects } from "./domain/subscriptions.js";
+import type { Deps } from "../deps.js";
+import type { Ids } from "../ids.js";
+import type { Repository } from "../domain/records.js";
+import { refundEvent, subscriptionEvent } from "../notify/events.js";
+import { settleDueRefunds } from "../domain/lifecycle.js";
+import { notifyPayout } from "../notify/payout-notice.js";
+import { settleDuePayouts } from "../domain/payout-rules.js";
+import { deductDue, type TimeEffects } from "./subscriptions.js";
 
 /** Applies everything due by `now`; returns how many records changed. `effects`: the scenario and notifier (Deps has both). */
 export function catchUp(records: Repository, now: Date, ids: Ids, effects: TimeEffects): number {

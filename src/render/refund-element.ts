@@ -3,7 +3,7 @@
 // both use it without notify/ importing the gateway's operations.
 import { codes } from "../codes.js";
 import { compactDate } from "../domain/dates.js";
-import type { Refund, Transaction } from "../store/types.js";
+import type { Refund, Transaction } from "../domain/types.js";
 
 /** One element of `refund_orders`, in the seed's field order; every value a string. */
 export function refundElement(r: Refund, tx: Transaction | undefined) {

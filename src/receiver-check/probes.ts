@@ -3,9 +3,9 @@
 // probe is a notification built and signed as Sandgate's real ones (notify/outbox.ts); a probe
 // only says how it departs from one: signed over other values, with another key, changed after
 // signing, or sent as another body. run.ts sends them in this order, one at a time, and judges.
-import type { NotificationEvent } from "../../notify/notifier.js";
-import type { UnsignedBody } from "../../notify/outbox.js";
-import type { Notification, NotificationBody } from "../../store/types.js";
+import type { NotificationEvent } from "../notify/notifier.js";
+import type { UnsignedBody } from "../notify/outbox.js";
+import type { Notification, NotificationBody } from "../domain/types.js";
 
 export type Verdict = "pass" | "warning" | "fail";
 

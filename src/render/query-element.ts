@@ -5,8 +5,8 @@ import { codes } from "../codes.js";
 import { compactDate, spacedDate } from "../domain/dates.js";
 import { deductionPeriod } from "../domain/payment.js";
 import { deliveryOf } from "../domain/delivery.js";
-import type { DeliveryInformation, Subscription, Transaction } from "../store/types.js";
-import type { Repository } from "../store/records.js";
+import type { DeliveryInformation, Subscription, Transaction } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
 
 export interface FraudCheck {
   check_items: string;

@@ -1,7 +1,7 @@
 // The shape of Sandgate's state: what fixtures seed and what lowdb persists.
 import type { PaymentState, RecurringState } from "../codes.js";
 import type { Counters } from "../ids.js";
-import type { PayoutFields } from "../domain/payout-fields.js";
+import type { PayoutFields } from "./payout-fields.js";
 
 export type CaptureMode = "manual" | "auto";
 
@@ -295,3 +295,17 @@ export interface Notification {
   /** what was sent instead of the payload as JSON (a check's malformed, empty or mistyped body) */
   raw?: { content_type: string; body: string };
 }
+
+/** The record collections of the state. */
+export type Collection = "merchants" | "transactions" | "refunds" | "tokens" | "payouts" | "subscriptions" | "notifications";
+
+/** The key that names a record of each collection. */
+export const KEY_FIELD = {
+  merchants: "merchant_id",
+  transactions: "transaction_id",
+  refunds: "refund_reference_id",
+  tokens: "token_id",
+  payouts: "transaction_id",
+  subscriptions: "recurring_id",
+  notifications: "notification_id",
+} as const satisfies Record<Collection, string>;

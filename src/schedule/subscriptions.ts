@@ -5,17 +5,18 @@
 // subscription; the last charge of the schedule finishes it. Schedule rules: subscription-schedule.ts.
 import type { Ids } from "../ids.js";
 import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
+import type { SubscriptionEvent } from "../notify/events.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
-import type { Account, CardToken, Subscription, Transaction } from "../store/types.js";
-import type { Repository } from "../store/records.js";
-import { accountOf } from "../store/merchants.js";
-import { CardOnFile } from "./card-on-file.js";
-import { isExpired } from "./card.js";
-import { Refusal } from "./lifecycle.js";
-import { paymentOutcome } from "./outcomes.js";
-import { createTransaction } from "./payment.js";
-import { deductionAmount, deductionTime, hasDeduction } from "./subscription-schedule.js";
+import type { Account, CardToken, Subscription, Transaction } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
+import { accountOf } from "../domain/merchants.js";
+import { CardOnFile } from "../domain/card-on-file.js";
+import { isExpired } from "../domain/card.js";
+import { Refusal } from "../domain/lifecycle.js";
+import { paymentOutcome } from "../domain/outcomes.js";
+import { createTransaction } from "../domain/payment.js";
+import { deductionAmount, deductionTime, hasDeduction } from "../domain/subscription-schedule.js";
 
 /** A subscription changed: tell whoever listens (the scheduler turns it into a notification). */
 export type SubscriptionChange = (sub: Subscription, event: SubscriptionEvent, deduction?: Transaction, behaviour?: NotifyBehaviour) => void;
@@ -26,12 +27,6 @@ export interface TimeEffects {
   notifier: Pick<Notifier, "emit">;
 }
 
-export type SubscriptionEvent =
-  | "subscription.deducted"
-  | "subscription.deduction_failed"
-  | "subscription.suspended"
-  | "subscription.finished"
-  | "subscription.cancelled";
 
 /** "ORD-7-R02": deduction n of the subscription started by order ORD-7. */
 const deductionOrderNo = (sub: Subscription, n: number) => `${sub.order_no}-R${String(n).padStart(2, "0")}`;

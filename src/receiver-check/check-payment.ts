@@ -2,9 +2,9 @@
 // a signed direct authorise (card 4242…) sent to this Sandgate over HTTP, so it goes through the
 // whole gateway path (signature, scenario, request log) like any other. It has no notify_url:
 // Sandgate sends nothing of its own to the receiver while the check runs.
-import type { Deps } from "../../deps.js";
-import { signatureFields, signatureOf } from "../../signature/signature.js";
-import type { Merchant, Transaction } from "../../store/types.js";
+import type { Deps } from "../deps.js";
+import { signatureFields, signatureOf } from "../signature/signature.js";
+import type { Merchant, Transaction } from "../domain/types.js";
 import { CheckRefused } from "./input.js";
 
 const ANSWER_TIMEOUT_MS = 30_000;

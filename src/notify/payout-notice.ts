@@ -1,8 +1,8 @@
 // The payout as the merchant sees it (response, operator view, notification data): every request
 // field echoed in the seed's order, bank_details without bank_code but with local_clearing_system,
 // then the seed's added fields. Numbers are JSON numbers; everything else is a string.
-import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
-import type { Payout } from "../store/types.js";
+import type { Notifier, NotifyBehaviour } from "./notifier.js";
+import type { Payout } from "../domain/types.js";
 import {
   BANK_DETAILS,
   BANK_DETAILS_NOT_ECHOED,

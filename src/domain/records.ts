@@ -6,7 +6,7 @@
 // state at start and after a reset. Keys never change once a record is added.
 import type { CardToken, Merchant, Notification, Payout, Refund, State, Subscription, Transaction } from "./types.js";
 import { DueQueue } from "./due-queue.js";
-import { KEY_FIELD, type Collection } from "./journal.js";
+import { KEY_FIELD, type Collection } from "./types.js";
 
 type RecordOf<C extends Collection> = State[C][number];
 

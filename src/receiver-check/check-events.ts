@@ -2,10 +2,10 @@
 // real notifications (notify/events.ts): the payment's own event, the pair sent out of order (a
 // capture and a full refund that never happened: neither is stored, the payment is left as it is),
 // and the payment's event with every text of its data filled.
-import { paymentEvent, refundEvent } from "../../notify/events.js";
-import type { NotificationEvent } from "../../notify/notifier.js";
-import type { Repository } from "../../store/records.js";
-import type { Refund, Transaction } from "../../store/types.js";
+import { paymentEvent, refundEvent } from "../notify/events.js";
+import type { NotificationEvent } from "../notify/notifier.js";
+import type { Repository } from "../domain/records.js";
+import type { Refund, Transaction } from "../domain/types.js";
 import type { CheckEvents } from "./probes.js";
 
 /** Not only ASCII: a receiver that hashes or limits bytes where it should read text shows it here. */
