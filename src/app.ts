@@ -20,11 +20,10 @@ import { payout } from "./gateway/payout.js";
 import type { Operation } from "./http/operation.js";
 import { gatewayOperations } from "./http/gateway-server.js";
 import { payerPages } from "./pages/payer-pages.js";
-import { inUnit } from "./http/in-unit.js";
 import { resultInfo } from "./codes.js";
 import { assetsDir, packageVersion } from "./paths.js";
 import { ASSETS_PATH } from "./render/layout.js";
-import { openApiDocument } from "./openapi/document.js";
+import { openApiDocument } from "./api/openapi-document.js";
 
 export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund, subscriptionCancel, paymentMethodsOptimise, payout];
 
@@ -66,7 +65,6 @@ export function createApp(deps: Deps): App {
     res.json((openApi ??= openApiDocument(OPERATIONS, packageVersion())));
   });
   app.use("/__sandbox", checkHost(deps.config.allowedHosts, deps.config.baseUrl), refuseCrossSite(deps.config.baseUrl)); // before any unit of work starts
-  app.use(inUnit(deps));
   app.use(payerPages(deps));
   app.use("/__sandbox", operatorApi(deps));
   app.use((req, res) => {

@@ -1,6 +1,8 @@
 // The operator API (/__sandbox) as typed calls, for a merchant's tests: against the Sandgate they
 // started in-process (`sandbox.admin`) or a remote one (`createAdminClient(url, token)`). Every call
 // is one HTTP request; an error answer throws SandgateAdminError with the API's status and message.
+import type { z } from "zod";
+import { OPERATOR_CALLS, type OPERATOR, type OperatorCallId } from "./api/operator-calls.js";
 import type { ReceiverCheckReport } from "./receiver-check/run.js";
 import type { RequestFilter, RequestLogEntry } from "./request-log.js";
 import type { CoverageReport } from "./scenarios/coverage.js";
@@ -49,8 +51,28 @@ export interface ReceiverCheckInput {
   key?: string;
 }
 
+/** An operator call of the table (api/operator-calls.ts), by its operationId. */
+type CallOf<Id extends OperatorCallId> = Extract<(typeof OPERATOR)[number], { operationId: Id }>;
+/** The names in a path's braces: "/payments/{transaction_id}/complete" → "transaction_id". */
+type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
+
+/** What call() sends: the path's parameters, the query, the JSON body. */
+export interface CallInput<Id extends OperatorCallId = OperatorCallId> {
+  params?: Partial<Record<ParamNames<CallOf<Id>["path"]>, string>>;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+/** What a call answers, as the table's answer schema has it. */
+export type CallAnswer<Id extends OperatorCallId> = z.output<CallOf<Id>["answer"]>;
+
 export interface AdminClient {
   readonly url: string;
+  /**
+   * Any operator call of the table by its operationId (GET /__sandbox/openapi.json lists them), e.g.
+   * call("getNotification", { params: { id } }): a call the methods below do not name is reachable too.
+   */
+  call<Id extends OperatorCallId>(id: Id, input?: CallInput<Id>): Promise<CallAnswer<Id>>;
   health(): Promise<{ status: string; scenario: string; signature_mode: string; time: string }>;
   /** the global scenario, for every merchant without a binding */
   setScenario(name: string): Promise<{ global: string }>;
@@ -113,16 +135,21 @@ export interface AdminClientOptions {
 export function createAdminClient(url: string, token?: string, options: AdminClientOptions = {}): AdminClient {
   const base = `${url.replace(/\/+$/, "")}/__sandbox`;
   const { timeoutMs } = options;
-  async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+  /** One call of the table: its method and path, the parameters put in, the answer parsed (an error answer throws). */
+  async function send<T>(operationId: OperatorCallId, input: CallInput = {}): Promise<T> {
+    const spec = OPERATOR_CALLS.find((c) => c.operationId === operationId)!;
+    const params = (input.params ?? {}) as Record<string, string | undefined>;
+    const path = spec.path.replace(/^\/__sandbox/, "").replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+    const method = spec.method.toUpperCase();
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== "") query.set(k, String(v));
+    for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined && v !== "") query.set(k, String(v));
     const headers: Record<string, string> = { accept: "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
-    if (options.body !== undefined) headers["content-type"] = "application/json";
+    if (input.body !== undefined) headers["content-type"] = "application/json";
     const res = await fetch(`${base}${path}${query.size ? `?${query}` : ""}`, {
       method,
       headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(input.body !== undefined ? { body: JSON.stringify(input.body) } : {}),
       ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
     const text = await res.text();
@@ -138,36 +165,36 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     }
     return parsed as T;
   }
-  const id = encodeURIComponent;
   return {
     url,
-    health: () => call("GET", "/health"),
-    setScenario: (name) => call("PUT", "/scenarios/global", { body: { name } }),
-    bindScenario: (merchantId, name) => call("PUT", `/scenarios/bindings/${id(merchantId)}`, { body: { name } }),
-    unbindScenario: (merchantId) => call("DELETE", `/scenarios/bindings/${id(merchantId)}`),
-    scenarios: () => call("GET", "/scenarios"),
-    reset: (merchantId) => call("POST", "/reset", { body: merchantId === undefined ? { all: true } : { merchant_id: merchantId } }),
-    requests: async (filter = {}) => (await call<{ requests: RequestLogEntry[] }>("GET", "/requests", { query: filter as Query })).requests,
-    requestsHar: (filter = {}) => call("GET", "/requests.har", { query: filter as Query }),
-    transactions: async (filter = {}) => (await call<{ transactions: Transaction[] }>("GET", "/transactions", { query: filter })).transactions,
-    refunds: async (filter = {}) => (await call<{ refunds: Refund[] }>("GET", "/refunds", { query: filter })).refunds,
-    payouts: async (filter = {}) => (await call<{ payouts: Record<string, unknown>[] }>("GET", "/payouts", { query: filter })).payouts,
-    subscriptions: async (filter = {}) => (await call<{ subscriptions: (Subscription & { recurring_status: string })[] }>("GET", "/subscriptions", { query: filter })).subscriptions,
-    notifications: async (filter = {}) => (await call<{ notifications: Notification[] }>("GET", "/notifications", { query: filter })).notifications,
-    completePayment: (transactionId, outcome) => call("POST", `/payments/${id(transactionId)}/complete`, { body: { outcome } }),
-    settleRefund: async (ref, result = "processed") => (await call<{ refund: Refund }>("POST", `/refunds/${id(ref)}/settle`, { body: { result } })).refund,
-    completePayout: async (transactionId) => (await call<{ payout: Record<string, unknown> }>("POST", `/payouts/${id(transactionId)}/complete`, { body: {} })).payout,
-    failPayout: async (transactionId, failure = {}) => (await call<{ payout: Record<string, unknown> }>("POST", `/payouts/${id(transactionId)}/fail`, { body: failure })).payout,
-    merchant: async (merchantId) => (await call<{ merchant: MerchantView }>("PUT", `/merchants/${id(merchantId)}`)).merchant,
-    chargeSubscription: async (recurringId) => (await call<{ subscription: Subscription & { recurring_status: string } }>("POST", `/subscriptions/${id(recurringId)}/charge`, { body: {} })).subscription,
-    advanceClock: (by) => call("POST", "/clock", { body: typeof by === "number" ? { advance_seconds: by } : { advance: by } }),
-    clock: () => call("GET", "/clock"),
-    deliverNotifications: () => call("POST", "/notifications/deliver", { body: {} }),
-    resendNotification: async (notificationId) => (await call<{ notification: Notification }>("POST", `/notifications/${id(notificationId)}/resend`, { body: {} })).notification,
-    coverage: (merchantId) => call("GET", "/coverage", { query: { merchant_id: merchantId } }),
+    call: (id, input) => send(id, input as CallInput),
+    health: () => send("getHealth"),
+    setScenario: (name) => send("setGlobalScenario", { body: { name } }),
+    bindScenario: (merchantId, name) => send("bindScenario", { params: { merchantId }, body: { name } }),
+    unbindScenario: (merchantId) => send("unbindScenario", { params: { merchantId } }),
+    scenarios: () => send("listScenarios"),
+    reset: (merchantId) => send("resetState", { body: merchantId === undefined ? { all: true } : { merchant_id: merchantId } }),
+    requests: async (filter = {}) => (await send<{ requests: RequestLogEntry[] }>("listRequests", { query: filter as Query })).requests,
+    requestsHar: (filter = {}) => send("exportRequestsHar", { query: filter as Query }),
+    transactions: async (filter = {}) => (await send<{ transactions: Transaction[] }>("listTransactions", { query: filter })).transactions,
+    refunds: async (filter = {}) => (await send<{ refunds: Refund[] }>("listRefunds", { query: filter })).refunds,
+    payouts: async (filter = {}) => (await send<{ payouts: Record<string, unknown>[] }>("listPayouts", { query: filter })).payouts,
+    subscriptions: async (filter = {}) => (await send<{ subscriptions: (Subscription & { recurring_status: string })[] }>("listSubscriptions", { query: filter })).subscriptions,
+    notifications: async (filter = {}) => (await send<{ notifications: Notification[] }>("listNotifications", { query: filter })).notifications,
+    completePayment: (transactionId, outcome) => send("completePayment", { params: { transaction_id: transactionId }, body: { outcome } }),
+    settleRefund: async (ref, result = "processed") => (await send<{ refund: Refund }>("settleRefund", { params: { ref }, body: { result } })).refund,
+    completePayout: async (transactionId) => (await send<{ payout: Record<string, unknown> }>("completePayout", { params: { transaction_id: transactionId }, body: {} })).payout,
+    failPayout: async (transactionId, failure = {}) => (await send<{ payout: Record<string, unknown> }>("failPayout", { params: { transaction_id: transactionId }, body: failure })).payout,
+    merchant: async (merchantId) => (await send<{ merchant: MerchantView }>("provisionMerchant", { params: { merchant_id: merchantId } })).merchant,
+    chargeSubscription: async (recurringId) => (await send<{ subscription: Subscription & { recurring_status: string } }>("chargeSubscription", { params: { recurring_id: recurringId }, body: {} })).subscription,
+    advanceClock: (by) => send("advanceClock", { body: typeof by === "number" ? { advance_seconds: by } : { advance: by } }),
+    clock: () => send("getClock"),
+    deliverNotifications: () => send("deliverNotifications", { body: {} }),
+    resendNotification: async (notificationId) => (await send<{ notification: Notification }>("resendNotification", { params: { id: notificationId }, body: {} })).notification,
+    coverage: (merchantId) => send("getCoverage", { query: { merchant_id: merchantId } }),
     clearCoverage: async (merchantId) => {
-      await call("DELETE", "/coverage", { query: { merchant_id: merchantId } });
+      await send("clearCoverage", { query: { merchant_id: merchantId } });
     },
-    checkReceiver: ({ url, merchant_id, transaction_id, key }) => call("POST", "/receiver-checks", { body: { url, merchant_id, transaction_id, key } }),
+    checkReceiver: ({ url, merchant_id, transaction_id, key }) => send("checkReceiver", { body: { url, merchant_id, transaction_id, key } }),
   };
 }

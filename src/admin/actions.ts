@@ -13,7 +13,7 @@ import { finishPayment } from "../pages/finish.js";
 import type { Payout, Refund, Subscription, Transaction } from "../domain/types.js";
 import { parseDuration } from "./duration.js";
 import { applyDue, bringUpToDate } from "../schedule/scheduler.js";
-import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "./bodies.js";
+import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "../api/operator-bodies.js";
 
 export interface Problem {
   status: number;

@@ -3,11 +3,12 @@
 // here (or with `sandgate ctl merchant key <id>`) before it signs: PUT provisions the merchant when
 // Sandgate does not know it yet (its accounts are added on their first use), GET reads one it knows.
 // Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
-import { Router, type Response } from "express";
+import { type Response } from "express";
 import type { Deps } from "../deps.js";
+import type { On } from "./call-handlers.js";
 import { provisionedMerchant } from "../domain/merchants.js";
 import type { Merchant } from "../domain/types.js";
-import { problem } from "./shared.js";
+import { problem, pathParam } from "./shared.js";
 
 /** What an operator is shown of a merchant. */
 export const merchantView = (m: Merchant) => ({
@@ -20,20 +21,19 @@ export const merchantView = (m: Merchant) => ({
 
 const MERCHANT_ID = /^[\x21-\x7e]{1,100}$/;
 
-export function merchantsApi(deps: Deps): Router {
-  const router = Router();
+export function merchantsApi(deps: Deps, on: On): void {
   const { store } = deps;
   const badId = (res: Response, id: string) => problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to 100 visible ASCII characters`);
 
-  router.get("/merchants/:merchant_id", (req, res) => {
-    const id = req.params.merchant_id;
+  on("getMerchant", (req, res) => {
+    const id = pathParam(req, "merchant_id");
     const merchant = store.records.merchant(id);
     if (!merchant) return problem(res, 404, "merchant_not_found", `no merchant ${id}: PUT /__sandbox/merchants/${id} provisions it`);
     res.json({ merchant: merchantView(merchant) });
   });
 
-  router.put("/merchants/:merchant_id", async (req, res) => {
-    const id = req.params.merchant_id;
+  on("provisionMerchant", async (req, res) => {
+    const id = pathParam(req, "merchant_id");
     if (!MERCHANT_ID.test(id)) return badId(res, id);
     const known = store.records.merchant(id);
     if (known) return void res.json({ merchant: merchantView(known), created: false });
@@ -43,5 +43,4 @@ export function merchantsApi(deps: Deps): Router {
     await store.commit();
     res.json({ merchant: merchantView(merchant), created: true });
   });
-  return router;
 }

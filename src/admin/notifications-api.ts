@@ -1,21 +1,20 @@
 // /__sandbox/notifications: the outbox with every attempt, resend, a test trigger, and "deliver
 // everything due now" for CI. Mounted by operatorApi (guard and JSON body parser included).
-import { Router } from "express";
 import type { Deps } from "../deps.js";
-import { problem, queryText, whereQuery } from "./shared.js";
+import type { On } from "./call-handlers.js";
+import { problem, queryText, whereQuery, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
-import { triggerBody } from "./bodies.js";
+import { triggerBody } from "../api/operator-bodies.js";
 import { enqueueNotification } from "../notify/outbox.js";
 import type { Notification } from "../domain/types.js";
 
 const STATES: readonly Notification["state"][] = ["pending", "delivered", "failed", "dropped"];
 
-export function notificationsApi(deps: Deps): Router {
-  const router = Router();
+export function notificationsApi(deps: Deps, on: On): void {
   const { store, clock, notifier } = deps;
 
   // ?merchant_id=&event=&state=&check=: every notification, oldest first, with every attempt
-  router.get("/notifications", async (req, res) => {
+  on("listNotifications", async (req, res) => {
     const state = queryText(req, "state");
     if (state !== undefined && !(STATES as readonly string[]).includes(state)) {
       return problem(res, 400, "invalid_state", `state must be one of ${STATES.join(", ")}`);
@@ -25,7 +24,7 @@ export function notificationsApi(deps: Deps): Router {
   });
 
   // Sends everything due now and waits (a hanging receiver holds it up to the attempt timeout).
-  router.post("/notifications/deliver", async (_req, res) => {
+  on("deliverNotifications", async (_req, res) => {
     await applyDue(deps);
     const attempts = await notifier.drain();
     const count = (s: Notification["state"]) => store.data.notifications.filter((n) => n.state === s).length;
@@ -34,7 +33,7 @@ export function notificationsApi(deps: Deps): Router {
 
   // { merchant_id, url, event?, data?, notify? }: a test notification, signed with the merchant's key,
   // sent at once unless notify delays or drops it; answers with its record and first attempt.
-  router.post("/notifications/trigger", async (req, res) => {
+  on("triggerNotification", async (req, res) => {
     const parsed = triggerBody.safeParse(req.body ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
@@ -52,18 +51,17 @@ export function notificationsApi(deps: Deps): Router {
     res.status(201).json({ notification });
   });
 
-  router.get("/notifications/:id", (req, res) => {
-    const notification = store.records.notification(req.params.id);
-    if (!notification) return problem(res, 404, "notification_not_found", `no notification ${req.params.id}`);
+  on("getNotification", (req, res) => {
+    const notification = store.records.notification(pathParam(req, "id"));
+    if (!notification) return problem(res, 404, "notification_not_found", `no notification ${pathParam(req, "id")}`);
     res.json({ notification });
   });
 
   // Delivers it again now, whatever its state; the new attempt is recorded.
-  router.post("/notifications/:id/resend", async (req, res) => {
-    const notification = await notifier.resend(req.params.id);
-    if (!notification) return problem(res, 404, "notification_not_found", `no notification ${req.params.id}`);
+  on("resendNotification", async (req, res) => {
+    const notification = await notifier.resend(pathParam(req, "id"));
+    if (!notification) return problem(res, 404, "notification_not_found", `no notification ${pathParam(req, "id")}`);
     res.json({ notification });
   });
 
-  return router;
 }

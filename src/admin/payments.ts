@@ -1,14 +1,14 @@
 // POST /__sandbox/payments/<transaction_id>/complete {"outcome": "paid" | "failed" | ...}: finishes a
 // pending payment as its payer would at its page (same outcomes, same effects: return result,
 // notification, subscription), for CI and the dashboard. Mounted by operatorApi (guard included).
-import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
+import type { On } from "./call-handlers.js";
 import { stageOf } from "../domain/completion.js";
 import { resultView } from "../pages/finish.js";
 import type { Transaction } from "../domain/types.js";
 import { completePaymentNow } from "./actions.js";
-import { answerJson } from "./shared.js";
+import { answerJson, pathParam } from "./shared.js";
 
 /** The payment as the payer's return and the merchant's query see it now. */
 export const completionView = (deps: Deps, tx: Transaction) => ({
@@ -18,17 +18,15 @@ export const completionView = (deps: Deps, tx: Transaction) => ({
   stage: stageOf(tx) ?? "",
 });
 
-export function paymentsApi(deps: Deps): Router {
-  const router = Router();
-  router.post("/payments/:transaction_id/complete", async (req, res) => {
+export function paymentsApi(deps: Deps, on: On): void {
+  on("completePayment", async (req, res) => {
     const outcome = (req.body as { outcome?: unknown } | undefined)?.outcome;
-    const done = await completePaymentNow(deps, req.params.transaction_id, outcome, req.originalUrl, req.ip ?? "");
+    const done = await completePaymentNow(deps, pathParam(req, "transaction_id"), outcome, req.originalUrl, req.ip ?? "");
     // a finished payment's 409 still says where it stands
     if ("problem" in done && done.problem.status === 409) {
-      const tx = deps.store.records.transaction(req.params.transaction_id)!;
+      const tx = deps.store.records.transaction(pathParam(req, "transaction_id"))!;
       return res.status(409).json({ error: done.problem.error, message: done.problem.message, ...completionView(deps, tx) });
     }
     answerJson(res, done, (tx) => completionView(deps, tx));
   });
-  return router;
 }

@@ -1,8 +1,8 @@
 // /__sandbox/payouts: list payouts as merchants see them, and force a PENDING one to COMPLETED or
 // FAILED now (each change notifies the payout's notify_url). Errors: { error, message }.
-import { Router } from "express";
 import type { Deps } from "../deps.js";
-import { answerJson, whereQuery } from "./shared.js";
+import type { On } from "./call-handlers.js";
+import { answerJson, whereQuery, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { settlePayoutNow } from "./actions.js";
 import { payoutResponse } from "../notify/payout-notice.js";
@@ -14,24 +14,22 @@ export function operatorView(p: Payout) {
   return { ...view, sandbox: { rule: p.rule, due_at: p.due_at, next_status: p.next_status, next_failure_type: p.next_failure_type } };
 }
 
-export function payoutsApi(deps: Deps): Router {
-  const router = Router();
+export function payoutsApi(deps: Deps, on: On): void {
   const { store } = deps;
 
   // ?merchant_id=&status=&request_id=
-  router.get("/payouts", async (req, res) => {
+  on("listPayouts", async (req, res) => {
     await applyDue(deps);
     res.json({ payouts: whereQuery(req, store.data.payouts, ["merchant_id", "status", "request_id"]).map(operatorView) });
   });
 
-  router.post("/payouts/:transaction_id/complete", async (req, res) =>
-    answerJson(res, await settlePayoutNow(deps, req.params.transaction_id, "COMPLETED"), (p) => ({ payout: operatorView(p) })),
+  on("completePayout", async (req, res) =>
+    answerJson(res, await settlePayoutNow(deps, pathParam(req, "transaction_id"), "COMPLETED"), (p) => ({ payout: operatorView(p) })),
   );
 
   // { "failure_type": "ACCOUNT_CLOSED", "failure_reason": "..." }: both optional (UNKNOWN, the catalogue's text)
-  router.post("/payouts/:transaction_id/fail", async (req, res) =>
-    answerJson(res, await settlePayoutNow(deps, req.params.transaction_id, "FAILED", req.body ?? {}), (p) => ({ payout: operatorView(p) })),
+  on("failPayout", async (req, res) =>
+    answerJson(res, await settlePayoutNow(deps, pathParam(req, "transaction_id"), "FAILED", req.body ?? {}), (p) => ({ payout: operatorView(p) })),
   );
 
-  return router;
 }

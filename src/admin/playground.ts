@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { Router, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
+import { dashboardUnits } from "../http/in-unit.js";
 import { stageOf } from "../domain/completion.js";
 import { authorise } from "../gateway/authorise.js";
 import { checkout } from "../gateway/checkout.js";
@@ -35,7 +36,7 @@ import { sign, signatureFields, signatureOf } from "../signature/signature.js";
 import { secretKeyOf } from "../domain/merchants.js";
 import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../domain/types.js";
-import { queryText } from "./shared.js";
+import { queryText, pathParam } from "./shared.js";
 
 /** How long a merchant's server would wait for the gateway's answer: a scenario may make it hang (or wait up to 2 minutes). */
 const PLAYGROUND_WAIT_MS = 10_000;
@@ -52,6 +53,9 @@ const fieldText = (req: Request, name: string): string => (typeof req.body?.[nam
 
 export function playgroundRoutes(deps: Deps): Router {
   const router = Router();
+  // each page and form is one unit of work (http/in-unit.ts): every merchant's records, none, its
+  // own units, or the merchant of the record the address names
+  const inUnit = dashboardUnits(deps);
   const { store } = deps;
 
   const merchants = () => store.data.merchants.filter((m) => !m.provisioned).concat(store.data.merchants.filter((m) => m.provisioned));
@@ -108,9 +112,9 @@ export function playgroundRoutes(deps: Deps): Router {
     return { tx, stage, payerPage: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "", request, exchange: request && deps.requests.exchange(request.id), ...(returned ? { returned } : {}) };
   }
 
-  router.get("/ui/playground", (_req, res) => sendHtml(res, 200, page()));
+  router.get("/ui/playground", inUnit.all, (_req, res) => sendHtml(res, 200, page()));
 
-  router.post("/ui/playground", async (req: Request, res: Response) => {
+  router.post("/ui/playground", inUnit.own, async (req: Request, res: Response) => {
     const asked = fieldText(req, "kind");
     const kind = isKind(asked) ? asked : "card";
     const values = Object.fromEntries(PLAYGROUND_FIELDS.map((f) => [f, fieldText(req, f)])) as PlaygroundValues;
@@ -166,15 +170,15 @@ export function playgroundRoutes(deps: Deps): Router {
     await refused(why.status, why.message);
   });
 
-  router.get("/ui/playground/result/:id", async (req, res) => {
+  router.get("/ui/playground/result/:id", inUnit.all, async (req, res) => {
     await applyDue(deps);
-    const tx = store.records.transaction(req.params.id);
-    if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${req.params.id}.`));
+    const tx = store.records.transaction(pathParam(req, "id"));
+    if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${pathParam(req, "id")}.`));
     sendHtml(res, 200, playgroundResultPage(result(tx)));
   });
 
   // the playground's return_url: the payer comes back with the signed result, checked as a merchant would
-  router.get("/ui/playground/returned", async (req, res) => {
+  router.get("/ui/playground/returned", inUnit.all, async (req, res) => {
     await applyDue(deps);
     const id = queryText(req, "transaction_id") ?? "";
     const tx = store.records.transaction(id);

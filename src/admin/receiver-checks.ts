@@ -3,11 +3,12 @@
 // merchants, its notifications log: every probe is listed there with ?check=<id>) and answers the
 // report (src/receiver-check). Bad input is 400 {error, message} and changes nothing.
 // Mounted by operatorApi (ADMIN_TOKEN guard and JSON body parser included).
-import { Router, type Request } from "express";
+import { type Request } from "express";
 import type { Deps } from "../deps.js";
+import type { On } from "./call-handlers.js";
 import { CheckRefused } from "../receiver-check/input.js";
 import { runReceiverCheck } from "../receiver-check/run.js";
-import { receiverCheckBody } from "./bodies.js";
+import { receiverCheckBody } from "../api/operator-bodies.js";
 import { throughGate } from "./gate.js";
 import { problem } from "./shared.js";
 
@@ -20,10 +21,9 @@ function reachedAt(req: Request): string {
   return `http://${address.includes(":") ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
 }
 
-export function receiverChecksApi(deps: Deps): Router {
-  const router = Router();
+export function receiverChecksApi(deps: Deps, on: On): void {
   // a check sends a dozen probes and waits for each: two at a time per process, four more waiting
-  router.post("/receiver-checks", throughGate(2, 4, "the receiver check", 5), async (req, res) => {
+  on("checkReceiver", throughGate(2, 4, "the receiver check", 5), async (req, res) => {
     const parsed = receiverCheckBody.safeParse(req.body ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
@@ -37,5 +37,4 @@ export function receiverChecksApi(deps: Deps): Router {
       problem(res, 500, "check_failed", `the check could not run: ${(err as Error).message}`);
     }
   });
-  return router;
 }

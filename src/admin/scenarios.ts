@@ -1,13 +1,13 @@
 // /__sandbox/scenarios: list scenarios, set the global one, bind one to a merchant, reload files.
-import { Router, type Response } from "express";
+import { type Response } from "express";
 import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { problem } from "./shared.js";
-import { scenarioNameBody } from "./bodies.js";
+import type { On } from "./call-handlers.js";
+import { problem, pathParam } from "./shared.js";
+import { scenarioNameBody } from "../api/operator-bodies.js";
 
 
-export function scenariosApi(deps: Deps): Router {
-  const router = Router();
+export function scenariosApi(deps: Deps, on: On): void {
   const registry = deps.scenarios;
   const nameOf = (body: unknown) => {
     const parsed = scenarioNameBody.safeParse(body ?? {});
@@ -26,7 +26,7 @@ export function scenariosApi(deps: Deps): Router {
     }
   };
 
-  router.get("/scenarios", (_req, res) => {
+  on("listScenarios", (_req, res) => {
     res.json({
       global: registry.global(),
       bindings: registry.bindings(),
@@ -35,37 +35,36 @@ export function scenariosApi(deps: Deps): Router {
     });
   });
 
-  router.get("/scenarios/:name", (req, res) => {
-    const scenario = registry.get(req.params.name);
-    if (!scenario) return problem(res, 404, "unknown_scenario", `no scenario "${req.params.name}"`);
+  on("getScenario", (req, res) => {
+    const scenario = registry.get(pathParam(req, "name"));
+    if (!scenario) return problem(res, 404, "unknown_scenario", `no scenario "${pathParam(req, "name")}"`);
     res.json(scenario);
   });
 
   // { "name": "declines" }: the scenario for every merchant without a binding
-  router.put("/scenarios/global", async (req, res) => {
+  on("setGlobalScenario", async (req, res) => {
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
     if (await guarded(res, () => registry.setGlobal(name))) res.json({ global: registry.global() });
   });
 
   // { "name": "3ds" }: this merchant's requests use that scenario (unless a request sends X-Sandbox-Scenario)
-  router.put("/scenarios/bindings/:merchantId", async (req, res) => {
+  on("bindScenario", async (req, res) => {
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
-    if (await guarded(res, () => registry.bind(req.params.merchantId, name))) res.json({ merchant_id: req.params.merchantId, scenario: name });
+    if (await guarded(res, () => registry.bind(pathParam(req, "merchantId"), name))) res.json({ merchant_id: pathParam(req, "merchantId"), scenario: name });
   });
 
-  router.delete("/scenarios/bindings/:merchantId", async (req, res) => {
-    if (!registry.unbind(req.params.merchantId)) return problem(res, 404, "not_bound", `merchant ${req.params.merchantId} has no scenario binding`);
+  on("unbindScenario", async (req, res) => {
+    if (!registry.unbind(pathParam(req, "merchantId"))) return problem(res, 404, "not_bound", `merchant ${pathParam(req, "merchantId")} has no scenario binding`);
     await deps.store.commit();
-    res.json({ merchant_id: req.params.merchantId, scenario: registry.global() });
+    res.json({ merchant_id: pathParam(req, "merchantId"), scenario: registry.global() });
   });
 
   // re-reads the folder now (files also reload by themselves when edited)
-  router.post("/scenarios/reload", (_req, res) => {
+  on("reloadScenarios", (_req, res) => {
     const errors = registry.reload();
     res.status(errors.length ? 422 : 200).json({ errors, scenarios: registry.list().map((s) => s.name) });
   });
 
-  return router;
 }

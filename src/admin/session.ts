@@ -25,7 +25,8 @@ const isPage = (req: Request) => req.method === "GET" && (req.path === "/" || re
 /** The cookie's value for a token: derived from it, not it. */
 export const sessionValue = (token: string) => createHmac("sha256", token).update("sandgate admin session v1").digest("base64url");
 
-export function adminSession(token: string | undefined, baseUrl?: string): Router {
+/** `open`: the paths (under /__sandbox) anyone may call, as the table of calls marks them (health). */
+export function adminSession(token: string | undefined, baseUrl: string | undefined, open: readonly string[]): Router {
   const router = Router();
   const session = token === undefined ? undefined : sessionValue(token);
   const secure = baseUrl?.toLowerCase().startsWith("https:") ?? false;
@@ -41,7 +42,7 @@ export function adminSession(token: string | undefined, baseUrl?: string): Route
     res.redirect(303, `${BASE}/login`);
   });
   router.use((req: Request, res: Response, next: NextFunction) => {
-    if (!token || req.path === "/health") return next();
+    if (!token || open.includes(req.path)) return next();
     const bearer = req.get("authorization")?.replace(/^Bearer\s+/i, "");
     if (bearer !== undefined ? same(bearer, token) : same(cookieValue(req, COOKIE) ?? "", session!)) return next();
     if (isPage(req)) return sendHtml(res, 401, loginPage(""));

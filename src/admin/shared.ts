@@ -22,3 +22,9 @@ export function whereQuery<T extends object>(req: Request, records: readonly T[]
   const wanted = fields.map((f) => [f, queryText(req, f)] as const).filter(([, v]) => v !== undefined);
   return records.filter((r) => wanted.every(([f, v]) => r[f] === v));
 }
+
+/** A path parameter of the call's route ({transaction_id}, {id}, ...), as text. */
+export const pathParam = (req: Request, name: string): string => {
+  const value = req.params[name];
+  return typeof value === "string" ? value : "";
+};

@@ -1,18 +1,17 @@
 // GET /__sandbox/subscriptions?merchant_id=&recurring_id=: every subscription as it is now (due
 // deductions applied first), with its recurring_status code and the transactions it charged,
 // first payment included, oldest first. Mounted by operatorApi (guard included).
-import { Router } from "express";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { answerJson, whereQuery } from "./shared.js";
+import type { On } from "./call-handlers.js";
+import { answerJson, whereQuery, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { chargeSubscriptionNow } from "./actions.js";
 
-export function subscriptionsApi(deps: Deps): Router {
-  const router = Router();
+export function subscriptionsApi(deps: Deps, on: On): void {
   const { store } = deps;
 
-  router.get("/subscriptions", async (req, res) => {
+  on("listSubscriptions", async (req, res) => {
     await applyDue(deps);
     const subscriptions = whereQuery(req, store.data.subscriptions, ["merchant_id", "recurring_id"])
       .map((s) => ({
@@ -27,8 +26,7 @@ export function subscriptionsApi(deps: Deps): Router {
   });
 
   // charges the next deduction now (as if its date had come); 409 when nothing is left to charge
-  router.post("/subscriptions/:recurring_id/charge", async (req, res) =>
-    answerJson(res, await chargeSubscriptionNow(deps, req.params.recurring_id), (subscription) => ({ subscription: { ...subscription, recurring_status: codes.recurring_status[subscription.state] } })),
+  on("chargeSubscription", async (req, res) =>
+    answerJson(res, await chargeSubscriptionNow(deps, pathParam(req, "recurring_id")), (subscription) => ({ subscription: { ...subscription, recurring_status: codes.recurring_status[subscription.state] } })),
   );
-  return router;
 }

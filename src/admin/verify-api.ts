@@ -7,8 +7,9 @@
 // real session is easily megabytes), so this route reads its own body. The replay runs in a worker
 // thread (verify-thread.ts), one at a time per process with three more waiting; the fourth
 // waiting call is refused with 429 and Retry-After before its body is read.
-import express, { Router, type NextFunction, type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
+import type { On } from "./call-handlers.js";
 import { verifyInThread, type ThreadAnswer } from "./verify-thread.js";
 import { throughGate } from "./gate.js";
 import { problem } from "./shared.js";
@@ -49,9 +50,8 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
   });
 }
 
-export function verifyApi(deps: Deps): Router {
-  const router = Router();
-  router.post("/verify", throughGate(1, 3, "verify", 10), readBody, async (req: Request, res: Response) => {
+export function verifyApi(deps: Deps, on: On): void {
+  on("verifyRecording", throughGate(1, 3, "verify", 10), readBody, async (req: Request, res: Response) => {
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const answer = await verifyInThread(bytes, {
       fixtures: deps.config.fixtures,
@@ -66,5 +66,4 @@ export function verifyApi(deps: Deps): Router {
     const message = answer.error === "verify_failed" ? `the recording could not be replayed: ${answer.message}` : answer.message;
     problem(res, FAILURE_STATUS[answer.error], answer.error, message);
   });
-  return router;
 }

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Argument, Option } from "commander";
 import { parseDuration } from "../admin/duration.js";
+import { OPERATOR_CALLS, type OperatorCallId } from "../api/operator-calls.js";
 import { createAdminClient, type AdminClient } from "../client.js";
 import { REQUEST_LOG_CAPACITY } from "../request-log.js";
 import type { CoverageReport } from "../scenarios/coverage.js";
@@ -139,6 +140,43 @@ async function requestsHar(ctx: Context, _args: string[], flags: Flags): Promise
   return { json: { file: resolve(file), entries }, text: `wrote ${entries} request${entries === 1 ? "" : "s"} to ${file} (HAR 1.2)` };
 }
 
+/**
+ * `ctl call <operationId> [name=value ...] [--body <json>]`: any call of the operator table
+ * (api/operator-calls.ts), so a call the commands above do not name is one command away too. A
+ * name=value fills the path parameter of that name, or else goes in the query; the answer is
+ * printed as JSON.
+ */
+async function anyCall({ client }: Context, args: string[], flags: Flags): Promise<Answer> {
+  // commander hands the variadic name=value list over as one array, last
+  const [id, ...pairs] = (args as (string | string[])[]).flat();
+  const spec = OPERATOR_CALLS.find((c) => c.operationId === id);
+  if (!spec) throw new Refused(`no operator call "${id}": ctl call --help lists them`);
+  const inPath = new Set([...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
+  const params: Record<string, string> = {};
+  const query: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new Refused(`"${pair}" is not name=value`);
+    (inPath.has(pair.slice(0, at)) ? params : query)[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  const missing = [...inPath].filter((name) => params[name] === undefined);
+  if (missing.length) throw new Refused(`${id} (${spec.method.toUpperCase()} ${spec.path}) needs ${missing.map((m) => `${m}=<value>`).join(" ")}`);
+  let body: unknown;
+  const given = text(flags, "body");
+  if (given !== undefined) {
+    try {
+      body = JSON.parse(given);
+    } catch {
+      throw new Refused(`--body is not JSON: ${given.slice(0, 80)}`);
+    }
+  }
+  const answer = await client.call(id as OperatorCallId, { params, query, ...(body !== undefined ? { body } : {}) });
+  return { json: answer, text: JSON.stringify(answer, null, 2) };
+}
+
+/** `ctl call --help`: every call of the table, as the router and the OpenAPI document have them. */
+const CALL_LIST = OPERATOR_CALLS.map((c) => `  ${c.operationId.padEnd(22)} ${c.method.toUpperCase().padEnd(6)} ${c.path}`).join("\n");
+
 const merchantOption = (what: string) => new Option("--merchant <id>", what);
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -236,6 +274,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       const merchant = await client.merchant(merchantId!);
       return { json: merchant, text: merchant.secret_key };
     },
+  },
+  {
+    words: "call",
+    summary: "any operator call by its operationId (call --help lists them), its answer as JSON",
+    args: [new Argument("<operationId>", `one of the operator API's calls:\n${CALL_LIST}\n`), new Argument("[name=value...]", "a path parameter of the call (e.g. transaction_id=...), or else a query parameter")],
+    options: [new Option("--body <json>", "the call's JSON body")],
+    run: anyCall,
   },
   {
     words: "reset",

@@ -9,6 +9,7 @@
 //        it): the pages' counterpart of X-Sandbox-Outcome, for a browser or a link with no form to fill.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
+import { unavailablePage, unitFor } from "../http/in-unit.js";
 import { codes, type FieldProblem } from "../codes.js";
 import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
@@ -70,7 +71,10 @@ export function payerPages(deps: Deps): Router {
     sendHtml(res, status, checkoutPage(ctx, decodeItems(tx.payer_request?.items ?? ""), problems));
   };
 
-  router.get("/pay/:kind/:pageId", async (req, res) => {
+  // each is a unit of the payment's merchant (found by the page's id before it starts)
+  const inUnit = unitFor(deps, { record: "page", param: "pageId" }, unavailablePage);
+
+  router.get("/pay/:kind/:pageId", inUnit, async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
     const tx = find(req, res);
     if (!tx) return;
     // ?outcome=<name>: opening the address ends the payment as posting outcome=<name> would (no form needed)
@@ -81,7 +85,7 @@ export function payerPages(deps: Deps): Router {
     show(req, res, tx);
   });
 
-  router.post("/pay/:kind/:pageId", readForm(), async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
+  router.post("/pay/:kind/:pageId", inUnit, readForm(), async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
     const tx = find(req, res);
     if (!tx) return;
     const body = (req.body ?? {}) as Record<string, unknown>;

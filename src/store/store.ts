@@ -79,6 +79,17 @@ export type UnitScope = { merchant: string } | { none: true };
 /** Records found by id alone, whose merchant a shared store looks up before the unit starts. */
 export type Locatable = "page" | "transaction" | "refund" | "payout" | "subscription" | "notification";
 
+/**
+ * Which records a route's unit of work covers, declared with the route (http/in-unit.ts opens it):
+ * - "none": it reads no records;
+ * - "all": every merchant's (lists, settings), read-only across merchants on a shared store;
+ * - "own": no unit around it: it opens its own around each step, so that none waits on a receiver,
+ *   a replay or another request (the clock applies what fell due merchant by merchant);
+ * - { merchant }: the merchant the path parameter names;
+ * - { record, param }: the merchant of the record the path parameter names (none if no such record).
+ */
+export type RouteScope = "none" | "all" | "own" | { merchant: string } | { record: Locatable; param: string };
+
 export interface StoreOptions {
   fixturesDir: string;
   dataFile: string | undefined;

@@ -1,16 +1,15 @@
 // GET /__sandbox/openapi.json: OpenAPI 3.1 of every /v1 operation, the payer pages and the operator
 // API. Request bodies (JSON and form encodings) come from the zod schema each operation validates
-// with; answers (XML, JSON, HTML) and refusals from src/openapi/answers.ts; the operator API's bodies
-// from the zod schemas its calls read them with (src/admin/bodies.ts), its answers, refusals and
-// operationIds from src/openapi/operator-calls.ts. `redocly lint` (recommended) finds no error in it and
+// with; answers (XML, JSON, HTML) and refusals from src/api/answers.ts; the operator API's bodies
+// from the zod schemas its calls read them with (src/api/operator-bodies.ts), its answers, refusals and
+// operationIds from src/api/operator-calls.ts. `redocly lint` (recommended) finds no error in it and
 // openapi-typescript makes a typed client of it (test/openapi-tools.test.ts, docs/openapi.md).
 // Built once, on first request.
 import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
-import { OPERATOR_BODIES } from "../admin/bodies.js";
 import { OUTCOME_HEADER, operationOutcomes } from "../scenarios/outcome-header.js";
-import { OPERATOR, operatorError, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-calls.js";
+import { OPERATOR_CALLS, operatorError, outsideUnits, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-calls.js";
 
 type Json = Record<string, unknown>;
 
@@ -92,16 +91,16 @@ const PATH_PARAMS: Record<string, string> = {
 const pathParameters = (path: string): Json[] =>
   [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, description: PATH_PARAMS[m[1]!], schema: m[1] === "kind" ? { type: "string", enum: ["checkout", "3ds", "apm"] } : { type: "string" } }));
 
-/** The operator API: operationIds, bodies (src/admin/bodies.ts), answers and refusals (src/openapi/operator-calls.ts). */
+/** The operator API: operationIds, bodies, answers and refusals, from the table of calls (src/api/operator-calls.ts). */
 function operatorPaths(): Json {
   const paths: Record<string, Json> = {};
   const error = jsonSchema(operatorError, "output");
-  for (const call of OPERATOR) {
+  for (const call of OPERATOR_CALLS) {
     const parameters = [
       ...pathParameters(call.path),
       ...Object.entries(call.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, description, schema: { type: "string" } })),
     ];
-    const body = OPERATOR_BODIES[`${call.method} ${call.path}`];
+    const body = typeof call.body === "object" ? call.body : undefined;
     const answer = jsonSchema(call.answer, "output");
     const responses: Record<string, Json> = {
       [String(call.status ?? 200)]: {
@@ -115,7 +114,7 @@ function operatorPaths(): Json {
     }
     if (!call.open) responses["401"] = { description: "unauthorised: ADMIN_TOKEN is set and the call did not send it (Authorization: Bearer <ADMIN_TOKEN>)", content: json(error) };
     if (call.method !== "get") responses["403"] = { description: "cross_site_refused: a browser sent it for another site (Sec-Fetch-Site or Origin); curl and scripts are not refused", content: json(error) };
-    if (!call.noStore) responses["503"] = { description: "store_unavailable: the shared store (--redis-url) cannot be reached", content: json(error) };
+    if (!outsideUnits(call)) responses["503"] = { description: "store_unavailable: the shared store (--redis-url) cannot be reached", content: json(error) };
     (paths[call.path] ??= {})[call.method] = {
       operationId: call.operationId,
       tags: ["operator"],

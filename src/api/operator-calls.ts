@@ -5,7 +5,9 @@
 // test/openapi.test.ts validates real answers of these calls against the generated document.
 import { z } from "zod";
 import * as stored from "../store/fixtures.js";
+import type { RouteScope } from "../store/store.js";
 import { payoutAnswer } from "./answers.js";
+import { clockBody, completeBody, failPayoutBody, receiverCheckBody, resetBody, scenarioNameBody, settleBody, triggerBody } from "./operator-bodies.js";
 
 const s = z.string();
 const int = z.number().int();
@@ -134,10 +136,14 @@ const completed = z.strictObject({ ...payerResult, payment_status: s, stage: s.d
 
 export type Method = "get" | "post" | "put" | "delete";
 
+/** Which records a call's unit of work covers: see RouteScope. */
+export type CallScope = RouteScope;
+
 export interface OperatorCall {
   method: Method;
   path: string;
   operationId: string;
+  scope: CallScope;
   summary: string;
   /** query parameters: name → description */
   query?: Record<string, string>;
@@ -152,22 +158,31 @@ export interface OperatorCall {
   problems?: Record<number, string | { description: string; schema: z.ZodType }>;
   /** open: no ADMIN_TOKEN needed (health, this document) */
   open?: true;
-  /** the JSON body is read (malformed JSON is a 400 malformed_body) */
-  body?: true;
-  /** outside the request's unit of work (src/http/in-unit.ts): no 503 store_unavailable before it runs */
-  noStore?: true;
+  /**
+   * The body: a JSON object this schema checks (a key it does not know is refused before the call
+   * runs; malformed JSON is a 400 malformed_body), or "har" (verify reads its own). None: a call
+   * that changes something refuses any body with a key.
+   */
+  body?: z.ZodType | "har";
 }
+
+/** Runs outside a unit of work before its handler: answers no 503 store_unavailable before it starts. */
+export const outsideUnits = (call: Pick<OperatorCall, "scope">) => call.scope === "none" || call.scope === "own";
 
 const MALFORMED = "malformed_body (the body is not valid JSON)";
 
-/** The operator API: what each call does (README "Operator API"). */
-export const OPERATOR: OperatorCall[] = [
-  { method: "get", path: "/__sandbox/health", operationId: "getHealth", summary: "200 once ready: status, scenario, signature_mode, time (open even with ADMIN_TOKEN)", answer: health, open: true, noStore: true },
-  { method: "get", path: "/__sandbox/openapi.json", operationId: "getOpenApiDocument", summary: "this document (open even with ADMIN_TOKEN)", answer: document, open: true, noStore: true },
+/**
+ * The operator API, one entry per call: the one table the router (admin/operator.ts: each call's
+ * scope, body check and handler), the OpenAPI document, the typed client (client.ts call()) and
+ * ctl's calls (ctl call <operationId>) are made from. Adding a call is an entry here and its handler.
+ */
+export const OPERATOR = [
+  { method: "get", path: "/__sandbox/health", operationId: "getHealth", scope: "none", summary: "200 once ready: status, scenario, signature_mode, time (open even with ADMIN_TOKEN)", answer: health, open: true },
+  { method: "get", path: "/__sandbox/openapi.json", operationId: "getOpenApiDocument", scope: "none", summary: "this document (open even with ADMIN_TOKEN)", answer: document, open: true },
   {
     method: "get",
     path: "/__sandbox/requests",
-    operationId: "listRequests",
+    operationId: "listRequests", scope: "all",
     summary: "the request log, newest first",
     query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's (authorise, capture, ...)", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
     answer: z.strictObject({ requests: z.array(requestLogEntry) }),
@@ -176,7 +191,7 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "get",
     path: "/__sandbox/requests.har",
-    operationId: "exportRequestsHar",
+    operationId: "exportRequestsHar", scope: "all",
     summary: "the request log as HAR 1.2 (same filters)",
     query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
     answer: har,
@@ -185,7 +200,7 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "post",
     path: "/__sandbox/verify",
-    operationId: "verifyRecording",
+    operationId: "verifyRecording", scope: "own", body: "har",
     summary: "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report",
     query: { ignore: "a path left out of the comparison (repeatable, or comma-separated)", suggest: "1: suggest the scenario rules that close the differences" },
     answer: verifyReport,
@@ -196,58 +211,56 @@ export const OPERATOR: OperatorCall[] = [
       500: "verify_failed: the fresh Sandgate could not replay it",
       504: "verify_timed_out: the replay took longer than 60 s",
     },
-    noStore: true,
   },
   {
     method: "get",
     path: "/__sandbox/coverage",
-    operationId: "getCoverage",
+    operationId: "getCoverage", scope: "all",
     summary: "rules that answered, outcomes never produced (format=markdown: the same as Markdown)",
     query: { merchant_id: "one merchant's (default: all)", format: "markdown: text/markdown instead of JSON" },
     answer: coverage,
     text: "text/markdown",
   },
-  { method: "delete", path: "/__sandbox/coverage", operationId: "clearCoverage", summary: "clears the coverage (merchant_id, or all)", query: { merchant_id: "one merchant's (default: all)" }, answer: z.strictObject({ cleared: s }) },
-  { method: "get", path: "/__sandbox/clock", operationId: "getClock", summary: "the sandbox clock", answer: clock, noStore: true },
+  { method: "delete", path: "/__sandbox/coverage", operationId: "clearCoverage", scope: "all", summary: "clears the coverage (merchant_id, or all)", query: { merchant_id: "one merchant's (default: all)" }, answer: z.strictObject({ cleared: s }) },
+  { method: "get", path: "/__sandbox/clock", operationId: "getClock", scope: "own", summary: "the sandbox clock", answer: clock },
   {
     method: "post",
     path: "/__sandbox/clock",
-    operationId: "advanceClock",
+    operationId: "advanceClock", scope: "own", body: clockBody,
     summary: 'moves the clock forward and applies what fell due: {"advance":"3d"} or {"advance_seconds":90}',
     answer: z.strictObject({ now: s, offset_ms: z.number(), applied: int }),
-    body: true,
+   
     problems: { 400: `invalid_advance: not a duration, negative, or over 3660 days; ${MALFORMED}` },
-    noStore: true,
   },
-  { method: "get", path: "/__sandbox/transactions", operationId: "listTransactions", summary: "transactions with their history", query: { merchant_id: "only this merchant's", order_no: "only this order's" }, answer: z.strictObject({ transactions: z.array(transaction) }) },
-  { method: "get", path: "/__sandbox/refunds", operationId: "listRefunds", summary: "refunds", query: { merchant_id: "only this merchant's", transaction_id: "only this payment's" }, answer: z.strictObject({ refunds: z.array(refund) }) },
+  { method: "get", path: "/__sandbox/transactions", operationId: "listTransactions", scope: "all", summary: "transactions with their history", query: { merchant_id: "only this merchant's", order_no: "only this order's" }, answer: z.strictObject({ transactions: z.array(transaction) }) },
+  { method: "get", path: "/__sandbox/refunds", operationId: "listRefunds", scope: "all", summary: "refunds", query: { merchant_id: "only this merchant's", transaction_id: "only this payment's" }, answer: z.strictObject({ refunds: z.array(refund) }) },
   {
     method: "post",
     path: "/__sandbox/refunds/{ref}/settle",
-    operationId: "settleRefund",
+    operationId: "settleRefund", scope: { record: "refund", param: "ref" }, body: settleBody,
     summary: 'settles an accepted refund now: {"result":"processed"|"failed"}',
     answer: z.strictObject({ refund }),
-    body: true,
+   
     problems: { 400: `invalid_result: result is not processed or failed; ${MALFORMED}`, 404: "refund_not_found", 409: "refund_settled: the refund is no longer accepted" },
   },
   {
     method: "post",
     path: "/__sandbox/payments/{transaction_id}/complete",
-    operationId: "completePayment",
+    operationId: "completePayment", scope: { record: "transaction", param: "transaction_id" }, body: completeBody,
     summary: 'finishes a payment waiting for its payer, as the payer would: {"outcome":"paid"|...}',
     answer: completed,
-    body: true,
+   
     problems: {
       400: `invalid_outcome: not an outcome of the page the payment waits at; ${MALFORMED}`,
       404: "transaction_not_found",
       409: { description: "payment_not_pending: the payment is no longer pending (the answer says where it stands)", schema: z.looseObject({ error: s, message: s, ...completed.shape }) },
     },
   },
-  { method: "get", path: "/__sandbox/payouts", operationId: "listPayouts", summary: "payouts as merchants see them, and what the sandbox does next", query: { merchant_id: "only this merchant's", status: "PENDING, COMPLETED or FAILED", request_id: "only this request's" }, answer: z.strictObject({ payouts: z.array(payoutView) }) },
+  { method: "get", path: "/__sandbox/payouts", operationId: "listPayouts", scope: "all", summary: "payouts as merchants see them, and what the sandbox does next", query: { merchant_id: "only this merchant's", status: "PENDING, COMPLETED or FAILED", request_id: "only this request's" }, answer: z.strictObject({ payouts: z.array(payoutView) }) },
   {
     method: "post",
     path: "/__sandbox/payouts/{transaction_id}/complete",
-    operationId: "completePayout",
+    operationId: "completePayout", scope: { record: "payout", param: "transaction_id" },
     summary: "completes a pending payout",
     answer: z.strictObject({ payout: payoutView }),
     problems: { 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
@@ -255,16 +268,16 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "post",
     path: "/__sandbox/payouts/{transaction_id}/fail",
-    operationId: "failPayout",
+    operationId: "failPayout", scope: { record: "payout", param: "transaction_id" }, body: failPayoutBody,
     summary: "fails a pending payout: {failure_type, failure_reason}",
     answer: z.strictObject({ payout: payoutView }),
-    body: true,
+   
     problems: { 400: `invalid_failure_type, invalid_failure_reason; ${MALFORMED}`, 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
   },
   {
     method: "get",
     path: "/__sandbox/subscriptions",
-    operationId: "listSubscriptions",
+    operationId: "listSubscriptions", scope: "all",
     summary: "subscriptions with the payments they charged",
     query: { merchant_id: "only this merchant's", recurring_id: "only this subscription" },
     answer: z.strictObject({ subscriptions: z.array(subscription.extend({ transactions: z.array(charged) })) }),
@@ -272,7 +285,7 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "get",
     path: "/__sandbox/merchants/{merchant_id}",
-    operationId: "getMerchant",
+    operationId: "getMerchant", scope: { merchant: "merchant_id" },
     summary: "a merchant Sandgate knows, with its secret key",
     answer: z.strictObject({ merchant: merchantView }),
     problems: { 404: "merchant_not_found" },
@@ -280,7 +293,7 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "put",
     path: "/__sandbox/merchants/{merchant_id}",
-    operationId: "provisionMerchant",
+    operationId: "provisionMerchant", scope: { merchant: "merchant_id" },
     summary: "the merchant with its secret key, provisioned now if Sandgate does not know it (with --merchant-keys random its key is random)",
     answer: z.strictObject({ merchant: merchantView, created: z.boolean().describe("provisioned by this call") }),
     problems: { 400: "invalid_merchant_id", 404: "merchant_not_found: --strict-merchants is on" },
@@ -288,7 +301,7 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "post",
     path: "/__sandbox/subscriptions/{recurring_id}/charge",
-    operationId: "chargeSubscription",
+    operationId: "chargeSubscription", scope: { record: "subscription", param: "recurring_id" },
     summary: "charges the next deduction now",
     answer: z.strictObject({ subscription }),
     problems: { 404: "subscription_not_found", 409: "subscription_not_active: nothing left to charge" },
@@ -296,75 +309,78 @@ export const OPERATOR: OperatorCall[] = [
   {
     method: "get",
     path: "/__sandbox/notifications",
-    operationId: "listNotifications",
+    operationId: "listNotifications", scope: "all",
     summary: "the notification outbox with every attempt",
     query: { merchant_id: "only this merchant's", event: "only this event's", state: "pending, delivered, failed or dropped", check: "only this receiver check's (its id)" },
     answer: z.strictObject({ notifications: z.array(notification) }),
     problems: { 400: "invalid_state: state is not pending, delivered, failed or dropped" },
   },
-  { method: "get", path: "/__sandbox/notifications/{id}", operationId: "getNotification", summary: "one notification with every attempt", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
+  { method: "get", path: "/__sandbox/notifications/{id}", operationId: "getNotification", scope: { record: "notification", param: "id" }, summary: "one notification with every attempt", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
   {
     method: "post",
     path: "/__sandbox/notifications/deliver",
-    operationId: "deliverNotifications",
+    operationId: "deliverNotifications", scope: "own",
     summary: "attempts every notification due now, and waits for the receivers",
     answer: z.strictObject({ attempts: int, pending: int, delivered: int, failed: int, dropped: int }),
-    noStore: true,
   },
-  { method: "post", path: "/__sandbox/notifications/{id}/resend", operationId: "resendNotification", summary: "sends a notification again", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" }, noStore: true },
+  { method: "post", path: "/__sandbox/notifications/{id}/resend", operationId: "resendNotification", scope: "own", summary: "sends a notification again", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
   {
     method: "post",
     path: "/__sandbox/notifications/trigger",
-    operationId: "triggerNotification",
+    operationId: "triggerNotification", scope: "own", body: triggerBody,
     summary: "a test notification to any URL (merchant_id, url, event, data, notify)",
     answer: z.strictObject({ notification }),
     status: 201,
-    body: true,
+   
     problems: { 400: `invalid_trigger: a field is missing or wrong (each named); ${MALFORMED}`, 404: "merchant_not_found (with --strict-merchants)" },
-    noStore: true,
   },
   {
     method: "post",
     path: "/__sandbox/receiver-checks",
-    operationId: "checkReceiver",
+    operationId: "checkReceiver", scope: "own", body: receiverCheckBody,
     summary: "checks a merchant's notification receiver with signed, tampered and malformed notifications; answers the report",
     answer: receiverCheckReport,
-    body: true,
+   
     problems: { 400: `invalid_check, invalid_url, unknown_merchant, invalid_key, transaction_not_found; ${MALFORMED}`, 429: "busy: two checks run at a time per process, four wait (Retry-After)", 500: "payment_not_created, check_failed: the check could not run" },
-    noStore: true,
   },
-  { method: "get", path: "/__sandbox/scenarios", operationId: "listScenarios", summary: "scenarios, the global one, bindings, file errors", answer: scenarioList },
-  { method: "get", path: "/__sandbox/scenarios/{name}", operationId: "getScenario", summary: "one scenario with its rules", answer: scenario, problems: { 404: "unknown_scenario" } },
+  { method: "get", path: "/__sandbox/scenarios", operationId: "listScenarios", scope: "all", summary: "scenarios, the global one, bindings, file errors", answer: scenarioList },
+  { method: "get", path: "/__sandbox/scenarios/{name}", operationId: "getScenario", scope: "all", summary: "one scenario with its rules", answer: scenario, problems: { 404: "unknown_scenario" } },
   {
     method: "put",
     path: "/__sandbox/scenarios/global",
-    operationId: "setGlobalScenario",
+    operationId: "setGlobalScenario", scope: "all", body: scenarioNameBody,
     summary: 'the global scenario: {"name":"declines"}',
     answer: z.strictObject({ global: s }),
-    body: true,
+   
     problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
   },
   {
     method: "put",
     path: "/__sandbox/scenarios/bindings/{merchantId}",
-    operationId: "bindScenario",
+    operationId: "bindScenario", scope: "all", body: scenarioNameBody,
     summary: 'one merchant\'s scenario: {"name":"3ds"}',
     answer: z.strictObject({ merchant_id: s, scenario: s }),
-    body: true,
+   
     problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
   },
-  { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
-  { method: "post", path: "/__sandbox/scenarios/reload", operationId: "reloadScenarios", summary: "reads the scenario files again", answer: reloaded, alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"] },
+  { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", scope: "all", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
+  { method: "post", path: "/__sandbox/scenarios/reload", operationId: "reloadScenarios", scope: "all", summary: "reads the scenario files again", answer: reloaded, alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"] },
   {
     method: "post",
     path: "/__sandbox/reset",
-    operationId: "resetState",
+    operationId: "resetState", scope: "all", body: resetBody,
     summary: 'back to the fixtures: {} for all, {"merchant_id":"M1"} for one',
     answer: z.strictObject({ reset: s.describe('the merchant, or "all"') }),
-    body: true,
+   
     problems: { 400: `invalid_merchant_id: merchant_id is not a string; ${MALFORMED}` },
   },
-];
+] as const satisfies readonly OperatorCall[];
+
+/** An operator call's operationId: the key of its handler, its client call and its ctl call. */
+export type OperatorCallId = (typeof OPERATOR)[number]["operationId"];
+
+/** The table as plain entries, for whatever goes through every call. */
+export const OPERATOR_CALLS: readonly (OperatorCall & { operationId: OperatorCallId })[] = OPERATOR;
 
 /** What a payer page answers a script that sends Accept: application/json. */
 export const payerPageResult = z.strictObject({ ...payerResult, next_url: s.optional().describe("the page the payment waits at next (3-D Secure)") });

@@ -1,0 +1,67 @@
+// The operator API's request bodies as zod schemas: the table of calls (operator-calls.ts) names
+// each call's, the router checks bodies with them (admin/accepts-only.ts), the actions and the
+// dashboard's forms read their input with them, and the OpenAPI document describes them. Each keeps
+// the error code its call answered before (invalid_name, invalid_advance, ...). Every body is
+// strict: a key a call does not know is refused (a misspelt `merchantId` must not turn "reset this
+// merchant" into "reset everything"), and so is any body sent to a call that takes none.
+import { z } from "zod";
+
+/** PUT /__sandbox/scenarios/global and /scenarios/bindings/{merchantId} */
+export const scenarioNameBody = z.strictObject({ name: z.string().describe("a scenario's name (GET /__sandbox/scenarios lists them)") });
+
+/** POST /__sandbox/clock: one of the two */
+export const clockBody = z.strictObject({
+  advance: z.string().optional().describe("how far: 90s, 15m, 2h, 3d, 1w"),
+  advance_seconds: z.union([z.number(), z.string()]).optional().describe("how far, in seconds"),
+});
+
+/** POST /__sandbox/reset: one merchant's records, or everything; nothing else (an empty body resets nothing) */
+export const resetBody = z.union([
+  z.strictObject({ merchant_id: z.string().min(1).describe("a merchant Sandgate knows (a fixture, or one provisioned by use)") }),
+  z.strictObject({ all: z.literal(true).describe("every merchant, back to the fixtures") }),
+]);
+
+/** POST /__sandbox/payments/{transaction_id}/complete */
+export const completeBody = z.strictObject({ outcome: z.string().describe("an outcome of the page the payment waits at: paid, failed, cancelled, threeds_passed, ...") });
+
+/** POST /__sandbox/refunds/{ref}/settle */
+export const settleBody = z.strictObject({ result: z.enum(["processed", "failed"]).default("processed") });
+
+/** POST /__sandbox/payouts/{transaction_id}/fail */
+export const failPayoutBody = z.strictObject({
+  failure_type: z.string().optional().describe("a failure type of the catalogue (default UNKNOWN)"),
+  failure_reason: z.string().optional().describe("default: the catalogue's text for the type"),
+});
+
+// the pattern says it in the OpenAPI document too; URL.canParse catches the rest
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/\S+$/i, "must be an http or https URL")
+  .refine((s) => URL.canParse(s), "must be an http or https URL");
+
+/** POST /__sandbox/notifications/trigger: a test notification to any URL */
+export const triggerBody = z.strictObject({
+  merchant_id: z.string().min(1),
+  url: httpUrl,
+  event: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "letters, digits and _ . : - only (at most 100)")
+    .default("test.notification"),
+  data: z.record(z.string(), z.unknown()).default({}),
+  notify: z
+    .object({
+      delay_seconds: z.number().min(0).max(30 * 86_400).optional(),
+      duplicate: z.number().int().min(0).max(10).optional(),
+      drop: z.boolean().optional(),
+    })
+    .strict()
+    .optional(),
+});
+
+/** POST /__sandbox/receiver-checks: a conformance check of a merchant's notification receiver (src/receiver-check) */
+export const receiverCheckBody = z.strictObject({
+  url: z.string().min(1).describe("the receiver's URL (http or https, not this Sandgate): the only address contacted"),
+  merchant_id: z.string().min(1).describe("a merchant of the fixtures, or one already provisioned"),
+  transaction_id: z.string().min(1).optional().describe("a payment of the merchant to notify about (default: one made for the check)"),
+  key: z.string().min(1).optional().describe("the key to sign with (default: the merchant's key in Sandgate)"),
+});
