@@ -1,5 +1,5 @@
-// The seed's "Direct payment result (XML)" and "APM payment result (XML)", element by element,
-// checked on real responses; and every field of the seed's payment and APM requests accepted.
+// The interface document's "Direct payment result (XML)" and "APM payment result (XML)", element by element,
+// checked on real responses; and every field of the interface document's payment and APM requests accepted.
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
@@ -33,7 +33,7 @@ const matches = (re: RegExp) => (v: Value) => expect(textOf(v)).toMatch(re);
 const subscriptionEcho = (field: string) => (v: Value, sent: Sent) =>
   expect(textOf(v)).toBe((sent.subscription as Record<string, unknown>)[field]);
 
-/** The seed's table, in the seed's order. */
+/** The interface document's table, in the interface document's order. */
 const DIRECT_RESULT: ElementSpec[] = [
   { element: "merchant_id", check: echo("merchant_id") },
   { element: "account_id", check: echo("account_id") },
@@ -73,13 +73,13 @@ const DIRECT_RESULT: ElementSpec[] = [
 /** Root children in document order, a repeated element (risk_reasons) counted once. */
 const distinctChildren = (xml: string) => childNames(xml).filter((name, i, all) => all[i - 1] !== name);
 
-describe("direct payment result: the seed's element table", () => {
+describe("direct payment result: the interface document's element table", () => {
   const cases = [
     { name: "with a subscription", withSubscription: true },
     { name: "without a subscription", withSubscription: false },
   ];
 
-  test.each(cases)("$name: every element present, in the seed's order, with its format (subscription ones empty without one)", async ({ withSubscription }) => {
+  test.each(cases)("$name: every element present, in the interface document's order, with its format (subscription ones empty without one)", async ({ withSubscription }) => {
     const { app } = await makeApp();
     const sent = directPayment({
       note: "Ring twice",
@@ -124,7 +124,7 @@ describe("direct payment result: the seed's element table", () => {
   });
 });
 
-describe("every field of the seed's requests is accepted", () => {
+describe("every field of the interface document's requests is accepted", () => {
   test("a direct payment carrying all payment request fields is approved (checkout_time an integer)", async () => {
     const { app, deps } = await makeApp();
     const sent = fullPaymentRequest();
@@ -147,7 +147,7 @@ describe("every field of the seed's requests is accepted", () => {
     expect(subscription).toMatchObject({ contract: "C-1", billing_cycle: 12, interval: "month", price_id: "price-1" });
   });
 
-  test("`website` is accepted as the name of the seed's `the service`", async () => {
+  test("`website` is accepted as the name of the interface document's `the service`", async () => {
     const { app, deps } = await makeApp();
     const sent = directPayment({ website: "store.example.org" });
     expect((await postAuthorise(app, sent)).status).toBe(200);
@@ -166,7 +166,7 @@ describe("every field of the seed's requests is accepted", () => {
 });
 
 describe("APM payment result", () => {
-  test("children are exactly the seed's, plus encryption_data, echoing the request", async () => {
+  test("children are exactly the interface document's, plus encryption_data, echoing the request", async () => {
     const { app } = await makeApp();
     const sent = apmPayment();
     const res = await postAuthorise(app, sent);

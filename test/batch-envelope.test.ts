@@ -1,4 +1,4 @@
-// The seed's batch envelope for capture, review, cancel and refund: limits, malformed envelopes,
+// The interface document's batch envelope for capture, review, cancel and refund: limits, malformed envelopes,
 // partial success, body formats, and the response signature.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
@@ -76,11 +76,11 @@ describe("one batch, many outcomes", () => {
     expect(results.map((r) => String(r.error_message).split(":")[0])).toEqual(["", "E0101", "E0102", "E0002", "E0004", "E0001", "E0005", "E0005", ""]);
     expect(results[2]!.error_message).toContain("capture 25.00 exceeds authorised 20.00");
     expect(results[6]!.error_message).toMatch(/order_no is required/);
-    // every element carries exactly the seed's fields
+    // every element carries exactly the interface document's fields
     for (const r of results) expect(Object.keys(r)).toEqual(["amount", "capture_status", "currency", "error_message", "order_no", "transaction_id"]);
   });
 
-  test("response elements carry the seed's fields for every operation, in its (alphabetical) order", async () => {
+  test("response elements carry the interface document's fields for every operation, in its (alphabetical) order", async () => {
     const { app } = await makeApp();
     const fields: Record<BatchOp, string[]> = {
       capture: ["amount", "capture_status", "currency", "error_message", "order_no", "transaction_id"],

@@ -1,5 +1,5 @@
 // Request bodies of /v1/authorise as clients send them: JSON, form (bracket nesting, JSON strings
-// for objects), JSON sent as a form (the seed's samples); and refusals of everything else.
+// for objects), JSON sent as a form (the interface document's samples); and refusals of everything else.
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import qs from "qs";
@@ -33,7 +33,7 @@ describe("accepted bodies", () => {
   const accepted: { name: string; contentType: string | undefined; body: () => string }[] = [
     { name: "JSON", contentType: "application/json", body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "JSON with a charset", contentType: "application/json; charset=utf-8", body: () => JSON.stringify(directPayment({ subscription })) },
-    { name: "JSON sent with the form content type (the seed's samples)", contentType: FORM, body: () => JSON.stringify(directPayment({ subscription })) },
+    { name: "JSON sent with the form content type (the interface document's samples)", contentType: FORM, body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "JSON without a content type", contentType: undefined, body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "JSON as text/plain", contentType: "text/plain", body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "a form with bracket nesting (subscription[interval]=month)", contentType: FORM, body: () => qs.stringify(directPayment({ subscription })) },

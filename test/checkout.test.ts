@@ -8,7 +8,7 @@ import { ACME, apmPayment, fullPaymentRequest, makeApp, nextOrderNo } from "./he
 
 const CARD_FIELDS = ["card", "expiration_month", "expiration_year", "security_code", "secure_payment", "accept"];
 
-/** Every field of the seed's payment request except the direct-payment-only ones. */
+/** Every field of the interface document's payment request except the direct-payment-only ones. */
 function checkoutRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const full = fullPaymentRequest({ order_no: nextOrderNo("CHK") });
   return { ...Object.fromEntries(Object.entries(full).filter(([name]) => !CARD_FIELDS.includes(name))), ...overrides };
@@ -63,7 +63,7 @@ describe("POST /v1/checkout: the loading page", () => {
     expect(page.form.action?.endsWith(`/pay/checkout/${tx?.page_id}`)).toBe(true);
   });
 
-  test("has the seed's structure: form, input data, then a script that builds inputs with the DOM and submits", async () => {
+  test("has the interface document's structure: form, input data, then a script that builds inputs with the DOM and submits", async () => {
     const { res } = await openCheckout();
     expect(res.text).toMatch(/<title>Loading\.\.\.<\/title>[\s\S]*<form name="theForm"[^>]*><\/form>[\s\S]*<script type="application\/json"[^>]*>[^<]*<\/script>\s*<script>[\s\S]*<\/script>/);
     const script = /<script>([\s\S]*?)<\/script>/.exec(res.text)?.[1] ?? "";
@@ -98,7 +98,7 @@ describe("POST /v1/checkout: the loading page", () => {
     expect(page.inputs.get(name)).toBe(value);
   });
 
-  test("website is the seed's `the service` or website, whichever is sent", async () => {
+  test("website is the interface document's `the service` or website, whichever is sent", async () => {
     const { page } = await openCheckout(checkoutRequest({ "the service": undefined, website: "https://acme.example" }));
     expect(page.inputs.get("website")).toBe("https://acme.example");
   });

@@ -135,7 +135,7 @@ export function errorFields(xml: string): string[] {
 /** A deep copy of the whole runtime state, to prove a refused request changed nothing. */
 export const snapshotState = (deps: { store: { data: unknown } }) => structuredClone(deps.store.data);
 
-/** The fields the seed's payment request, direct and APM forms, share; every one filled. */
+/** The fields the interface document's payment request, direct and APM forms, share; every one filled. */
 function seedCommonFields(): Record<string, unknown> {
   return {
     merchant_id: ACME.merchant_id,
@@ -191,7 +191,7 @@ function seedCommonFields(): Record<string, unknown> {
   };
 }
 
-/** A direct payment carrying every field of the seed's payment request (plus card expiry and CVV). */
+/** A direct payment carrying every field of the interface document's payment request (plus card expiry and CVV). */
 export function fullPaymentRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     ...seedCommonFields(),
@@ -259,7 +259,7 @@ export function fullPaymentRequest(overrides: Record<string, unknown> = {}): Rec
   };
 }
 
-/** An APM payment carrying every field of the seed's APM request, the nested person included. */
+/** An APM payment carrying every field of the interface document's APM request, the nested person included. */
 export function fullApmRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const bankAccount = () => ({
     account_type: "checking",

@@ -1,4 +1,4 @@
-// POST /v1/payout: every seed field echoed (bank_code excepted) with the seed's types, the fee
+// POST /v1/payout: every seed field echoed (bank_code excepted) with the interface document's types, the fee
 // and FX arithmetic, request_id idempotency, validation naming each field path, failures by
 // account suffix, PENDING payouts settled by the clock or the operator, bodies and signatures.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -46,7 +46,7 @@ const beneficiaryWith = (bank: Record<string, unknown> = {}, names: Record<strin
   bank_details: { account_number: "123456789", bank_country_code: "US", ...bank },
 });
 
-/** Every field of the seed's payout request tables, each with its own recognisable value. */
+/** Every field of the interface document's payout request tables, each with its own recognisable value. */
 function fullPayout(): Record<string, unknown> {
   return {
     merchant_id: ACME.merchant_id,
@@ -152,7 +152,7 @@ function at(value: unknown, path: string): unknown {
 }
 
 describe("the response echoes every request field of the seed, except bank_details.bank_code", () => {
-  // The seed's request tables, path by path (source_amount is the alternative to payment_amount).
+  // The interface document's request tables, path by path (source_amount is the alternative to payment_amount).
   const ECHO: [string, unknown][] = [
     ["merchant_id", "M10001"],
     ["account_id", "A10001"],
@@ -247,7 +247,7 @@ describe("the response echoes every request field of the seed, except bank_detai
     expect(res.body.beneficiary.bank_details.local_clearing_system).toBe("ACH");
   });
 
-  test("the response holds exactly the seed's fields: the request's and the added ones", async () => {
+  test("the response holds exactly the interface document's fields: the request's and the added ones", async () => {
     const { app } = await makeApp();
     const res = await post(app, fullPayout());
     const requestFields = ["merchant_id", "account_id", "beneficiary", "beneficiary_id", "client_data", "fee_paid_by", "payer", "payment_amount", "payment_currency", "payment_date", "payment_method", "reason", "reference", "request_id", "source_amount", "source_currency", "swift_charge_option", "fund_source", "notify_url", "encryption_data"];
@@ -267,7 +267,7 @@ describe("the response echoes every request field of the seed, except bank_detai
   });
 });
 
-describe("the added fields have the seed's types", () => {
+describe("the added fields have the interface document's types", () => {
   test("numbers are JSON numbers; everything else is a string; dates carry a numeric offset", async () => {
     const { app } = await makeApp();
     const res = await post(app, fullPayout());
@@ -359,7 +359,7 @@ describe("fees and FX (fixtures/payout-pricing.json: SWIFT 15.00 USD + 0.5 %, LO
     for (const f of ["amount_beneficiary_receives", "amount_payer_pays", "fee_amount"]) expect(JSON.stringify(res.body[f])).toMatch(/^\d+(\.\d{1,2})?$/);
   });
 
-  test("both amounts sent (the seed's table lists both): payment_amount decides, both echoed as sent, a disagreement noted in the request log", async () => {
+  test("both amounts sent (the interface document's table lists both): payment_amount decides, both echoed as sent, a disagreement noted in the request log", async () => {
     const { app } = await makeApp();
     const agreeing = await post(app, payoutBody({ source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00", source_amount: "1000.00" }));
     expect(agreeing.status, agreeing.text).toBe(200);

@@ -53,7 +53,7 @@ function phpClientPayment(overrides: Record<string, string> = {}): Record<string
   return body;
 }
 
-/** Every child of a direct payment's answer, in the seed's order: the same keys on every answer. */
+/** Every child of a direct payment's answer, in the interface document's order: the same keys on every answer. */
 const KEYS = ["merchant_id", "account_id", "order_no", "amount", "currency", "transaction_id", "card", "order_status", "result_info", "contract_name", "recurring_id", "recurring_deduction_period", "recurring_deduction_time", "note", "token_id", "connector", "threeds_result", "risk_action", "risk_score", "risk_reasons", "encryption_data"];
 
 describe("the gateway's PHP client against Sandgate in strict mode", () => {

@@ -1,4 +1,4 @@
-// POST /v1/retrievalTrans through HTTP: the seed's result shape, every body format, every way to
+// POST /v1/retrievalTrans through HTTP: the interface document's result shape, every body format, every way to
 // select, the limit, isolation between merchants and accounts, registered IPs and signatures.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
@@ -18,7 +18,7 @@ async function query(app: App, fields: Record<string, unknown> = {}) {
   return request(app).post(PATH).send(queryBody(fields));
 }
 
-/** The seed's form: application/x-www-form-urlencoded, written out so repeated fields stay repeated. */
+/** The interface document's form: application/x-www-form-urlencoded, written out so repeated fields stay repeated. */
 async function queryForm(app: App, pairs: [string, string][]) {
   const form = new URLSearchParams([["merchant_id", ACME.merchant_id], ["account_id", ACME.account_id], ["encryption_data", ANY_SIGNATURE], ...pairs]);
   return request(app).post(PATH).type("form").send(form.toString());
@@ -30,7 +30,7 @@ const orders = (res: { body: { orders_list: Element[] } }) =>
 
 const kind = (v: unknown) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v);
 
-// The seed's "Transaction query result", one row per field: name → type.
+// The interface document's "Transaction query result", one row per field: name → type.
 const TOP_LEVEL: [string, string][] = [
   ["merchant_id", "string"],
   ["account_id", "string"],
@@ -75,8 +75,8 @@ function expectShape(element: Element): void {
   }
 }
 
-describe("POST /v1/retrievalTrans: the seed's result", () => {
-  test("every field of the seed's table is there with its type, filled from the transaction", async () => {
+describe("POST /v1/retrievalTrans: the interface document's result", () => {
+  test("every field of the interface document's table is there with its type, filled from the transaction", async () => {
     const { app } = await makeApp();
     const res = await query(app, { account_id: "A10002", order_no: "ORD-1001" });
     expect(res.status).toBe(200);
@@ -173,7 +173,7 @@ describe("POST /v1/retrievalTrans: the seed's result", () => {
 describe("POST /v1/retrievalTrans: body formats", () => {
   const fields = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, order_no: "ORD-1003,ORD-1005" };
   test.each([
-    ["form fields (the seed's format)", (app: App) => request(app).post(PATH).type("form").send(new URLSearchParams(fields).toString())],
+    ["form fields (the interface document's format)", (app: App) => request(app).post(PATH).type("form").send(new URLSearchParams(fields).toString())],
     ["JSON", (app: App) => request(app).post(PATH).send(fields)],
     ["JSON sent as a form", (app: App) => request(app).post(PATH).set("Content-Type", "application/x-www-form-urlencoded").send(JSON.stringify(fields))],
   ])("%s", async (_name, send) => {

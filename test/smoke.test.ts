@@ -7,7 +7,7 @@ import { authorise } from "../src/gateway/authorise.js";
 import { GatewayError } from "../src/codes.js";
 
 describe("helpers", () => {
-  test("a direct payment answers XML in the seed's element order", async () => {
+  test("a direct payment answers XML in the interface document's element order", async () => {
     const { app } = await makeApp();
     const res = await request(app).post("/v1/authorise").send(directPayment());
     expect(res.status).toBe(200);

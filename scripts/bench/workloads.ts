@@ -1,6 +1,6 @@
 // The bench's workloads (issue 9): each request does fresh, valid work.
 //   W1 capture 1 new payment per request      W2 capture 50 new payments per request
-//   W3 direct payment, new order_no, the seed's fields (~1.2 KB)
+//   W3 direct payment, new order_no, the interface document's fields (~1.2 KB)
 //   W4 query one order_no                     W5 a lifecycle: authorise → capture → 2 partial
 //                                                refunds → refund search → query (6 requests)
 // A workload prepares what its requests consume (approved payments) before the measured run.
@@ -44,7 +44,7 @@ const envelope = (field: string, orders: object[]) => JSON.stringify({ ...ACME, 
 const identity = (o: Order) => ({ transaction_id: o.transaction_id, order_no: o.order_no, currency: o.currency, amount: o.amount });
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length;
 
-/** A direct payment with the seed's payment request fields (~1.2 KB of JSON). */
+/** A direct payment with the interface document's payment request fields (~1.2 KB of JSON). */
 function seedPayment(): string {
   return JSON.stringify({
     ...ACME,
@@ -152,7 +152,7 @@ export const WORKLOADS: Workload[] = [
   },
   {
     id: "W3",
-    title: "direct payment, seed fields (~1.2 KB)",
+    title: "direct payment, the interface document's fields (~1.2 KB)",
     requests: 4000,
     prepare: async () => [{ path: "/v1/authorise", type: JSON_TYPE, body: seedPayment, check: (t) => t.includes("<order_status>1</order_status>") }],
   },

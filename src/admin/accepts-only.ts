@@ -1,6 +1,7 @@
 // Express, for one operator call: a body with a key the call does not accept is refused with 400 and
 // the keys it accepts, before the call reads it (and so before anything changes). The table of calls
 // (api/operator-calls.ts) says which body each call takes.
+import { problem } from "../http/problem.js";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 
@@ -11,7 +12,7 @@ function keysOf(schema: z.ZodType): string[] {
   return [];
 }
 
-const refuse = (res: Response, error: string, message: string) => res.status(400).json({ error, message });
+const refuse = (res: Response, error: string, message: string) => problem(res, 400, error, message);
 
 /**
  * Express, for one call: a body that is not a JSON object, or has a key the call does not accept,

@@ -9,6 +9,7 @@
 // - every dashboard form carries a per-browser token (a random value in a SameSite=Strict cookie,
 //   echoed in a hidden field: the double-submit pattern), checked on each form post, so a form
 //   that did not come from a dashboard page is refused even by a browser that sends neither header.
+import { problem } from "../http/problem.js";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { problemPage } from "../render/payer-page-views.js";
@@ -28,7 +29,7 @@ export const isDashboard = (path: string) => path === "/" || path.startsWith("/u
 /** A 403 in the surface's format: a page for the dashboard (titled `title`), `{error, message}` for the JSON API. */
 export function refuseBrowser(req: Request, res: Response, title: string, error: string, message: string, onPage = message): void {
   if (isDashboard(req.path)) sendHtml(res, 403, problemPage(title, onPage));
-  else res.status(403).json({ error, message });
+  else problem(res, 403, error, message);
 }
 
 function refuse(req: Request, res: Response, why: string): void {

@@ -1,6 +1,7 @@
 // POST /__sandbox/payments/<transaction_id>/complete {"outcome": "paid" | "failed" | ...}: finishes a
 // pending payment as its payer would at its page (same outcomes, same effects: return result,
 // notification, subscription), for CI and the dashboard. Mounted by operatorApi (guard included).
+import { problem } from "../http/problem.js";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
 import type { On } from "./call-handlers.js";
@@ -25,7 +26,7 @@ export function paymentsApi(deps: Deps, on: On): void {
     // a finished payment's 409 still says where it stands
     if ("problem" in done && done.problem.status === 409) {
       const tx = deps.store.records.transaction(pathParam(req, "transaction_id"))!;
-      return res.status(409).json({ error: done.problem.error, message: done.problem.message, ...completionView(deps, tx) });
+      return problem(res, 409, done.problem.error, done.problem.message, completionView(deps, tx));
     }
     answerJson(res, done, (tx) => completionView(deps, tx));
   });

@@ -5,6 +5,7 @@
 // machine opens the dashboard, not the bearer token CI scripts use, and changing the token ends
 // every session. Compared in constant time. Health and the sign-in itself are open; an
 // unauthorised dashboard page gets the sign-in form, an API call 401 JSON.
+import { problem } from "../http/problem.js";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { loginPage } from "../render/dashboard/overview.js";
@@ -46,7 +47,7 @@ export function adminSession(token: string | undefined, baseUrl: string | undefi
     const bearer = req.get("authorization")?.replace(/^Bearer\s+/i, "");
     if (bearer !== undefined ? same(bearer, token) : same(cookieValue(req, COOKIE) ?? "", session!)) return next();
     if (isPage(req)) return sendHtml(res, 401, loginPage(""));
-    res.status(401).json({ error: "unauthorised", message: "send Authorization: Bearer <ADMIN_TOKEN> (or sign in at /__sandbox/)" });
+    problem(res, 401, "unauthorised", "send Authorization: Bearer <ADMIN_TOKEN> (or sign in at /__sandbox/)");
   });
   return router;
 }

@@ -1,9 +1,9 @@
 // What every /__sandbox router needs: the error shape and query filters.
 import type { Request, Response } from "express";
+import { problem } from "../http/problem.js";
 import type { Done } from "./actions.js";
 
-/** Operator errors are `{ error, message }` JSON. */
-export const problem = (res: Response, status: number, error: string, message: string) => res.status(status).json({ error, message });
+export { problem };
 
 /** An action's outcome as JSON: `view` of what it changed, or its problem. */
 export function answerJson<T>(res: Response, done: Done<T>, view: (value: T) => unknown): void {

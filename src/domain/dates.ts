@@ -1,4 +1,4 @@
-// The seed's date formats. Sandgate's clock is UTC; every formatted date is UTC.
+// The interface document's date formats. Sandgate's clock is UTC; every formatted date is UTC.
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
 function parts(d: Date) {

@@ -1,4 +1,4 @@
-// The seed's seven delivery fields (transaction query's delivery_information), in its order.
+// The interface document's seven delivery fields (transaction query's delivery_information), in its order.
 import type { DeliveryInformation } from "./types.js";
 
 export const DELIVERY_FIELDS = [
@@ -13,7 +13,7 @@ export const DELIVERY_FIELDS = [
 
 type Source = Partial<Record<(typeof DELIVERY_FIELDS)[number], string>> | undefined;
 
-/** The delivery fields of any record that has some of them, each as text ("" when absent), in the seed's order. */
+/** The delivery fields of any record that has some of them, each as text ("" when absent), in the interface document's order. */
 export const deliveryOf = (source: Source): DeliveryInformation =>
   Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, source?.[f] ?? ""])) as unknown as DeliveryInformation;
 

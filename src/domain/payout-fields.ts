@@ -1,4 +1,4 @@
-// The seed's payout request, field by field, in the seed's order: the one list of names that the
+// The interface document's payout request, field by field, in the interface document's order: the one list of names that the
 // request schema, the stored request and the response echo are built from.
 
 export const BENEFICIARY_ADDITIONAL_INFO = [
@@ -37,7 +37,7 @@ export const BANK_DETAILS = [
   "transaction_reference",
 ] as const;
 
-/** The seed: "every request field is echoed except that bank_code is absent from bank_details". */
+/** The interface document: "every request field is echoed except that bank_code is absent from bank_details". */
 export const BANK_DETAILS_NOT_ECHOED = "bank_code";
 
 export const BENEFICIARY_TEXT = ["company_name", "date_of_birth", "first_name", "last_name", "entity_type"] as const;
@@ -85,7 +85,7 @@ export interface PayerFields extends Texts<typeof PAYER_TEXT> {
 }
 
 /**
- * A payout request as Sandgate keeps it: every seed field present, values as text ("" when not
+ * A payout request as Sandgate keeps it: every field of the interface document present, values as text ("" when not
  * sent), `encryption_data` left out (it is a signature, not part of the payout).
  */
 export interface PayoutFields extends Texts<typeof TOP_BEFORE_BENEFICIARY>, Texts<typeof TOP_BEFORE_PAYER>, Texts<typeof TOP_AFTER_PAYER> {

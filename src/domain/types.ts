@@ -119,7 +119,7 @@ export interface SubscriptionTerms {
 export interface PayerRequest {
   /** the request's top-level text fields (scenario rules match them when the payer pays by card) */
   fields: Record<string, string>;
-  /** the seed's encoded item list, shown at the hosted checkout */
+  /** the interface document's encoded item list, shown at the hosted checkout */
   items: string;
   /** subscription terms: the subscription starts when the payment succeeds */
   subscription?: SubscriptionTerms;
@@ -214,7 +214,7 @@ export interface Payout {
   merchant_id: string;
   account_id: string;
   request_id: string;
-  /** the request as sent: every seed field (bank_code too), values as text; echoed in every response */
+  /** the request as sent: every field of the interface document (bank_code too), values as text; echoed in every response */
   request: PayoutFields;
   amount_beneficiary_receives: number;
   amount_payer_pays: number;

@@ -41,7 +41,7 @@ function cardNumberFor(body: Body, merchantId: string, deps: Deps): string | Car
   return text(body.card).replace(/[\s-]/g, "");
 }
 
-/** The seed leaves it open; docs/operations.md: APM when payment_method is sent without card or token_id. */
+/** The interface document leaves it open; docs/operations.md: APM when payment_method is sent without card or token_id. */
 const isApm = (body: Body) => text(body.payment_method) !== "" && text(body.card) === "" && text(body.token_id) === "";
 
 function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
@@ -116,7 +116,7 @@ const echoed = (tx: Transaction): XmlNode[] => [
   ["currency", tx.currency],
 ];
 
-/** `<respon>` children in the seed's order. */
+/** `<respon>` children in the interface document's order. */
 function directResult(tx: Transaction, info: string, status: string, request: PaymentRequest, sub: Subscription | undefined): XmlNode[] {
   const xml: XmlNode[] = [
     ...echoed(tx),

@@ -1,4 +1,4 @@
-// The seed's batch envelope (capture, review, cancel, refund): merchant_id, account_id,
+// The interface document's batch envelope (capture, review, cancel, refund): merchant_id, account_id,
 // encryption_data and one order array in; the same plus return_status, return_message and one
 // result per order out. One bad order never fails the others.
 import type { z } from "zod";
@@ -127,7 +127,7 @@ function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?
 /**
  * The result element: identity and echoed fields, status and message, then a rule's `fields` (set
  * directly, the status and message too: a rule can give a gateway's own code and text); keys in
- * the seed's (alphabetical) order.
+ * the interface document's (alphabetical) order.
  */
 function element<O extends OrderFields>(spec: BatchSpec<O>, fields: Record<string, string>, status: string, message: string, ruleFields?: Record<string, string | number | boolean>): Record<string, string> {
   fields[spec.statusField] = status;

@@ -1,4 +1,4 @@
-// The hidden inputs of the seed's redirect (iFrame) page (seed operation 3, note 3): the fixed
+// The hidden inputs of the interface document's redirect (iFrame) page (the interface document's operation 3, note 3): the fixed
 // inputs of the payment channel, every request field under its own name, the alias names the
 // hosted checkout reads, and `allParams`, one query string of all of them.
 import type { Body } from "../http/body.js";
@@ -17,14 +17,14 @@ export function requestFields(body: Body): Map<string, string> {
 const method = (request: Map<string, string>) => request.get("payment_method") || "card";
 
 /**
- * The seed's fixed inputs: the gateway's settings of the account's payment channel.
+ * The interface document's fixed inputs: the gateway's settings of the account's payment channel.
  * Values come from the account (fixtures/merchants.json) or are the defaults documented here.
  */
 const FIXED: Record<string, (account: Account, request: Map<string, string>) => string> = {
   gbc_id: (a) => a.gateway_account,
   connector_code: (a) => a.connector_code,
   account_name: (a) => a.account_name,
-  /** the seed's "the service": the merchant site, under either name */
+  /** the interface document's "the service": the merchant site, under either name */
   website: (_a, r) => r.get("website") || r.get("the service") || "",
   pm_id: (_a, r) => method(r),
   /** empty for cards; the alternative method otherwise */
@@ -47,7 +47,7 @@ const FIXED: Record<string, (account: Account, request: Map<string, string>) => 
 };
 
 /**
- * The seed's alias names and the field each mirrors (looked up among the fixed inputs and the
+ * The interface document's alias names and the field each mirrors (looked up among the fixed inputs and the
  * request fields). null: nothing in the request carries it before the payer pays; sent empty.
  */
 const ALIASES: Record<string, string | null> = {

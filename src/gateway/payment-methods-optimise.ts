@@ -1,4 +1,4 @@
-// POST /v1/paymentMethods/optimise (docs/operations.md; the seed's operation 12 shows no path or
+// POST /v1/paymentMethods/optimise (docs/operations.md; the interface document's operation 12 shows no path or
 // payload): merchant_id, account_id, currency, amount, billing_country, encryption_data → the
 // account's payment methods ranked for that payment, each with a score and a reason. The ranking
 // rules are in domain/payment-methods.ts; the method profiles in fixtures/payment-methods.json.

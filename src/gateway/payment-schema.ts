@@ -1,6 +1,6 @@
-// The payment request of the seed (direct, redirect and APM forms), field by field.
+// The payment request of the interface document (direct, redirect and APM forms), field by field.
 // Required fields are the ones without which no gateway could act; everything else is optional
-// but, when present, must have the seed's type and format.
+// but, when present, must have the interface document's type and format.
 import { z } from "zod";
 import { country, currency, decimal, email, int, json, list, num, obj, pattern, required, requiredCurrency, requiredMatching, requiredPositiveAmount, str, url } from "../http/fields.js";
 
@@ -181,7 +181,7 @@ const person = obj({
     file_type: str(),
     file_data: str(),
     file_url: str(),
-    // the seed nests bank_account under documents.labels; it is accepted there and on person
+    // the interface document nests bank_account under documents.labels; it is accepted there and on person
     labels: obj({ person_bank_account_id: str(), bank_account: bankAccount.optional() }).optional(),
   }).optional(),
   bank_account: bankAccount.optional(),

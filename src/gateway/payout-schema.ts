@@ -1,4 +1,4 @@
-// The payout request of the seed, field by field. Every field is type- and format-checked when
+// The payout request of the interface document, field by field. Every field is type- and format-checked when
 // sent; the fields without which no payout can be made are required (README "POST /v1/payout"):
 //   request_id (UUID), payment_currency, payment_method, payment_amount or
 //   source_amount (both: payment_amount decides), beneficiary with bank_details.account_number or .iban, and the beneficiary's
@@ -166,7 +166,7 @@ function fill<K extends string>(from: Loose, names: readonly K[]): Record<K, str
   return out;
 }
 
-/** The validated request as Sandgate keeps it: every seed field, as text, unknown fields dropped. */
+/** The validated request as Sandgate keeps it: every field of the interface document, as text, unknown fields dropped. */
 export function payoutFields(r: PayoutRequest): PayoutFields {
   const b = r.beneficiary;
   const p = r.payer;

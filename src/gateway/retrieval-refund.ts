@@ -1,7 +1,7 @@
 // POST /v1/retrievalRefund: the caller's refunds as they are now (accepted, processed, failed),
 // selected by order_no, transaction_id and/or refund_reference_id, optionally within
 // start_date/end_date (on refund_date); with no selector, the account's most recent refunds.
-// Up to 100 selected values. A selected value without refunds simply lists nothing: the seed's
+// Up to 100 selected values. A selected value without refunds simply lists nothing: the interface document's
 // refund element has no "not found" field.
 import { codes } from "../codes.js";
 import type { Operation } from "../http/operation.js";

@@ -1,6 +1,6 @@
 // POST /v1/retrievalTrans: the caller's transactions as they are now. Selected by order_no and/or
 // transaction_id (one value, a comma list or the field repeated), optionally within
-// start_date/end_date; with no selector, the account's most recent ones. The seed: up to 100
+// start_date/end_date; with no selector, the account's most recent ones. The interface document: up to 100
 // orders per request, and only from the merchant's registered IP addresses.
 import { codes } from "../codes.js";
 import type { Operation } from "../http/operation.js";

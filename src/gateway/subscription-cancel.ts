@@ -1,4 +1,4 @@
-// POST /v1/subscription/cancel (docs/operations.md; the seed's operation 8 shows no path or payload):
+// POST /v1/subscription/cancel (docs/operations.md; the interface document's operation 8 shows no path or payload):
 // merchant_id, account_id, recurring_id or order_no (the first payment's, or one deduction's),
 // encryption_data → return_status, return_message, recurring_id, recurring_status. Only the
 // caller's merchant and account are searched. An active or suspended subscription is cancelled and

@@ -1,5 +1,5 @@
 // Request bodies as the gateway's clients send them: JSON, form-urlencoded (bracket nesting
-// allowed), and a JSON document sent with a form content type (the seed's samples do that).
+// allowed), and a JSON document sent with a form content type (the interface document's samples do that).
 // Anything else is a GatewayError that the operation renders in its own format. Plain text in,
 // plain data out: the bytes are read off the socket by gateway-server.ts.
 import qs from "qs";

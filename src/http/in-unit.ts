@@ -7,6 +7,7 @@
 // send notifications and wait for receivers, replay a recording, or apply what fell due merchant by
 // merchant declare "own": they open units of their own, so that no unit waits on a merchant's server
 // or on another request.
+import { problem } from "./problem.js";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { resultInfo } from "../codes.js";
 import type { Deps } from "../deps.js";
@@ -18,7 +19,7 @@ import { problemPage } from "../render/payer-page-views.js";
 export type Unavailable = (res: Response) => void;
 
 export const unavailableJson: Unavailable = (res) => {
-  res.status(503).json({ error: "store_unavailable", message: resultInfo("store_unavailable") });
+  problem(res, 503, "store_unavailable", resultInfo("store_unavailable"));
 };
 
 /** A page's (the payer's, the dashboard's): an HTML page that says so. */

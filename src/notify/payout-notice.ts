@@ -1,6 +1,6 @@
 // The payout as the merchant sees it (response, operator view, notification data): every request
-// field echoed in the seed's order, bank_details without bank_code but with local_clearing_system,
-// then the seed's added fields. Numbers are JSON numbers; everything else is a string.
+// field echoed in the interface document's order, bank_details without bank_code but with local_clearing_system,
+// then the interface document's added fields. Numbers are JSON numbers; everything else is a string.
 import type { Notifier, NotifyBehaviour } from "./notifier.js";
 import type { Payout } from "../domain/types.js";
 import {

@@ -1,4 +1,4 @@
-// The seed's redirect (iFrame) page: a loading page with an empty form `theForm` whose script, on
+// The interface document's redirect (iFrame) page: a loading page with an empty form `theForm` whose script, on
 // load, appends one hidden input per name/value pair and submits it to the hosted checkout.
 // The pairs travel as JSON data (jsonForScript) and become inputs through DOM properties, so no
 // request value is ever parsed as HTML or script.

@@ -7,7 +7,7 @@ import type { Transaction } from "../domain/types.js";
 import { escapeHtml as e } from "./html.js";
 import { layout } from "./layout.js";
 
-/** One line of the seed's `items`: name#,#code#,#unit price#,#quantity. */
+/** One line of the interface document's `items`: name#,#code#,#unit price#,#quantity. */
 export interface ItemLine {
   name: string;
   code: string;

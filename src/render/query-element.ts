@@ -1,4 +1,4 @@
-// One element of the transaction query's `orders_list`, in the seed's field order ("Transaction
+// One element of the transaction query's `orders_list`, in the interface document's field order ("Transaction
 // query result"). Every value is a string, nested values are objects and an array, and an element
 // for a selected order that was not found has exactly the same shape, with empty strings.
 import { codes } from "../codes.js";
@@ -27,7 +27,7 @@ export interface QueryElement {
   order_no: string;
   transaction_id: string;
   reference_no: string;
-  /** the seed prints it `the service`; docs/operations.md: the real gateway's key is `website` */
+  /** the interface document prints it `the service`; docs/operations.md: the real gateway's key is `website` */
   website: string;
   delivery_information: DeliveryInformation;
   antifraud_provider: string;
@@ -63,7 +63,7 @@ export function foundElement(tx: Transaction, records: Pick<Repository, "subscri
     website: tx.website,
     delivery_information: deliveryOf(tx.delivery),
     antifraud_provider: tx.antifraud_provider,
-    // REVIEW stays REVIEW: the seed lists ACCEPT and REJECT as values seen, not as the only ones,
+    // REVIEW stays REVIEW: the interface document lists ACCEPT and REJECT as values seen, not as the only ones,
     // and a check that held the payment for review neither accepted nor rejected it. Reporting it
     // as either would contradict payment_status 2100 and the risk_reasons of the payment's result.
     fraud_check_result: tx.risk_reasons.map((r) => ({ check_items: r.name, status: r.status })),

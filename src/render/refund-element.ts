@@ -5,7 +5,7 @@ import { codes } from "../codes.js";
 import { compactDate } from "../domain/dates.js";
 import type { Refund, Transaction } from "../domain/types.js";
 
-/** One element of `refund_orders`, in the seed's field order; every value a string. */
+/** One element of `refund_orders`, in the interface document's field order; every value a string. */
 export function refundElement(r: Refund, tx: Transaction | undefined) {
   return {
     transaction_id: r.transaction_id,

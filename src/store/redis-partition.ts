@@ -8,7 +8,7 @@ import { forgetFullNumber } from "../domain/card-on-file.js";
 import { createIds, type Ids } from "../ids.js";
 import { KEY_FIELD, type Collection } from "../domain/types.js";
 import { createRepository, type Repository } from "../domain/records.js";
-import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, SEED, acquireKeys, commitKeys, partitionKeys, seedKeys, type PartitionKeys } from "./redis-scripts.js";
+import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, INSTALL, acquireKeys, commitKeys, partitionKeys, installKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable } from "./store.js";
 import type { State } from "../domain/types.js";
@@ -45,7 +45,7 @@ type Script = (keys: string[], args: (string | number)[]) => Promise<unknown>;
 export interface Scripts {
   acquire: Script;
   commit: Script;
-  seed: Script;
+  install: Script;
   release: Script;
   renew: Script;
 }
@@ -60,7 +60,7 @@ export function defineScript(client: Redis | Cluster, name: string, lua: string)
 /** The partition's scripts on this client: one definition each. */
 export function defineScripts(client: Redis | Cluster): Scripts {
   const define = (name: string, lua: string) => defineScript(client, name, lua);
-  return { acquire: define("sandgateAcquire", ACQUIRE), commit: define("sandgateCommit", COMMIT), seed: define("sandgateSeed", SEED), release: define("sandgateRelease", RELEASE), renew: define("sandgateRenew", RENEW) };
+  return { acquire: define("sandgateAcquire", ACQUIRE), commit: define("sandgateCommit", COMMIT), install: define("sandgateInstall", INSTALL), release: define("sandgateRelease", RELEASE), renew: define("sandgateRenew", RENEW) };
 }
 
 /** What a partition needs from the store that holds it. */
@@ -85,7 +85,7 @@ export interface PartitionContext {
   /** a merchant was loaded whole from Redis */
   loaded(): void;
   /** with each commit: ids that became findable, and when the merchant's earliest work falls due (null: nothing; undefined: unchanged) */
-  indexed(merchantId: string, where: [string, string][], dueAt: number | null | undefined, seeded?: boolean): Promise<void>;
+  indexed(merchantId: string, where: [string, string][], dueAt: number | null | undefined, installed?: boolean): Promise<void>;
 }
 
 const COLLECTION_NUMBER = new Map(COLLECTIONS.map((c, i) => [c, i + 1]));
@@ -115,7 +115,7 @@ export class Partition {
   state: State;
   records: Repository;
   ids: Ids;
-  /** the seeding this copy holds ("" = nothing yet: load it) and the last commit applied */
+  /** the installation this copy holds ("" = nothing yet: load it) and the last commit applied */
   epoch = "";
   version = 0;
   /** nth counts changed by this merchant's units, not yet written */
@@ -180,7 +180,7 @@ export class Partition {
       }
       this.lease.keep();
       try {
-        if (status === 3) await this.seed(this.ctx.initial(this.merchantId));
+        if (status === 3) await this.install(this.ctx.initial(this.merchantId));
         else await this.take(reply);
       } catch (err) {
         this.epoch = "";
@@ -259,7 +259,7 @@ export class Partition {
   }
 
   /** Writes `next` as the merchant's whole state under a new epoch (first use, reset); the caller holds the turn. */
-  async seed(next: State): Promise<void> {
+  async install(next: State): Promise<void> {
     const args: (string | number)[] = [];
     let n = 0;
     for (const c of COLLECTIONS) {
@@ -269,8 +269,8 @@ export class Partition {
       }
     }
     const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
-    const done = Number(await this.ctx.scripts.seed(seedKeys(this.keys), [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args]));
-    if (done < 0) throw new StoreUnavailable("this replica's turn ran out before the merchant was seeded");
+    const done = Number(await this.ctx.scripts.install(installKeys(this.keys), [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args]));
+    if (done < 0) throw new StoreUnavailable("this replica's turn ran out before the merchant was installed");
     this.replace(next);
     this.ctx.scenarios()?.resetCounters(this.merchantId);
     this.epoch = epoch;

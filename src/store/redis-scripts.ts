@@ -4,7 +4,7 @@
 //
 // One merchant M (a partition), under <prefix>m:{M}:
 //   lock                the merchant's turn: a random token with a lease (PX)
-//   epoch               "<generation>/<random>": names this seeding of the merchant
+//   epoch               "<generation>/<random>": names this installation of the merchant (its initial records written)
 //   version             +1 per commit; the stream entry of commit v has the id "<v>-1"
 //   changes             a capped stream: each commit's records, removals, counters and nth counts
 //   seq                 the order counter of o:<collection>
@@ -15,7 +15,7 @@
 // The sandbox, under <prefix>global:{g}:
 //   lock                the settings' turn (a global scenario switch, the clock, a reset of everything)
 //   settings            hash: v (+1 per change), json (clock offset, scenario choice), seed, gen (the generation)
-//   merchants           set: the merchants seeded in this generation
+//   merchants           set: the merchants installed in this generation
 //   where               hash: "<kind>:<id>" → merchant (a page, payment, refund, ... found by id alone)
 //   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
 //   requests            a capped stream: every replica's request log entries
@@ -50,14 +50,14 @@ export function globalKeys(prefix: string) {
 export const acquireKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes];
 /** KEYS of COMMIT: lock, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
 export const commitKeys = (p: PartitionKeys) => [p.lock, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
-/** KEYS of SEED: lock, epoch, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
-export const seedKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
+/** KEYS of INSTALL: lock, epoch, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
+export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
 
 /**
  * Takes the merchant's turn if free (ARGV[1] = '' only reads: a catch-up without the turn), and
  * says what the caller's copy needs. Returns {0} when another replica has the turn; {3} when the
- * merchant is not seeded in this generation (the caller seeds it); {2, epoch, version} when the
- * caller must load it whole (another seeding, or it fell behind the stream); {1, epoch, version,
+ * merchant is not installed in this generation (the caller installs it); {2, epoch, version} when the
+ * caller must load it whole (another installation, or it fell behind the stream); {1, epoch, version,
  * entry...} with the commits it missed.
  * KEYS: see acquireKeys. ARGV: token, lease ms, generation, the caller's epoch and version.
  */
@@ -122,10 +122,10 @@ return version
  * Seeds the merchant (first use in a generation, or a reset of it) if the caller holds its turn:
  * everything it had goes, its initial records are written, the turn is renewed. Returns 1, or -1
  * when the turn was lost.
- * KEYS: see seedKeys. ARGV: token, lease ms, new epoch, counters JSON, then n records (collection
+ * KEYS: see installKeys. ARGV: token, lease ms, new epoch, counters JSON, then n records (collection
  * number from 1, key, JSON) after their count.
  */
-export const SEED = `
+export const INSTALL = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 local collections = (#KEYS - 8) / 2
@@ -182,7 +182,7 @@ return redis.call('HINCRBY', KEYS[2], 'v', 1)
 
 /**
  * Drops a merchant's keys if they belong to an older generation (after a reset of everything; a
- * replica may have seeded it again meanwhile, which is kept). KEYS: see seedKeys. ARGV: generation.
+ * replica may have installed it again meanwhile, which is kept). KEYS: see installKeys. ARGV: generation.
  */
 export const DROP_OLD = `
 local epoch = redis.call('GET', KEYS[2])

@@ -20,7 +20,7 @@ import { stateFromFixtures } from "./initial-state.js";
 import { mergedRecords, mergedState } from "./merged-records.js";
 import { createRepository, type Repository } from "../domain/records.js";
 import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type PartitionContext } from "./redis-partition.js";
-import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, seedKeys } from "./redis-scripts.js";
+import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope } from "./store.js";
@@ -33,7 +33,7 @@ export interface RedisStoreOptions {
   prefix: string;
   fixturesDir: string;
   seed: string | undefined;
-  /** --redis-cluster: `url` is a seed node of a Redis Cluster */
+  /** --redis-cluster: `url` is a node of a Redis Cluster (the others are found from it) */
   cluster?: boolean | undefined;
   /** how many records a replica keeps in memory before it drops the merchants it served least recently */
   heldRecords?: number | undefined;
@@ -226,9 +226,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
         partitions.get(merchantId)?.nth.push([k, n]);
       }
     },
-    async indexed(merchantId, where, dueAt, seeded) {
+    async indexed(merchantId, where, dueAt, installed) {
       const sent: Promise<unknown>[] = [];
-      if (seeded) sent.push(client.sadd(global.merchants, merchantId));
+      if (installed) sent.push(client.sadd(global.merchants, merchantId));
       if (where.length) sent.push(client.hset(global.where, Object.fromEntries(where)));
       if (dueAt === null) sent.push(client.zrem(global.due, merchantId));
       else if (dueAt !== undefined) sent.push(client.zadd(global.due, dueAt, merchantId));
@@ -277,7 +277,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     partitions.delete(p.merchantId);
     parts?.scenarios.resetCounters(p.merchantId);
   }
-  /** A new generation (a reset of everything): every merchant held is dropped, to be seeded again. */
+  /** A new generation (a reset of everything): every merchant held is dropped, to be installed again. */
   function dropAll(): void {
     for (const p of [...partitions.values()]) if (!p.turns.busy) forget(p);
     for (const p of partitions.values()) p.epoch = "";
@@ -304,7 +304,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
         // a unit took it meanwhile (and so brought it up to date), or another catch-up did
         if (p.turns.busy || p.epoch !== sent.epoch || p.version !== sent.version) return;
         if (Number(reply[0]) === 3) {
-          if (p.epoch !== "") partitions.set(m, new Partition(m, ctx)); // not seeded yet: its fixtures
+          if (p.epoch !== "") partitions.set(m, new Partition(m, ctx)); // not installed yet: its fixtures
           return;
         }
         await p.take(reply);
@@ -450,14 +450,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       if (here && "partition" in here) return [undefined]; // its own merchant's
       if (here && "none" in here) return [];
       const at = now.getTime();
-      // the index, the merchants held here, and fixture merchants not seeded yet whose fixtures have work due
+      // the index, the merchants held here, and fixture merchants not installed yet whose fixtures have work due
       const waiting = fixtureDue.filter(([, due]) => due <= at).map(([m]) => m);
-      const [due, seeded] = await Promise.all([
+      const [due, installed] = await Promise.all([
         client.zrangebyscore(global.due, "-inf", at),
         waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[]),
       ]);
       const merchants = new Set(due);
-      waiting.forEach((m, i) => seeded[i] || merchants.add(m));
+      waiting.forEach((m, i) => installed[i] || merchants.add(m));
       for (const p of partitions.values()) if ((p.records.nextDueAt() ?? Infinity) <= at) merchants.add(p.merchantId);
       return [...merchants].map((merchant) => ({ merchant }));
     },
@@ -486,15 +486,15 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     },
     async reset(merchantId) {
       if (merchantId !== undefined) {
-        await unit(() => partition(merchantId).seed(initial(merchantId)), { merchant: merchantId });
+        await unit(() => partition(merchantId).install(initial(merchantId)), { merchant: merchantId });
         return;
       }
       await globalUnit(async () => {
         const merchants = await client.smembers(global.merchants);
         await writeSettings(randomBytes(6).toString("hex"));
         dropAll();
-        // what the old generation left: dropped now, unless a replica seeded it again meanwhile
-        await Promise.all(merchants.map((m) => dropOld(seedKeys(partitionKeys(options.prefix, m)), [known.gen])));
+        // what the old generation left: dropped now, unless a replica installed it again meanwhile
+        await Promise.all(merchants.map((m) => dropOld(installKeys(partitionKeys(options.prefix, m)), [known.gen])));
       }, false);
     },
     async close() {
