@@ -19,3 +19,6 @@ export interface Deps {
   /** fixtures/payout-pricing.json: payout fees, FX rates, clearing systems */
   payoutPricing: PayoutPricing;
 }
+
+/** What a unit of work is handed: the same parts, with the unit's own view of the store (store.unit hands it over). */
+export const unitDeps = (deps: Deps, store: Store): Deps => (store === deps.store ? deps : { ...deps, store });

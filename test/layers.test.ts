@@ -88,3 +88,8 @@ test("no two source files share a name: a file is found, and cited, by its name 
   }
   expect([...byName.values()].filter((paths) => paths.length > 1)).toEqual([]);
 });
+
+test("no state is looked up from the async context: units are handed their records (no AsyncLocalStorage in src/)", () => {
+  const found = sources(SRC).filter((f) => /AsyncLocalStorage|async_hooks/.test(readFileSync(f, "utf8")));
+  expect(found.map((f) => relative(SRC, f))).toEqual([]);
+});

@@ -411,7 +411,7 @@ describe("retries with backoff on the sandbox clock", () => {
 
   test("never more than 8 deliveries at once; all of them arrive", async () => {
     receiver = await useReceiver([], 150);
-    for (let i = 0; i < 20; i++) sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event: "test.burst", data: { i } });
+    for (let i = 0; i < 20; i++) sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event: "test.burst", data: { i } }, sandbox.deps.store);
     await deliver();
     expect(receiver.received).toHaveLength(20);
     expect(receiver.maxConcurrent()).toBeLessThanOrEqual(8);
@@ -470,7 +470,7 @@ describe("scenario behaviour: delay, duplicate, drop", () => {
   });
 
   test("the same behaviour through emit, as scenario rules will drive it", async () => {
-    const emit = (event: string, notify: Record<string, unknown>) => sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event, data: {}, notify });
+    const emit = (event: string, notify: Record<string, unknown>) => sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event, data: {}, notify }, sandbox.deps.store);
     emit("test.dropped", { drop: true });
     emit("test.thrice", { duplicate: 2 });
     emit("test.later", { delay_seconds: 10 });

@@ -136,7 +136,7 @@ function fullPayout(): Record<string, unknown> {
 }
 
 /** The payout notifications emitted so far (the clock also runs the fixtures' subscriptions). */
-const payoutEvents = (emit: { mock: { calls: [NotificationEvent][] } }) => emit.mock.calls.map(([e]) => e).filter((e) => e.event.startsWith("payout."));
+const payoutEvents = (emit: { mock: { calls: [NotificationEvent, ...unknown[]][] } }) => emit.mock.calls.map(([e]) => e).filter((e) => e.event.startsWith("payout."));
 
 const post = (app: App, body: Record<string, unknown>) => request(app).post("/v1/payout").send(body);
 const advance = (app: App, by: string) => request(app).post("/__sandbox/clock").send({ advance: by });

@@ -332,18 +332,18 @@ describe("merchants as partitions", () => {
     const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
     try {
       const long = one.unit(
-        async () => {
-          const merchant = one.records.merchant(ACME.merchant_id)!;
+        async (unit) => {
+          const merchant = unit.records.merchant(ACME.merchant_id)!;
           merchant.name = "Renamed in a long unit";
-          one.records.changed("merchants", merchant);
+          unit.records.changed("merchants", merchant);
           await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
-          await one.commit();
+          await unit.commit();
           return performance.now();
         },
         { merchant: ACME.merchant_id },
       );
       await new Promise((r) => setTimeout(r, 100));
-      const other = two.unit(() => ({ at: performance.now(), name: two.records.merchant(ACME.merchant_id)!.name }), { merchant: ACME.merchant_id });
+      const other = two.unit((unit) => ({ at: performance.now(), name: unit.records.merchant(ACME.merchant_id)!.name }), { merchant: ACME.merchant_id });
       const [ended, seen] = await Promise.all([long, other]);
       expect(seen.at).toBeGreaterThanOrEqual(ended); // it waited for the whole unit, past the lease
       expect(seen.name).toBe("Renamed in a long unit");

@@ -112,7 +112,7 @@ export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | 
   const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.clock.now());
   if (refused) return problem(409, "payout_final", `${refused}: only PENDING payouts move`);
   deps.store.records.changed("payouts", p);
-  notifyPayout(p, deps.notifier, p.notify);
+  notifyPayout(p, deps.notifier, deps.store, p.notify);
   await deps.store.commit();
   return { value: p };
 }

@@ -5,7 +5,7 @@
 import express, { Router, type Request, type Response } from "express";
 import { codes, GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { dashboardUnits } from "../http/in-unit.js";
+import { dashboardUnits, depsOf } from "../http/in-unit.js";
 import { stageOf, stageOutcomes } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { BASE, type Flash } from "../render/dashboard/frame.js";
@@ -60,21 +60,21 @@ async function act<T>(req: Request, res: Response, fallback: string, run: () => 
 
 const text = (req: Request, name: string): string => (typeof req.body?.[name] === "string" ? (req.body[name] as string) : "");
 
-export function dashboard(deps: Deps): Router {
+export function dashboard(server: Deps): Router {
   const router = Router();
   // each page and form is one unit of work (http/in-unit.ts): every merchant's records, none, its
   // own units, or the merchant of the record the address names
-  const inUnit = dashboardUnits(deps);
-  const { store } = deps;
-  const registry = deps.scenarios;
-  const merchants = () => store.data.merchants.map((m) => m.merchant_id);
+  const inUnit = dashboardUnits(server);
+  const registry = server.scenarios;
+  const merchants = (deps: Deps) => deps.store.data.merchants.map((m) => m.merchant_id);
   router.use("/ui", express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 }));
   // the Playground tab: payments made through the gateway's own request path (admin/playground.ts)
-  router.use(playgroundRoutes(deps));
+  router.use(playgroundRoutes(server));
 
   router.get("/", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(), keys: store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
+    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(deps), keys: deps.store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
     sendHtml(res, 200, overviewPage(data, flashOf(req)));
   });
 
@@ -85,27 +85,29 @@ export function dashboard(deps: Deps): Router {
   });
 
   router.get("/ui/transactions", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
     const filter = { merchant_id: queryText(req, "merchant_id") ?? "", order_no: queryText(req, "order_no") ?? "", status: queryText(req, "status") ?? "" };
-    const found = store.data.transactions.filter(
+    const found = deps.store.data.transactions.filter(
       (t) => (!filter.merchant_id || t.merchant_id === filter.merchant_id) && (!filter.order_no || t.order_no === filter.order_no) && (!filter.status || t.state === filter.status || codes.payment_status[t.state] === filter.status),
     );
     const newest = found.slice().sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, LIST_LIMIT);
-    sendHtml(res, 200, transactionsPage(newest, filter, found.length, merchants(), flashOf(req)));
+    sendHtml(res, 200, transactionsPage(newest, filter, found.length, merchants(deps), flashOf(req)));
   });
 
   router.get("/ui/transactions/:id", inUnit.transaction, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    const tx = store.records.transaction(pathParam(req, "id"));
+    const tx = deps.store.records.transaction(pathParam(req, "id"));
     if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${pathParam(req, "id")}.`));
     const stage = stageOf(tx);
     const detail = {
       tx,
       stage,
       outcomes: stage ? stageOutcomes(stage) : [],
-      refunds: [...store.records.refundsOf(tx.transaction_id)],
-      subscription: tx.recurring_id ? store.records.subscription(tx.recurring_id) : undefined,
-      notifications: store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),
+      refunds: [...deps.store.records.refundsOf(tx.transaction_id)],
+      subscription: tx.recurring_id ? deps.store.records.subscription(tx.recurring_id) : undefined,
+      notifications: deps.store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),
       requests: deps.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).reverse(),
       pageUrl: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "",
     };
@@ -113,6 +115,7 @@ export function dashboard(deps: Deps): Router {
   });
 
   router.get("/ui/requests", inUnit.all, (req, res) => {
+    const deps = depsOf(res, server);
     const f = { merchant_id: "", operation: "", http_status: "", since: "", until: "" };
     for (const k of Object.keys(f) as (keyof typeof f)[]) f[k] = queryText(req, k)?.trim() ?? "";
     const given = Object.fromEntries(Object.entries(f).filter(([, v]) => v !== ""));
@@ -123,42 +126,49 @@ export function dashboard(deps: Deps): Router {
 
   // ?check=<id>: one receiver check's notifications only (the Receiver check tab links here)
   router.get("/ui/notifications", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
     const check = queryText(req, "check")?.trim() ?? "";
-    const list = check ? store.data.notifications.filter((n) => n.check === check) : store.data.notifications;
+    const list = check ? deps.store.data.notifications.filter((n) => n.check === check) : deps.store.data.notifications;
     sendHtml(res, 200, notificationsPage(list.slice(-LIST_LIMIT).reverse(), flashOf(req), check));
   });
 
   router.get("/ui/coverage", inUnit.all, (req, res) => {
+    const deps = depsOf(res, server);
     const merchant = queryText(req, "merchant_id")?.trim() ?? "";
     sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant));
   });
 
   // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify-api.ts)
-  router.get("/ui/verify", inUnit.none, (_req, res) => sendHtml(res, 200, verifyPage(registry.global(), HAR_LIMIT_BYTES)));
+  router.get("/ui/verify", inUnit.none, (_req, res) => {
+    return sendHtml(res, 200, verifyPage(registry.global(), HAR_LIMIT_BYTES));
+  });
 
   // the page only; its script posts the form to POST /__sandbox/receiver-checks (admin/receiver-checks.ts)
   router.get("/ui/receiver-check", inUnit.all, (_req, res) => {
+    const deps = depsOf(res, server);
     // the fixtures first, then merchants provisioned by requests
-    const all = store.data.merchants.filter((m) => !m.provisioned).concat(store.data.merchants.filter((m) => m.provisioned));
+    const all = deps.store.data.merchants.filter((m) => !m.provisioned).concat(deps.store.data.merchants.filter((m) => m.provisioned));
     sendHtml(res, 200, receiverCheckPage(all.map((m) => ({ merchant_id: m.merchant_id, name: m.provisioned ? `${m.name} (provisioned)` : m.name }))));
   });
 
   router.get("/ui/payouts", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    sendHtml(res, 200, payoutsPage(store.data.payouts.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+    sendHtml(res, 200, payoutsPage(deps.store.data.payouts.slice(-LIST_LIMIT).reverse(), flashOf(req)));
   });
 
   router.get("/ui/subscriptions", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    sendHtml(res, 200, subscriptionsPage(store.data.subscriptions.slice(-LIST_LIMIT).reverse(), flashOf(req)));
+    sendHtml(res, 200, subscriptionsPage(deps.store.data.subscriptions.slice(-LIST_LIMIT).reverse(), flashOf(req)));
   });
 
   // ---- actions: act, then 303 back with a message ----
-  const scenarioChange = (run: () => string) => async (): Promise<Done<string>> => {
+  const scenarioChange = (deps: Deps, run: () => string) => async (): Promise<Done<string>> => {
     try {
       const value = run();
-      await store.commit();
+      await deps.store.commit();
       return { value };
     } catch (err) {
       if (err instanceof GatewayError) return { problem: { status: 404, error: "unknown_scenario", message: err.info } };
@@ -166,50 +176,65 @@ export function dashboard(deps: Deps): Router {
     }
   };
 
-  router.post("/ui/scenarios/global", inUnit.all, (req, res) =>
-    act(req, res, `${BASE}/`, scenarioChange(() => (registry.setGlobal(text(req, "name")), registry.global())), (name) => `Global scenario is now ${name}.`),
-  );
+  router.post("/ui/scenarios/global", inUnit.all, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/`, scenarioChange(deps, () => (registry.setGlobal(text(req, "name")), registry.global())), (name) => `Global scenario is now ${name}.`);
+  });
 
   router.post("/ui/scenarios/bind", inUnit.all, (req, res) => {
+    const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id").trim();
     if (!merchant) return backTo(req, res, `${BASE}/`, { text: "Give a merchant id to bind.", ok: false });
-    return act(req, res, `${BASE}/`, scenarioChange(() => (registry.bind(merchant, text(req, "name")), text(req, "name"))), (name) => `Merchant ${merchant} now uses ${name}.`);
+    return act(req, res, `${BASE}/`, scenarioChange(deps, () => (registry.bind(merchant, text(req, "name")), text(req, "name"))), (name) => `Merchant ${merchant} now uses ${name}.`);
   });
 
   router.post("/ui/scenarios/unbind", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
     const removed = registry.unbind(merchant);
-    if (removed) await store.commit();
+    if (removed) await deps.store.commit();
     backTo(req, res, `${BASE}/`, removed ? { text: `Merchant ${merchant} follows the global scenario again.`, ok: true } : { text: `Merchant ${merchant} had no binding.`, ok: false });
   });
 
-  router.post("/ui/clock", inUnit.own, (req, res) => act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance") }), (v) => `Clock advanced to ${v.now}; ${v.applied} change(s) fell due.`));
+  router.post("/ui/clock", inUnit.own, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance") }), (v) => `Clock advanced to ${v.now}; ${v.applied} change(s) fell due.`);
+  });
 
   router.post("/ui/reset", inUnit.all, (req, res) => {
+    const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
     if (text(req, "confirm") !== "yes") return sendHtml(res, 200, confirmResetPage(merchant));
     return act(req, res, `${BASE}/`, () => resetState(deps, merchant ? { merchant_id: merchant } : { all: true }), (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`));
   });
 
-  router.post("/ui/payments/:id/complete", inUnit.transaction, (req, res) =>
-    act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "id"))}`, () => completePaymentNow(deps, pathParam(req, "id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`),
-  );
+  router.post("/ui/payments/:id/complete", inUnit.transaction, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "id"))}`, () => completePaymentNow(deps, pathParam(req, "id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`);
+  });
 
-  router.post("/ui/refunds/:ref/settle", inUnit.refund, (req, res) =>
-    act(req, res, `${BASE}/ui/transactions`, () => settleRefundNow(deps, pathParam(req, "ref"), text(req, "result")), (r) => `Refund ${r.refund_reference_id} is ${r.state}.`),
-  );
+  router.post("/ui/refunds/:ref/settle", inUnit.refund, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/ui/transactions`, () => settleRefundNow(deps, pathParam(req, "ref"), text(req, "result")), (r) => `Refund ${r.refund_reference_id} is ${r.state}.`);
+  });
 
-  router.post("/ui/payouts/:id/complete", inUnit.payout, (req, res) => act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "id"), "COMPLETED"), (p) => `Payout ${p.transaction_id} is ${p.status}.`));
+  router.post("/ui/payouts/:id/complete", inUnit.payout, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "id"), "COMPLETED"), (p) => `Payout ${p.transaction_id} is ${p.status}.`);
+  });
 
-  router.post("/ui/payouts/:id/fail", inUnit.payout, (req, res) =>
-    act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "id"), "FAILED", { failure_type: text(req, "failure_type") }), (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`),
-  );
+  router.post("/ui/payouts/:id/fail", inUnit.payout, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "id"), "FAILED", { failure_type: text(req, "failure_type") }), (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`);
+  });
 
-  router.post("/ui/subscriptions/:id/charge", inUnit.subscription, (req, res) =>
-    act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, pathParam(req, "id")), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`),
-  );
+  router.post("/ui/subscriptions/:id/charge", inUnit.subscription, (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, pathParam(req, "id")), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`);
+  });
 
   router.post("/ui/notifications/:id/resend", inUnit.own, async (req, res) => {
+    const deps = depsOf(res, server);
     const sent = await deps.notifier.resend(pathParam(req, "id"));
     const last = sent?.attempts.at(-1);
     backTo(req, res, `${BASE}/ui/notifications`, sent ? { text: `Notification ${sent.notification_id} resent: ${last?.http_status === null ? last.error : `HTTP ${last?.http_status}`}.`, ok: true } : { text: `No notification ${pathParam(req, "id")}.`, ok: false });

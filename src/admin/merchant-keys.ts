@@ -5,6 +5,7 @@
 // Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
 import { type Response } from "express";
 import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { provisionedMerchant } from "../domain/merchants.js";
 import type { Merchant } from "../domain/types.js";
@@ -21,26 +22,27 @@ export const merchantView = (m: Merchant) => ({
 
 const MERCHANT_ID = /^[\x21-\x7e]{1,100}$/;
 
-export function merchantsApi(deps: Deps, on: On): void {
-  const { store } = deps;
+export function merchantsApi(server: Deps, on: On): void {
   const badId = (res: Response, id: string) => problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to 100 visible ASCII characters`);
 
   on("getMerchant", (req, res) => {
+    const deps = depsOf(res, server);
     const id = pathParam(req, "merchant_id");
-    const merchant = store.records.merchant(id);
+    const merchant = deps.store.records.merchant(id);
     if (!merchant) return problem(res, 404, "merchant_not_found", `no merchant ${id}: PUT /__sandbox/merchants/${id} provisions it`);
     res.json({ merchant: merchantView(merchant) });
   });
 
   on("provisionMerchant", async (req, res) => {
+    const deps = depsOf(res, server);
     const id = pathParam(req, "merchant_id");
     if (!MERCHANT_ID.test(id)) return badId(res, id);
-    const known = store.records.merchant(id);
+    const known = deps.store.records.merchant(id);
     if (known) return void res.json({ merchant: merchantView(known), created: false });
     if (deps.config.strictMerchants) return problem(res, 404, "merchant_not_found", `no merchant ${id} (--strict-merchants is on: the fixtures' merchants only)`);
-    const merchant = provisionedMerchant(id, store.ids, deps.config.merchantKeys);
-    store.records.addMerchant(merchant);
-    await store.commit();
+    const merchant = provisionedMerchant(id, deps.store.ids, deps.config.merchantKeys);
+    deps.store.records.addMerchant(merchant);
+    await deps.store.commit();
     res.json({ merchant: merchantView(merchant), created: true });
   });
 }

@@ -12,7 +12,7 @@ import { formTokens } from "./cross-site.js";
 import { acceptsOnly } from "./accepts-only.js";
 import { callHandlers, type On } from "./call-handlers.js";
 import { OPERATOR_CALLS, type OperatorCall } from "../api/operator-calls.js";
-import { unitFor } from "../http/in-unit.js";
+import { depsOf, unitFor } from "../http/in-unit.js";
 import { throughGate } from "./gate.js";
 import { notificationsApi } from "./notifications-api.js";
 import { receiverChecksApi } from "./receiver-checks.js";
@@ -82,10 +82,10 @@ export function operatorApi(deps: Deps): Router {
 }
 
 /** This module's calls: health, the request log, coverage, the clock, lists, refund settlement, reset. */
-function operatorCalls(deps: Deps, on: On): void {
-  const { store, clock } = deps;
+function operatorCalls(server: Deps, on: On): void {
   on("getHealth", (_req, res) => {
-    res.json({ status: "ok", scenario: deps.scenarios.global(), signature_mode: deps.config.signatureMode, time: clock.now().toISOString() });
+    const deps = depsOf(res, server);
+    res.json({ status: "ok", scenario: deps.scenarios.global(), signature_mode: deps.config.signatureMode, time: deps.clock.now().toISOString() });
   });
 
   /** ?merchant_id=&order_no=&operation=&http_status=(403|4xx)&since=&until=(ISO)&limit= */
@@ -106,7 +106,7 @@ function operatorCalls(deps: Deps, on: On): void {
       problem(res, 400, "invalid_query", bad);
       return undefined;
     }
-    return deps.requests.list(filter);
+    return server.requests.list(filter);
   };
 
   on("listRequests", (req, res) => {
@@ -117,6 +117,7 @@ function operatorCalls(deps: Deps, on: On): void {
   // the same requests as HAR 1.2, for browsers' dev tools and API clients; an export (megabytes
   // when the log is full) is built and sent one at a time per process, three more waiting
   on("exportRequestsHar", throughGate(1, 3, "the HAR export", 2), (req, res) => {
+    const deps = depsOf(res, server);
     const requests = selected(req, res);
     if (!requests) return;
     const origin = `${req.protocol}://${req.get("host") ?? "localhost"}`;
@@ -126,39 +127,51 @@ function operatorCalls(deps: Deps, on: On): void {
 
   // which rules answered and which outcomes were never produced: ?merchant_id= (default: all), ?format=markdown
   on("getCoverage", (req, res) => {
+    const deps = depsOf(res, server);
     const report = deps.scenarios.coverage.report(queryText(req, "merchant_id"));
     if (queryText(req, "format") === "markdown") res.type("text/markdown; charset=utf-8").send(coverageMarkdown(report));
     else res.json(report);
   });
   on("clearCoverage", (req, res) => {
+    const deps = depsOf(res, server);
     deps.scenarios.coverage.clear(queryText(req, "merchant_id"));
     res.json({ cleared: queryText(req, "merchant_id") ?? "all" });
   });
 
   on("getClock", (_req, res) => {
-    res.json({ now: clock.now().toISOString(), offset_ms: clock.offsetMs() });
+    const deps = depsOf(res, server);
+    res.json({ now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs() });
   });
 
   // { "advance": "90s" | "2h" | "3d" | "1w" } or { "advance_seconds": 90 }: moves the sandbox clock
   // forward and applies what fell due (refund settlement, ...).
-  on("advanceClock", async (req, res) => answerJson(res, await advanceClock(deps, req.body ?? {}), (v) => v));
+  on("advanceClock", async (req, res) => {
+    const deps = depsOf(res, server);
+    return answerJson(res, await advanceClock(deps, req.body ?? {}), (v) => v);
+  });
 
   on("listTransactions", async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    res.json({ transactions: whereQuery(req, store.data.transactions, ["merchant_id", "order_no"]) });
+    res.json({ transactions: whereQuery(req, deps.store.data.transactions, ["merchant_id", "order_no"]) });
   });
 
   on("listRefunds", async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    res.json({ refunds: whereQuery(req, store.data.refunds, ["merchant_id", "transaction_id"]) });
+    res.json({ refunds: whereQuery(req, deps.store.data.refunds, ["merchant_id", "transaction_id"]) });
   });
 
   // { "result": "processed" | "failed" }: settles an accepted refund now.
   on("settleRefund", async (req, res) => {
+    const deps = depsOf(res, server);
     const result = (req.body as { result?: unknown } | undefined)?.result;
     answerJson(res, await settleRefundNow(deps, pathParam(req, "ref"), result), (refund) => ({ refund }));
   });
 
   // { "merchant_id": "M1" } resets one merchant's records to fixtures; { "all": true } everything.
-  on("resetState", async (req, res) => answerJson(res, await resetState(deps, req.body), (v) => v));
+  on("resetState", async (req, res) => {
+    const deps = depsOf(res, server);
+    return answerJson(res, await resetState(deps, req.body), (v) => v);
+  });
 }

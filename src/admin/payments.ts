@@ -4,6 +4,7 @@
 import { problem } from "../http/problem.js";
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { stageOf } from "../domain/completion.js";
 import { resultView } from "../pages/finish.js";
@@ -19,8 +20,9 @@ export const completionView = (deps: Deps, tx: Transaction) => ({
   stage: stageOf(tx) ?? "",
 });
 
-export function paymentsApi(deps: Deps, on: On): void {
+export function paymentsApi(server: Deps, on: On): void {
   on("completePayment", async (req, res) => {
+    const deps = depsOf(res, server);
     const outcome = (req.body as { outcome?: unknown } | undefined)?.outcome;
     const done = await completePaymentNow(deps, pathParam(req, "transaction_id"), outcome, req.originalUrl, req.ip ?? "");
     // a finished payment's 409 still says where it stands

@@ -1,6 +1,7 @@
 // /__sandbox/payouts: list payouts as merchants see them, and force a PENDING one to COMPLETED or
 // FAILED now (each change notifies the payout's notify_url). Errors: { error, message }.
 import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { answerJson, whereQuery, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
@@ -14,22 +15,22 @@ export function operatorView(p: Payout) {
   return { ...view, sandbox: { rule: p.rule, due_at: p.due_at, next_status: p.next_status, next_failure_type: p.next_failure_type } };
 }
 
-export function payoutsApi(deps: Deps, on: On): void {
-  const { store } = deps;
-
+export function payoutsApi(server: Deps, on: On): void {
   // ?merchant_id=&status=&request_id=
   on("listPayouts", async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    res.json({ payouts: whereQuery(req, store.data.payouts, ["merchant_id", "status", "request_id"]).map(operatorView) });
+    res.json({ payouts: whereQuery(req, deps.store.data.payouts, ["merchant_id", "status", "request_id"]).map(operatorView) });
   });
 
-  on("completePayout", async (req, res) =>
-    answerJson(res, await settlePayoutNow(deps, pathParam(req, "transaction_id"), "COMPLETED"), (p) => ({ payout: operatorView(p) })),
-  );
+  on("completePayout", async (req, res) => {
+    const deps = depsOf(res, server);
+    return answerJson(res, await settlePayoutNow(deps, pathParam(req, "transaction_id"), "COMPLETED"), (p) => ({ payout: operatorView(p) }));
+  });
 
   // { "failure_type": "ACCOUNT_CLOSED", "failure_reason": "..." }: both optional (UNKNOWN, the catalogue's text)
-  on("failPayout", async (req, res) =>
-    answerJson(res, await settlePayoutNow(deps, pathParam(req, "transaction_id"), "FAILED", req.body ?? {}), (p) => ({ payout: operatorView(p) })),
-  );
-
+  on("failPayout", async (req, res) => {
+    const deps = depsOf(res, server);
+    return answerJson(res, await settlePayoutNow(deps, pathParam(req, "transaction_id"), "FAILED", req.body ?? {}), (p) => ({ payout: operatorView(p) }));
+  });
 }

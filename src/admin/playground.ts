@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { Router, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { dashboardUnits } from "../http/in-unit.js";
+import { dashboardUnits, depsOf } from "../http/in-unit.js";
 import { stageOf } from "../domain/completion.js";
 import { authorise } from "../gateway/authorise.js";
 import { checkout } from "../gateway/checkout.js";
@@ -36,6 +36,7 @@ import { sign, signatureFields, signatureOf } from "../signature/signature.js";
 import { secretKeyOf } from "../domain/merchants.js";
 import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../domain/types.js";
+import type { Store } from "../store/store.js";
 import { queryText, pathParam } from "./shared.js";
 
 /** How long a merchant's server would wait for the gateway's answer: a scenario may make it hang (or wait up to 2 minutes). */
@@ -51,19 +52,19 @@ const isKind = (kind: string): kind is PlaygroundKind => (PLAYGROUND_KINDS as re
 
 const fieldText = (req: Request, name: string): string => (typeof req.body?.[name] === "string" ? (req.body[name] as string).trim() : "");
 
-export function playgroundRoutes(deps: Deps): Router {
+export function playgroundRoutes(server: Deps): Router {
   const router = Router();
   // each page and form is one unit of work (http/in-unit.ts): every merchant's records, none, its
   // own units, or the merchant of the record the address names
-  const inUnit = dashboardUnits(deps);
-  const { store } = deps;
+  const inUnit = dashboardUnits(server);
 
-  const merchants = () => store.data.merchants.filter((m) => !m.provisioned).concat(store.data.merchants.filter((m) => m.provisioned));
+  /** The fixtures' merchants first, then those provisioned by requests. */
+  const merchants = (store: Store) => store.data.merchants.filter((m) => !m.provisioned).concat(store.data.merchants.filter((m) => m.provisioned));
 
-  function defaults(kind: PlaygroundKind): PlaygroundValues {
+  function defaults(store: Store, kind: PlaygroundKind): PlaygroundValues {
     const values = Object.fromEntries(PLAYGROUND_FIELDS.map((f) => [f, ""])) as PlaygroundValues;
-    const accounts = merchants().flatMap((m) => m.accounts.map((a) => ({ merchant: m.merchant_id, account: a })));
-    const profiles = loadPaymentMethods(deps.config.fixtures);
+    const accounts = merchants(store).flatMap((m) => m.accounts.map((a) => ({ merchant: m.merchant_id, account: a })));
+    const profiles = loadPaymentMethods(server.config.fixtures);
     if (kind === "apm") {
       // the first account with a method that is not a card (nor a card wallet): pix on M10001/A10002
       const apm = accounts.flatMap(({ merchant, account }) => account.payment_methods.filter((m) => !["card", "applepay", "googlepay"].includes(m)).map((method) => ({ merchant, account, method })))[0];
@@ -73,14 +74,14 @@ export function playgroundRoutes(deps: Deps): Router {
     const card = accounts.find(({ account }) => account.payment_methods.includes("card")) ?? accounts[0];
     const base = { ...values, merchant_id: card?.merchant ?? "", account_id: card?.account.account_id ?? "", currency: "USD" };
     if (kind === "checkout") return { ...base, amount: "25.00" };
-    const year = String(deps.clock.now().getUTCFullYear() + 3);
+    const year = String(server.clock.now().getUTCFullYear() + 3);
     return { ...base, amount: "10.00", card: OUTCOME_CARD, expiration_month: "12", expiration_year: year, security_code: "123" };
   }
 
   /** The card numbers the global scenario's authorise rules name, with the outcome each gets. */
   function testCards(): PlaygroundData["testCards"] {
     const cards = new Map<string, string>();
-    for (const rule of deps.scenarios.get(deps.scenarios.global())?.rules ?? []) {
+    for (const rule of server.scenarios.get(server.scenarios.global())?.rules ?? []) {
       const operation = rule.when.operation;
       const forAuthorise = operation === undefined || operation === "authorise" || (Array.isArray(operation) && operation.includes("authorise"));
       const named = typeof rule.when.card === "string" ? [rule.when.card] : Array.isArray(rule.when.card) ? rule.when.card : [];
@@ -90,14 +91,14 @@ export function playgroundRoutes(deps: Deps): Router {
     return [...cards].map(([card, outcome]) => ({ card, outcome }));
   }
 
-  function page(sent?: { kind: PlaygroundKind; values: PlaygroundValues; error: string }): string {
-    const all = merchants();
-    const values = Object.fromEntries(PLAYGROUND_KINDS.map((k) => [k, sent?.kind === k ? sent.values : defaults(k)])) as PlaygroundData["values"];
+  function page(store: Store, sent?: { kind: PlaygroundKind; values: PlaygroundValues; error: string }): string {
+    const all = merchants(store);
+    const values = Object.fromEntries(PLAYGROUND_KINDS.map((k) => [k, sent?.kind === k ? sent.values : defaults(store, k)])) as PlaygroundData["values"];
     return playgroundPage({
       merchants: all,
       outcomes: Object.fromEntries(PLAYGROUND_KINDS.map((k) => [k, requestOutcomes(RULE_OPERATION[k])])) as PlaygroundData["outcomes"],
       testCards: testCards(),
-      scenario: deps.scenarios.global(),
+      scenario: server.scenarios.global(),
       paymentMethods: [...new Set(all.flatMap((m) => m.accounts.flatMap((a) => a.payment_methods)))].filter((m) => m !== "card"),
       values,
       ...(sent ? { error: { kind: sent.kind, message: sent.error } } : {}),
@@ -107,25 +108,26 @@ export function playgroundRoutes(deps: Deps): Router {
   /** The payment as its result page shows it: the request that made it, the payer page it waits at. */
   function result(tx: Transaction, returned?: PlaygroundResult["returned"]): PlaygroundResult {
     const requestId = tx.history?.[0]?.request_id;
-    const request = requestId ? deps.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).find((r) => r.id === requestId) : undefined;
+    const request = requestId ? server.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).find((r) => r.id === requestId) : undefined;
     const stage = stageOf(tx);
-    return { tx, stage, payerPage: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "", request, exchange: request && deps.requests.exchange(request.id), ...(returned ? { returned } : {}) };
+    return { tx, stage, payerPage: stage ? pageUrl(server.config.baseUrl ?? "", stage, tx.page_id) : "", request, exchange: request && server.requests.exchange(request.id), ...(returned ? { returned } : {}) };
   }
 
-  router.get("/ui/playground", inUnit.all, (_req, res) => sendHtml(res, 200, page()));
+  router.get("/ui/playground", inUnit.all, (_req, res) => sendHtml(res, 200, page(depsOf(res, server).store)));
 
   router.post("/ui/playground", inUnit.own, async (req: Request, res: Response) => {
+    const deps = server; // no unit around this post: it opens its own
     const asked = fieldText(req, "kind");
     const kind = isKind(asked) ? asked : "card";
     const values = Object.fromEntries(PLAYGROUND_FIELDS.map((f) => [f, fieldText(req, f)])) as PlaygroundValues;
     // this post runs no unit of its own across the gateway's request (in-unit.ts): what it reads, it
     // reads in short units, so a slow scenario never holds the sandbox's or a merchant's turn
-    const refused = (status: number, error: string) => store.unit(() => sendHtml(res, status, page({ kind, values, error })));
+    const refused = (status: number, error: string) => deps.store.unit((store) => sendHtml(res, status, page(store, { kind, values, error })));
     if (!isKind(asked)) return refused(400, `Unknown kind of payment "${asked}": send card, checkout or apm.`);
 
-    const checked = await store.unit(() => {
+    const checked = await deps.store.unit((store) => {
       const merchant = store.records.merchant(values.merchant_id);
-      if (!merchant) return `Unknown merchant "${values.merchant_id}": the playground pays as one of this sandbox's merchants (${merchants().map((m) => m.merchant_id).join(", ")}).`;
+      if (!merchant) return `Unknown merchant "${values.merchant_id}": the playground pays as one of this sandbox's merchants (${merchants(store).map((m) => m.merchant_id).join(", ")}).`;
       if (!merchant.accounts.some((a) => a.account_id === values.account_id)) {
         return `Merchant ${merchant.merchant_id} has no account "${values.account_id}" (its accounts: ${merchant.accounts.map((a) => a.account_id).join(", ")}).`;
       }
@@ -157,8 +159,8 @@ export function playgroundRoutes(deps: Deps): Router {
 
     // the request (its X-Request-Id) and the payment it made, if any
     const requestId = answer.headers["X-Request-Id"]!;
-    const made = await store.unit(
-      () => {
+    const made = await deps.store.unit(
+      (store) => {
         const entry = deps.requests.list({ merchant_id: merchant.merchant_id, order_no: body.order_no!, limit: 20 }).find((r) => r.id === requestId);
         const tx = entry && store.records.transactionsByOrder(merchant.merchant_id, body.order_no!).find((t) => t.history?.[0]?.request_id === entry.id);
         return { entry, tx };
@@ -171,21 +173,23 @@ export function playgroundRoutes(deps: Deps): Router {
   });
 
   router.get("/ui/playground/result/:id", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
-    const tx = store.records.transaction(pathParam(req, "id"));
+    const tx = deps.store.records.transaction(pathParam(req, "id"));
     if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction ${pathParam(req, "id")}.`));
     sendHtml(res, 200, playgroundResultPage(result(tx)));
   });
 
   // the playground's return_url: the payer comes back with the signed result, checked as a merchant would
   router.get("/ui/playground/returned", inUnit.all, async (req, res) => {
+    const deps = depsOf(res, server);
     await applyDue(deps);
     const id = queryText(req, "transaction_id") ?? "";
-    const tx = store.records.transaction(id);
+    const tx = deps.store.records.transaction(id);
     if (!tx) return sendHtml(res, 404, problemPage("Unknown transaction", `No transaction "${id}" came back to the playground.`));
     const fields = signatureFields.payer_return.response;
     const params = Object.fromEntries(fields.map((f) => [f, queryText(req, f) ?? ""]));
-    const expected = signatureOf(fields, params, secretKeyOf(store.records, tx.merchant_id));
+    const expected = signatureOf(fields, params, secretKeyOf(deps.store.records, tx.merchant_id));
     const returned = { order_status: queryText(req, "order_status") ?? "", signatureValid: expected === queryText(req, "encryption_data")?.toLowerCase() };
     sendHtml(res, 200, playgroundResultPage(result(tx, returned)));
   });

@@ -5,6 +5,7 @@
 // Mounted by operatorApi (ADMIN_TOKEN guard and JSON body parser included).
 import { type Request } from "express";
 import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { CheckRefused } from "../receiver-check/input.js";
 import { runReceiverCheck } from "../receiver-check/run.js";
@@ -21,9 +22,10 @@ function reachedAt(req: Request): string {
   return `http://${address.includes(":") ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
 }
 
-export function receiverChecksApi(deps: Deps, on: On): void {
+export function receiverChecksApi(server: Deps, on: On): void {
   // a check sends a dozen probes and waits for each: two at a time per process, four more waiting
   on("checkReceiver", throughGate(2, 4, "the receiver check", 5), async (req, res) => {
+    const deps = depsOf(res, server);
     const parsed = receiverCheckBody.safeParse(req.body ?? {});
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");

@@ -2,19 +2,19 @@
 import { type Response } from "express";
 import { GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { problem, pathParam } from "./shared.js";
 import { scenarioNameBody } from "../api/operator-bodies.js";
 
-
-export function scenariosApi(deps: Deps, on: On): void {
-  const registry = deps.scenarios;
+export function scenariosApi(server: Deps, on: On): void {
+  const registry = server.scenarios;
   const nameOf = (body: unknown) => {
     const parsed = scenarioNameBody.safeParse(body ?? {});
     return parsed.success ? parsed.data.name : undefined;
   };
   /** Makes the change and saves it (with a shared store every replica follows it from now on); false when the name is unknown. */
-  const guarded = async (res: Response, fn: () => void) => {
+  const guarded = async (res: Response, deps: Deps, fn: () => void) => {
     try {
       fn();
       await deps.store.commit();
@@ -43,19 +43,22 @@ export function scenariosApi(deps: Deps, on: On): void {
 
   // { "name": "declines" }: the scenario for every merchant without a binding
   on("setGlobalScenario", async (req, res) => {
+    const deps = depsOf(res, server);
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
-    if (await guarded(res, () => registry.setGlobal(name))) res.json({ global: registry.global() });
+    if (await guarded(res, deps, () => registry.setGlobal(name))) res.json({ global: registry.global() });
   });
 
   // { "name": "3ds" }: this merchant's requests use that scenario (unless a request sends X-Sandbox-Scenario)
   on("bindScenario", async (req, res) => {
+    const deps = depsOf(res, server);
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
-    if (await guarded(res, () => registry.bind(pathParam(req, "merchantId"), name))) res.json({ merchant_id: pathParam(req, "merchantId"), scenario: name });
+    if (await guarded(res, deps, () => registry.bind(pathParam(req, "merchantId"), name))) res.json({ merchant_id: pathParam(req, "merchantId"), scenario: name });
   });
 
   on("unbindScenario", async (req, res) => {
+    const deps = depsOf(res, server);
     if (!registry.unbind(pathParam(req, "merchantId"))) return problem(res, 404, "not_bound", `merchant ${pathParam(req, "merchantId")} has no scenario binding`);
     await deps.store.commit();
     res.json({ merchant_id: pathParam(req, "merchantId"), scenario: registry.global() });
@@ -66,5 +69,4 @@ export function scenariosApi(deps: Deps, on: On): void {
     const errors = registry.reload();
     res.status(errors.length ? 422 : 200).json({ errors, scenarios: registry.list().map((s) => s.name) });
   });
-
 }

@@ -9,6 +9,7 @@
 // waiting call is refused with 429 and Retry-After before its body is read.
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { verifyInThread, type ThreadAnswer } from "./verify-thread.js";
 import { throughGate } from "./gate.js";
@@ -50,8 +51,9 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
   });
 }
 
-export function verifyApi(deps: Deps, on: On): void {
+export function verifyApi(server: Deps, on: On): void {
   on("verifyRecording", throughGate(1, 3, "verify", 10), readBody, async (req: Request, res: Response) => {
+    const deps = depsOf(res, server);
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const answer = await verifyInThread(bytes, {
       fixtures: deps.config.fixtures,

@@ -57,7 +57,7 @@ export const payout: Operation = {
     );
     if (decision.then.notify) created.notify = decision.then.notify;
     deps.store.records.addPayout(created);
-    notifyPayout(created, deps.notifier, created.notify);
+    notifyPayout(created, deps.notifier, deps.store, created.notify);
     // a rule's `then.fields` set response fields directly (this answer only; the payout keeps its values)
     const json = { ...payoutResponse(created), ...decision.then.fields };
     return { json, changed: true, result: outcomeText(created), rule: decision.rule, ...(quote.note ? { note: quote.note } : {}) };

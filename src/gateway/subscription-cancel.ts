@@ -55,7 +55,7 @@ export const subscriptionCancel: Operation = {
     const refusal = cancelSubscription(sub);
     if (refusal) return { json: answer(codes.return_status.failed, refusal.info, sub), changed: false, result: refusal.info };
     records.changed("subscriptions", sub);
-    deps.notifier.emit(subscriptionEvent(records, sub, "subscription.cancelled"));
+    deps.notifier.emit(subscriptionEvent(records, sub, "subscription.cancelled"), deps.store);
     const json = answer(codes.return_status.ok, codes.return_status.ok_message, sub);
     return { json, changed: true, result: `${codes.return_status.ok_message}: ${sub.recurring_id} cancelled` };
   },

@@ -10,7 +10,7 @@
 import { problem } from "./problem.js";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { resultInfo } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { unitDeps, type Deps } from "../deps.js";
 import type { RouteScope, Store, UnitScope } from "../store/store.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
@@ -37,6 +37,14 @@ async function unitScopeOf(store: Store, scope: Exclude<RouteScope, "own">, req:
   return merchant === undefined ? { none: true } : { merchant };
 }
 
+const UNIT = "sandgateUnit";
+
+/**
+ * What a route's handler works with: the parts its unit of work was handed (its view of the store),
+ * or, for a route that opens its own units ("own") or runs before one, the server's.
+ */
+export const depsOf = (res: Response, server: Deps): Deps => (res.locals[UNIT] as Deps | undefined) ?? server;
+
 /** The middleware that runs the rest of the route (to its answer) in the unit its scope names. */
 export function unitFor(deps: Deps, scope: RouteScope, unavailable: Unavailable = unavailableJson): RequestHandler {
   if (scope === "own") return (_req, _res, next) => next();
@@ -44,9 +52,11 @@ export function unitFor(deps: Deps, scope: RouteScope, unavailable: Unavailable 
     unitScopeOf(deps.store, scope, req)
       .then((unitScope) =>
         deps.store.unit(
-          () =>
+          (store) =>
             new Promise<void>((resolve) => {
               res.once("close", resolve);
+              // the route's handler finds the unit's parts here (depsOf): its records are handed over, not looked up
+              res.locals[UNIT] = unitDeps(deps, store);
               next();
             }),
           unitScope,

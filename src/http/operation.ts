@@ -8,7 +8,7 @@
 // A GatewayError thrown anywhere is rendered in the operation's format; nothing else reaches the client.
 import type { z } from "zod";
 import { GatewayError } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { unitDeps, type Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
@@ -118,7 +118,7 @@ export async function runOperation(op: Operation, input: GatewayInput, deps: Dep
     // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
     // the merchant's unit: its records only (a request without one is refused before it reads any)
     const merchant = text(body.merchant_id);
-    reply = await deps.store.unit(() => decideAndHandle(op, deps, input, requestId, body, seen), merchant ? { merchant } : { none: true });
+    reply = await deps.store.unit((store) => decideAndHandle(op, unitDeps(deps, store), input, requestId, body, seen), merchant ? { merchant } : { none: true });
   } catch (err) {
     const known = err instanceof GatewayError || err instanceof StoreUnavailable;
     if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");

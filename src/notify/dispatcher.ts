@@ -52,29 +52,29 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   /** the notification as the store has it now (with a shared store: as every replica left it) */
   const find = async (id: string) => {
     const merchant = await deps.store.locate("notification", id);
-    return deps.store.unit(() => deps.store.records.notification(id), merchant === undefined ? { none: true } : { merchant });
+    return deps.store.unit((store) => store.records.notification(id), merchant === undefined ? { none: true } : { merchant });
   };
   const shared = deps.store.kind === "redis";
   const replica = randomBytes(6).toString("hex");
   /** another replica is sending it (its claim lapses if that replica dies) */
   const claimedElsewhere = (n: Notification) => n.claim !== undefined && n.claim.by !== replica && Date.parse(n.claim.until) > Date.now();
-  const stillStored = (n: Notification) => deps.store.records.notification(n.notification_id) === n;
+  const stillStored = (store: Store, n: Notification) => store.records.notification(n.notification_id) === n;
 
   async function attempt(n: Notification, resend: boolean): Promise<void> {
     const mine = { merchant: n.merchant_id };
     await slots.acquire();
     try {
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
-      const taken = await deps.store.unit(async () => {
+      const taken = await deps.store.unit(async (store) => {
         // a reset may have removed it, or another attempt delivered it, while it waited
-        if (!stillStored(n) || (!resend && !isDue(n, deps.clock.now())) || claimedElsewhere(n)) return undefined;
+        if (!stillStored(store, n) || (!resend && !isDue(n, deps.clock.now())) || claimedElsewhere(n)) return undefined;
         if (shared) {
           n.claim = { by: replica, until: new Date(Date.now() + timeoutMs + CLAIM_SLACK_MS).toISOString() };
-          deps.store.records.changed("notifications", n);
-          await deps.store.commit(); // the claim is in Redis before the POST goes out
+          store.records.changed("notifications", n);
+          await store.commit(); // the claim is in Redis before the POST goes out
         }
         // the key now: the attempt is signed again with its own sent_at
-        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString(), key: secretKeyOf(deps.store.records, n.merchant_id) };
+        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString(), key: secretKeyOf(store.records, n.merchant_id) };
       }, mine);
       if (!taken) return;
       const { number, reason, at, key } = taken;
@@ -85,17 +85,17 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         : await postNotification({ ...n, payload: attemptBody(n.payload, at, key) }, number, timeoutMs);
       attemptsMade++;
       // ... and one to record what happened
-      await deps.store.unit(() => {
-        if (!stillStored(n)) return;
+      await deps.store.unit((store) => {
+        if (!stillStored(store, n)) return;
         delete n.claim;
         const { http_status, error, duration_ms, response_body } = outcome;
         recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, deps.clock.now());
-        deps.store.records.changed("notifications", n);
+        store.records.changed("notifications", n);
         deps.log.info(
           { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
           `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,
         );
-        return deps.store.commit();
+        return store.commit();
       }, mine);
     } catch (err) {
       deps.log.error({ err, notification_id: n.notification_id }, "notification attempt could not be recorded");
@@ -121,9 +121,9 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   }
 
   return {
-    emit(event) {
+    emit(event, into) {
       try {
-        enqueueNotification(deps.store.records, deps.store.ids, deps.clock.now(), event);
+        enqueueNotification(into.records, into.ids, deps.clock.now(), event);
       } catch (err) {
         deps.log.error({ err, event: event.event, merchant_id: event.merchantId }, "notification could not be queued");
       }

@@ -12,7 +12,7 @@ import type { NotificationEvent, Notifier, NotifyBehaviour } from "./notifier.js
 /** What emitting needs: the notifier, and the records a payment's element reads (its subscription). */
 export interface Emitting {
   notifier: Pick<Notifier, "emit">;
-  store: Pick<Store, "records">;
+  store: Pick<Store, "records" | "ids">;
 }
 
 /** What a subscription's change notifies. */
@@ -41,11 +41,11 @@ export function refundEvent(refund: Refund, tx: Transaction | undefined, notify?
 
 // Without a notify_url nothing is sent: the payload is not even built.
 export function notifyPayment(deps: Emitting, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
-  if (tx.notify_url) deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify));
+  if (tx.notify_url) deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify), deps.store);
 }
 
 export function notifyRefund(deps: Emitting, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
-  if (tx?.notify_url) deps.notifier.emit(refundEvent(refund, tx, notify));
+  if (tx?.notify_url) deps.notifier.emit(refundEvent(refund, tx, notify), deps.store);
 }
 
 /**

@@ -2,6 +2,14 @@
 // cancellation, payout or subscription that has a notify_url is POSTed there, signed, with a
 // unique notification id. Callers only `emit`; delivery, retries and records live behind this.
 import type { Notification } from "../domain/types.js";
+import type { Repository } from "../domain/records.js";
+import type { Ids } from "../ids.js";
+
+/** Where a notification is queued: the records and ids of the unit of work that made the change. */
+export interface Outbox {
+  records: Repository;
+  ids: Ids;
+}
 
 /** Scenario behaviour for one notification (scenario rules will set it; the operator trigger can too). */
 export interface NotifyBehaviour {
@@ -26,7 +34,7 @@ export interface NotificationEvent {
 
 export interface Notifier {
   /** Queues a notification; does nothing when url is empty. Never throws, never blocks. */
-  emit(event: NotificationEvent): void;
+  emit(event: NotificationEvent, into: Outbox): void;
   /** Starts sending what is due now and returns at once (the server's 1 s timer calls it). */
   tick(): void;
   /** The port this server listens on: the loop guard refuses notify_urls that point back at it. */

@@ -1,7 +1,7 @@
 // The payout as the merchant sees it (response, operator view, notification data): every request
 // field echoed in the interface document's order, bank_details without bank_code but with local_clearing_system,
 // then the interface document's added fields. Numbers are JSON numbers; everything else is a string.
-import type { Notifier, NotifyBehaviour } from "./notifier.js";
+import type { Notifier, NotifyBehaviour, Outbox } from "./notifier.js";
 import type { Payout } from "../domain/types.js";
 import {
   BANK_DETAILS,
@@ -66,8 +66,8 @@ export function payoutResponse(p: Payout): Record<string, unknown> {
 }
 
 /** payout.pending, payout.completed or payout.failed to the payout's notify_url (the notifier skips an empty one). */
-export function notifyPayout(p: Payout, notifier: Pick<Notifier, "emit">, notify?: NotifyBehaviour): void {
+export function notifyPayout(p: Payout, notifier: Pick<Notifier, "emit">, into: Outbox, notify?: NotifyBehaviour): void {
   if (!p.request.notify_url) return;
   const { encryption_data: _signature, ...data } = payoutResponse(p);
-  notifier.emit({ merchantId: p.merchant_id, url: p.request.notify_url, event: `payout.${p.status.toLowerCase()}`, data, notify });
+  notifier.emit({ merchantId: p.merchant_id, url: p.request.notify_url, event: `payout.${p.status.toLowerCase()}`, data, notify }, into);
 }

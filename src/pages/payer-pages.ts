@@ -9,7 +9,7 @@
 //        it): the pages' counterpart of X-Sandbox-Outcome, for a browser or a link with no form to fill.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import { unavailablePage, unitFor } from "../http/in-unit.js";
+import { depsOf, unavailablePage, unitFor } from "../http/in-unit.js";
 import { codes, type FieldProblem } from "../codes.js";
 import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
@@ -46,8 +46,38 @@ function refuse(req: Request, res: Response, status: number, error: string, mess
   else sendHtml(res, status, problemPage(status === 404 ? "Payment page not found" : "Request refused", message, details));
 }
 
-export function payerPages(deps: Deps): Router {
+export function payerPages(server: Deps): Router {
   const router = Router();
+  // each is a unit of the payment's merchant (found by the page's id before it starts)
+  const inUnit = unitFor(server, { record: "page", param: "pageId" }, unavailablePage);
+
+  router.get("/pay/:kind/:pageId", inUnit, async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
+    const { find, act, show, baseUrl } = pagesFor(depsOf(res, server));
+    const tx = find(req, res);
+    if (!tx) return;
+    // ?outcome=<name>: opening the address ends the payment as posting outcome=<name> would (no form needed)
+    if (req.query.outcome !== undefined) return act(req, res, tx, {});
+    const stage = stageOf(tx);
+    // an old address of a payment that moved on (checkout → 3-D Secure) leads to where it waits now
+    if (stage && stage !== req.params.kind) return res.redirect(303, pageUrl(baseUrl(req), stage, tx.page_id));
+    show(req, res, tx);
+  });
+
+  router.post("/pay/:kind/:pageId", inUnit, readForm(), async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
+    const { find, act, show } = pagesFor(depsOf(res, server));
+    const tx = find(req, res);
+    if (!tx) return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    // theForm of /v1/checkout lands here with every request field: show the checkout
+    if (namedOutcome(req, body) === undefined && body.allParams !== undefined) return show(req, res, tx);
+    await act(req, res, tx, body);
+  });
+
+  return router;
+}
+
+/** What a page request works with, on the parts of its unit of work (its records handed over). */
+function pagesFor(deps: Deps) {
   const baseUrl = (req: Request) => deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
 
   /** The payment of a page address, or a 404 sent and undefined. */
@@ -70,29 +100,6 @@ export function payerPages(deps: Deps): Router {
     if (stage === "apm") return sendHtml(res, status, apmPage(ctx, methodLabel(deps, tx.payment_method)));
     sendHtml(res, status, checkoutPage(ctx, decodeItems(tx.payer_request?.items ?? ""), problems));
   };
-
-  // each is a unit of the payment's merchant (found by the page's id before it starts)
-  const inUnit = unitFor(deps, { record: "page", param: "pageId" }, unavailablePage);
-
-  router.get("/pay/:kind/:pageId", inUnit, async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
-    const tx = find(req, res);
-    if (!tx) return;
-    // ?outcome=<name>: opening the address ends the payment as posting outcome=<name> would (no form needed)
-    if (req.query.outcome !== undefined) return act(req, res, tx, {});
-    const stage = stageOf(tx);
-    // an old address of a payment that moved on (checkout → 3-D Secure) leads to where it waits now
-    if (stage && stage !== req.params.kind) return res.redirect(303, pageUrl(baseUrl(req), stage, tx.page_id));
-    show(req, res, tx);
-  });
-
-  router.post("/pay/:kind/:pageId", inUnit, readForm(), async (req: Request<{ kind: string; pageId: string }>, res: Response) => {
-    const tx = find(req, res);
-    if (!tx) return;
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    // theForm of /v1/checkout lands here with every request field: show the checkout
-    if (namedOutcome(req, body) === undefined && body.allParams !== undefined) return show(req, res, tx);
-    await act(req, res, tx, body);
-  });
 
   /** The payer acted (a form, a script, or an address with ?outcome=): choose the outcome → finish → answer. */
   async function act(req: Request, res: Response, tx: Transaction, body: Record<string, unknown>): Promise<void> {
@@ -126,7 +133,7 @@ export function payerPages(deps: Deps): Router {
     sendHtml(res, 200, resultPage(shown(tx), ""));
   }
 
-  return router;
+  return { find, act, show, baseUrl };
 }
 
 type Choice = PayerAction | { problems: FieldProblem[] } | { refused: string };

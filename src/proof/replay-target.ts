@@ -54,6 +54,7 @@ export async function openTarget(options: VerifyOptions, start: number): Promise
   const { startSandbox } = await import("../sandbox.js");
   const { secretKeyOf } = await import("../domain/merchants.js");
   const { bringUpToDate } = await import("../schedule/scheduler.js");
+  const { unitDeps } = await import("../deps.js");
   let now = start;
   const sandbox = await startSandbox({
     clock: createClock(() => now),
@@ -76,7 +77,7 @@ export async function openTarget(options: VerifyOptions, start: number): Promise
       if (Number.isFinite(t) && t > now) now = t;
     },
     catchUp: async () => {
-      await sandbox.deps.store.unit(() => bringUpToDate(sandbox.deps));
+      await sandbox.deps.store.unit((store) => bringUpToDate(unitDeps(sandbox.deps, store)));
     },
     keyOf: (m) => options.key ?? secretKeyOf(sandbox.deps.store.records, m),
     flush: async () => {

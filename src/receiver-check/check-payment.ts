@@ -42,7 +42,7 @@ export async function createPayment(deps: Deps, merchant: Merchant, sandgateUrl:
   } catch (err) {
     answer = (err as Error).message;
   }
-  const tx = await deps.store.unit(() => deps.store.records.transactionsByOrder(merchant.merchant_id, orderNo)[0], { merchant: merchant.merchant_id });
+  const tx = await deps.store.unit((store) => store.records.transactionsByOrder(merchant.merchant_id, orderNo)[0], { merchant: merchant.merchant_id });
   if (!tx) throw new CheckRefused(500, "payment_not_created", `the check's payment could not be made (POST /v1/authorise: ${answer})`);
   return tx;
 }

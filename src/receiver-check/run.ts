@@ -4,10 +4,10 @@
 // id, with its attempt), but finished at once: a check never retries, so it stops by itself.
 // A receiver that cannot be reached stops the run at once, one that does not answer after two
 // timeouts in a row: said once in `stopped`, not as a failure per probe.
-import type { Deps } from "../deps.js";
+import { unitDeps, type Deps } from "../deps.js";
+import type { Store } from "../store/store.js";
 import { DEFAULT_TIMEOUT_MS, postNotification } from "../notify/dispatcher.js";
 import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../notify/outbox.js";
-import { secretKeyOf } from "../domain/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import { checkEvents } from "./check-events.js";
 import { accept, type CheckInput } from "./input.js";
@@ -126,23 +126,23 @@ function judge(probe: Probe, sends: SendResult[]): Pick<ProbeResult, "verdict" |
  * before changing anything.
  */
 export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUrl: string): Promise<ReceiverCheckReport> {
-  const { store, clock, log } = deps;
-  /** a unit of the merchant checked: the check's records are that merchant's */
-  const inUnit = <T>(work: () => T | Promise<T>) => store.unit(work, { merchant: input.merchant_id });
+  const { clock, log } = deps;
+  /** a unit of the merchant checked: the check's records are that merchant's, handed to `work` */
+  const inUnit = <T>(work: (store: Store) => T | Promise<T>) => deps.store.unit(work, { merchant: input.merchant_id });
   const base = new URL(sandgateUrl);
-  const accepted = await inUnit(() => accept(deps, input, Number(base.port || (base.protocol === "https:" ? 443 : 80))));
+  const accepted = await inUnit((store) => accept(unitDeps(deps, store), input, Number(base.port || (base.protocol === "https:" ? 443 : 80))));
   const started = Date.now();
   const startedAt = clock.now().toISOString();
-  const check = await inUnit(async () => {
+  const check = await inUnit(async (store) => {
     const id = store.ids.hex("check", 16, "chk_");
     await store.commit();
     return id;
   });
   const tx = accepted.transaction ?? (await createPayment(deps, accepted.merchant, sandgateUrl.replace(/\/+$/, ""), check));
-  const key = input.key ?? secretKeyOf(store.records, accepted.merchant.merchant_id);
+  const key = input.key ?? accepted.merchant.secret_key;
   // another key of the same form: only the signature tells them apart
   const keys = { key, other: `${key.slice(0, -1)}${key.endsWith("x") ? "y" : "x"}_other` };
-  const events = await inUnit(() => checkEvents(tx, store.records, clock.now(), input.url));
+  const events = await inUnit((store) => checkEvents(tx, store.records, clock.now(), input.url));
   const sent = new Map<string, Notification[]>();
   const ctx: ProbeContext = { events, sent };
   const probes: ProbeResult[] = [];
@@ -155,7 +155,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
     const n =
       "again" in send
         ? send.again
-        : await inUnit(async () => {
+        : await inUnit(async (store) => {
             const built = buildNotification(store.ids, clock.now(), send.event, keys.key);
             // sent as one attempt of Sandgate's is: with its sent_at (a probe may change it, signed or not)
             built.payload = attemptBody(built.payload, clock.now().toISOString(), keys.key);
@@ -170,7 +170,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
     const outcome = await postNotification(n, number, DEFAULT_TIMEOUT_MS);
     const { http_status, error, duration_ms, response_body } = outcome;
     const attempt: NotificationAttempt = { attempt: number, at, reason: "again" in send ? "duplicate" : "first", http_status, error, duration_ms, response_body };
-    await inUnit(() => {
+    await inUnit((store) => {
       const held = store.records.notification(n.notification_id) ?? n;
       held.attempts.push(attempt);
       finish(held);

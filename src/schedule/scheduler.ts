@@ -1,7 +1,7 @@
 // Time-driven changes: whatever is due by `now` happens before anything reads or writes state.
 // Called by every gateway request, by the operator API, and by a timer while the server runs.
 // The domain makes the changes; this is where they are turned into notifications.
-import type { Deps } from "../deps.js";
+import { unitDeps, type Deps } from "../deps.js";
 import type { Ids } from "../ids.js";
 import type { Repository } from "../domain/records.js";
 import { refundEvent, subscriptionEvent } from "../notify/events.js";
@@ -15,15 +15,15 @@ export function catchUp(records: Repository, now: Date, ids: Ids, effects: TimeE
   let changed = settleDueRefunds(records, now, ids, (r, tx) => {
     records.changed("refunds", r);
     if (tx) records.changed("transactions", tx);
-    if (tx?.notify_url) effects.notifier.emit(refundEvent(r, tx, r.notify));
+    if (tx?.notify_url) effects.notifier.emit(refundEvent(r, tx, r.notify), { records, ids });
   });
   changed += deductDue(records, now, ids, effects, (sub, event, deduction, notify) => {
     records.changed("subscriptions", sub);
-    effects.notifier.emit(subscriptionEvent(records, sub, event, deduction, notify));
+    effects.notifier.emit(subscriptionEvent(records, sub, event, deduction, notify), { records, ids });
   });
   changed += settleDuePayouts(records, now, (p) => {
     records.changed("payouts", p);
-    notifyPayout(p, effects.notifier, p.notify);
+    notifyPayout(p, effects.notifier, { records, ids }, p.notify);
   });
   return changed;
 }
@@ -38,6 +38,6 @@ export async function bringUpToDate(deps: Deps): Promise<number> {
 /** Applies what fell due everywhere: one unit per merchant with due work (with a shared store), or one for all. */
 export async function applyDue(deps: Deps): Promise<number> {
   let changed = 0;
-  for (const scope of await deps.store.dueScopes(deps.clock.now())) changed += await deps.store.unit(() => bringUpToDate(deps), scope);
+  for (const scope of await deps.store.dueScopes(deps.clock.now())) changed += await deps.store.unit((store) => bringUpToDate(unitDeps(deps, store)), scope);
   return changed;
 }

@@ -1,7 +1,9 @@
 // The shared store (--redis-url): one sandbox for any number of replicas, partitioned by merchant.
 // Redis holds the state (redis-scripts.ts lists the keys); a replica keeps the merchants it served
 // recently in memory (redis-partition.ts), each with the same indexes as the embedded store, so
-// handlers stay synchronous and unchanged.
+// handlers stay synchronous and unchanged. Each unit is handed its own view (view(): the merchant's
+// partition, none, or every merchant's to read) with its commit and the units opened inside it;
+// nothing is looked up from the async context the code runs in.
 //
 // A unit of work names the merchant it serves and takes that merchant's turn: units of different
 // merchants run at the same time, on this replica or any other, and a replica that dies holding a
@@ -10,7 +12,6 @@
 // every unit checks its version as it takes its turn (in the same round trip), and it changes only
 // in a unit that names no merchant, under its own turn. Such a unit reads every merchant's records
 // (the dashboard's lists) and changes none.
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import { Cluster, Redis } from "ioredis";
@@ -23,7 +24,7 @@ import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type Par
 import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
-import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope } from "./store.js";
+import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
@@ -142,7 +143,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const dropOld = define("sandgateDropOld", DROP_OLD);
   const token = randomBytes(12).toString("hex");
   const tag = token.slice(0, 6);
-  const inside = new AsyncLocalStorage<Context>();
   const heldRecords = options.heldRecords ?? HELD_RECORDS;
   let parts: SharedParts | undefined;
 
@@ -378,134 +378,150 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   });
 
   const none = createRepository(stateFromFixtures({ ...fixtures, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], payouts: [] }, known.seed));
-  const current = () => inside.getStore();
 
-  async function merchantUnit<T>(merchantId: string, work: () => T | Promise<T>): Promise<T> {
+  async function merchantUnit<T>(merchantId: string, work: (store: Store) => T | Promise<T>): Promise<T> {
     const p = partition(merchantId);
     const [entered, settings] = await Promise.allSettled([p.turns.enter(), checkSettings()]);
     if (entered.status === "rejected") throw entered.reason;
     try {
       if (settings.status === "rejected") throw new StoreUnavailable((settings.reason as Error).message);
-      return await inside.run({ partition: p }, work);
+      return await work(view({ partition: p }));
     } finally {
       p.turns.leave();
     }
   }
 
-  async function unit<T>(work: () => T | Promise<T>, scope?: UnitScope): Promise<T> {
-    const here = current();
+  /** A unit opened where `here` is (undefined: in no unit): inside one of the same records it is part of it. */
+  async function unitIn<T>(here: Context | undefined, work: (store: Store) => T | Promise<T>, scope?: UnitScope): Promise<T> {
     const merchantId = scope && "merchant" in scope ? scope.merchant : undefined;
     if (here && "partition" in here) {
-      if (merchantId === undefined || merchantId === here.partition.merchantId) return work();
+      if (merchantId === undefined || merchantId === here.partition.merchantId) return work(view(here));
       throw new StoreError(`a unit of ${here.partition.merchantId} cannot open one of ${merchantId}`);
     }
     if (merchantId !== undefined) return merchantUnit(merchantId, work);
-    if (here) return work();
+    if (here) return work(view(here));
     if (scope) {
       await checkSettings().catch((err: unknown) => Promise.reject(new StoreUnavailable((err as Error).message)));
-      return inside.run({ none: true }, work);
+      return work(view({ none: true }));
     }
-    return globalUnit(work, true);
+    return globalUnit(here, work, true);
   }
 
   /** A unit with the settings' turn; `everyMerchant`: every merchant's records brought up to date here first, to read. */
-  async function globalUnit<T>(work: () => T | Promise<T>, everyMerchant: boolean): Promise<T> {
-    const here = current();
-    if (here && "all" in here) return work(); // part of the unit it is in
+  async function globalUnit<T>(here: Context | undefined, work: (store: Store) => T | Promise<T>, everyMerchant: boolean): Promise<T> {
+    if (here && "all" in here) return work(view(here)); // part of the unit it is in
     if (here) throw new StoreError("a unit of one merchant cannot open one of every merchant");
     await globalTurns.enter();
     try {
       if (everyMerchant) await catchUpAll().catch((err: unknown) => Promise.reject(new StoreUnavailable((err as Error).message)));
-      return await inside.run({ all: true }, work);
+      return await work(view({ all: true }));
     } finally {
       globalTurns.leave();
     }
   }
 
-  return {
-    kind: "redis",
-    get data() {
-      const here = current();
-      if (here && "partition" in here) return here.partition.state;
-      if (here && "none" in here) return none.state;
-      if (here) return (here.merged ??= everything.state);
-      return everything.state;
-    },
-    get records(): Repository {
-      const here = current();
-      if (here && "partition" in here) return here.partition.records;
-      if (here && "none" in here) return none;
-      return everything;
-    },
-    get ids() {
-      const here = current();
-      return here && "partition" in here ? here.partition.ids : ids;
-    },
-    unit,
-    async locate(kind, id) {
-      return (await client.hget(global.where, `${kind}:${id}`)) ?? undefined;
-    },
-    async dueScopes(now) {
-      const here = current();
-      if (here && "partition" in here) return [undefined]; // its own merchant's
-      if (here && "none" in here) return [];
-      const at = now.getTime();
-      // the index, the merchants held here, and fixture merchants not installed yet whose fixtures have work due
-      const waiting = fixtureDue.filter(([, due]) => due <= at).map(([m]) => m);
-      const [due, installed] = await Promise.all([
-        client.zrangebyscore(global.due, "-inf", at),
-        waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[]),
-      ]);
-      const merchants = new Set(due);
-      waiting.forEach((m, i) => installed[i] || merchants.add(m));
-      for (const p of partitions.values()) if ((p.records.nextDueAt() ?? Infinity) <= at) merchants.add(p.merchantId);
-      return [...merchants].map((merchant) => ({ merchant }));
-    },
-    share(shared) {
-      parts = shared;
-      parts.requests.share(tag, publishRequest);
-      parts.scenarios.takeCounts(); // counts are tracked from now on
-      if (known.json) adopt(known);
-      else lastSettings = "";
-    },
-    commit(last) {
-      const here = current();
-      if (here && "partition" in here) {
-        const p = here.partition;
-        // the unit's last write, and no other unit on this turn: it gives the turn back too
-        if (last && p.turns.handOver()) return p.write(true).catch((err: unknown) => {
-          p.epoch = "";
-          void p.releaseTurn();
-          throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
-        });
-        return commitOf(p)();
-      }
-      if (here && "all" in here) return writeSettings();
-      if (here) return Promise.resolve();
-      return globalUnit(() => undefined, false); // the settings, if they changed here
-    },
-    async reset(merchantId) {
-      if (merchantId !== undefined) {
-        await unit(() => partition(merchantId).install(initial(merchantId)), { merchant: merchantId });
-        return;
-      }
-      await globalUnit(async () => {
-        const merchants = await client.smembers(global.merchants);
-        await writeSettings(randomBytes(6).toString("hex"));
-        dropAll();
-        // what the old generation left: dropped now, unless a replica installed it again meanwhile
-        await Promise.all(merchants.map((m) => dropOld(installKeys(partitionKeys(options.prefix, m)), [known.gen])));
-      }, false);
-    },
-    async close() {
-      // a graceful stop hands the turns over at once: the units still here end (2 s at most), then
-      // this replica's locks are given back, so no other replica waits out a lease
-      clearInterval(trimmer);
-      clearImmediate(trimSoon);
-      const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
-      for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
-      await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
-      await client.quit().catch(() => client.disconnect());
-    },
-  };
+  /**
+   * The store as seen from `here`: a unit's own records (a merchant's partition, none, or every
+   * merchant's to read), its ids, its commit and the units opened inside it; undefined: outside every
+   * unit (what the process reads at start and close, and where units are opened from). Each unit is
+   * handed its view: nothing is looked up from the context the code happens to run in.
+   */
+  function view(here: Context | undefined): Store {
+    return {
+      kind: "redis",
+      get data() {
+        if (here && "partition" in here) return here.partition.state;
+        if (here && "none" in here) return none.state;
+        if (here) return (here.merged ??= everything.state);
+        return everything.state;
+      },
+      get records(): Repository {
+        if (here && "partition" in here) return here.partition.records;
+        if (here && "none" in here) return none;
+        return everything;
+      },
+      get ids() {
+        return here && "partition" in here ? here.partition.ids : ids;
+      },
+      unit: (work, scope) => unitIn(here, work, scope),
+      locate,
+      dueScopes: (now) => dueScopesIn(here, now),
+      share,
+      commit: (last) => commitIn(here, last),
+      reset: (merchantId) => resetIn(here, merchantId),
+      close,
+    };
+  }
+
+  async function locate(kind: Locatable, id: string): Promise<string | undefined> {
+    return (await client.hget(global.where, `${kind}:${id}`)) ?? undefined;
+  }
+
+  async function dueScopesIn(here: Context | undefined, now: Date): Promise<(UnitScope | undefined)[]> {
+    if (here && "partition" in here) return [undefined]; // its own merchant's
+    if (here && "none" in here) return [];
+    const at = now.getTime();
+    // the index, the merchants held here, and fixture merchants not installed yet whose fixtures have work due
+    const waiting = fixtureDue.filter(([, due]) => due <= at).map(([m]) => m);
+    const [due, installed] = await Promise.all([
+      client.zrangebyscore(global.due, "-inf", at),
+      waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[]),
+    ]);
+    const merchants = new Set(due);
+    waiting.forEach((m, i) => installed[i] || merchants.add(m));
+    for (const p of partitions.values()) if ((p.records.nextDueAt() ?? Infinity) <= at) merchants.add(p.merchantId);
+    return [...merchants].map((merchant) => ({ merchant }));
+  }
+
+  function share(shared: SharedParts): void {
+    parts = shared;
+    parts.requests.share(tag, publishRequest);
+    parts.scenarios.takeCounts(); // counts are tracked from now on
+    if (known.json) adopt(known);
+    else lastSettings = "";
+  }
+
+  function commitIn(here: Context | undefined, last?: boolean): Promise<void> {
+    if (here && "partition" in here) {
+      const p = here.partition;
+      // the unit's last write, and no other unit on this turn: it gives the turn back too
+      if (last && p.turns.handOver()) return p.write(true).catch((err: unknown) => {
+        p.epoch = "";
+        void p.releaseTurn();
+        throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+      });
+      return commitOf(p)();
+    }
+    if (here && "all" in here) return writeSettings();
+    if (here) return Promise.resolve();
+    return globalUnit(here, () => undefined, false); // the settings, if they changed here
+  }
+
+  async function resetIn(here: Context | undefined, merchantId?: string): Promise<void> {
+    if (merchantId !== undefined) {
+      await unitIn(here, () => partition(merchantId).install(initial(merchantId)), { merchant: merchantId });
+      return;
+    }
+    await globalUnit(here, async () => {
+      const merchants = await client.smembers(global.merchants);
+      await writeSettings(randomBytes(6).toString("hex"));
+      dropAll();
+      // what the old generation left: dropped now, unless a replica installed it again meanwhile
+      await Promise.all(merchants.map((m) => dropOld(installKeys(partitionKeys(options.prefix, m)), [known.gen])));
+    }, false);
+  }
+
+  async function close(): Promise<void> {
+    // a graceful stop hands the turns over at once: the units still here end (2 s at most), then
+    // this replica's locks are given back, so no other replica waits out a lease
+    clearInterval(trimmer);
+    clearImmediate(trimSoon);
+    const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
+    for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
+    await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
+    await client.quit().catch(() => client.disconnect());
+  }
+
+  // the store outside every unit: units are opened from it, each handed its own view
+  return view(undefined);
 }

@@ -1,7 +1,9 @@
 // Runtime state: in memory by default; with --data, a lowdb snapshot file plus an append-only
 // journal beside it (<file>.journal, see journal.ts).
-// Handlers change records through `store.records` synchronously (Node runs one at a time, so a
-// request's changes are atomic) and then `await store.commit()` before answering: the records the
+// A unit of work is handed its view of the store (store.unit(work): work(view)); in one process that
+// view is the store itself. Handlers change records through the view's `records` synchronously (Node
+// runs one at a time, so a request's changes are atomic) and then `await commit()` before
+// answering: the records the
 // request changed are appended to the journal and synced, so an acknowledged change is on disk,
 // at a cost that follows the change, not the state. The snapshot (lowdb's file, written through
 // SnapshotFile: a slice at a time between requests, synced temp file + rename, never half-written)
@@ -44,14 +46,16 @@ export interface Store {
    */
   commit(last?: boolean): Promise<void>;
   /**
-   * Runs `work` as one unit: everything it reads and changes, commits included, is atomic with
+   * Runs `work` as one unit, handing it the unit's own view of the store (its records, ids, commit,
+   * and the units opened inside it): everything it reads and changes through that view, commits
+   * included, is atomic with
    * respect to every other unit. In one process that is already so (handlers change state
    * synchronously); with a shared store the unit waits for the sandbox-wide turn, starts from
    * the latest state, and every other replica's next unit starts from its changes. Durability is
    * commit()'s, as in one process. A unit opened inside another one is part of it. Work that waits on something slow (a notification's POST)
    * stays outside units.
    */
-  unit<T>(work: () => T | Promise<T>, scope?: UnitScope): Promise<T>;
+  unit<T>(work: (store: Store) => T | Promise<T>, scope?: UnitScope): Promise<T>;
   /**
    * The merchant whose record this is (a payer page, a payment, ...), for a unit to name it before
    * it starts: a shared store partitions by merchant. Undefined when the store cannot tell (one
@@ -274,9 +278,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await (behindFailed ? snapshot() : behind());
   });
 
-  return {
+  // one process: every unit sees every record, so a unit's view is the store itself
+  const store: Store = {
     kind: dataFile ? "file" : "memory",
-    unit: async (work) => work(),
+    unit: async (work) => work(store),
     locate: async () => undefined,
     dueScopes: async () => [undefined],
     share: () => undefined,
@@ -308,6 +313,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       closed = true;
     },
   };
+  return store;
 }
 
 /** A write that never overlaps another one; `exclusive` runs something else in the same line. */
