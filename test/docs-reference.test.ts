@@ -590,13 +590,18 @@ describe("docs/security.md", () => {
 });
 
 describe("docs/architecture.md", () => {
-  test("every file the request's path names exists, and the path of a card payment holds at most 12 steps", () => {
+  test("every file the request's path names exists; a card payment's path holds at most 12 steps, read in at most 12 files", () => {
     const text = page("docs/architecture.md").text;
     const named = [...text.matchAll(/`((?:src|scripts)\/[\w./-]+\.(?:ts|mjs))`/g)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
-    const steps = [...text.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    const rows = [...text.matchAll(/^\| (\d+) \|[^|]*\|([^|]*)\|/gm)];
+    const steps = rows.map((m) => Number(m[1]));
     expect(steps).toEqual(Array.from({ length: steps.length }, (_, i) => i + 1));
     expect(steps.length).toBeLessThanOrEqual(12);
+    // the third column: where each step is read
+    const readIn = new Set(rows.flatMap((m) => [...m[2]!.matchAll(/`(src\/[\w./-]+\.ts)`/g)].map((f) => f[1]!)));
+    expect(readIn.size).toBeGreaterThan(3);
+    expect(readIn.size).toBeLessThanOrEqual(12);
   });
 });
