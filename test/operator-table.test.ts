@@ -6,6 +6,8 @@ import { OPERATOR_CALLS } from "../src/api/operator-calls.js";
 import { callHandlers } from "../src/admin/call-handlers.js";
 import { SandgateAdminError, startSandbox, type Sandbox } from "../src/index.js";
 import { runSandgate } from "../scripts/sandgate-process.js";
+import request from "supertest";
+import { formSession, makeApp } from "./helpers.js";
 
 /** A value for each path parameter: no record has it, so a call that names one answers its own 404. */
 const PARAMS: Record<string, string> = { ref: "R-none", transaction_id: "T-none", recurring_id: "S-none", id: "N-none", merchant_id: "TABLE-M1", merchantId: "TABLE-M1", name: "default" };
@@ -55,6 +57,19 @@ describe("every call of the table, by every way in", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("needs transaction_id=<value>");
   });
+});
+
+test("each call's dashboard form (its /ui/ twin in the table) is mounted: a post from the dashboard is answered with a page or a redirect", async () => {
+  const { app } = await makeApp();
+  const { cookie, token } = await formSession(app);
+  const twins = OPERATOR_CALLS.filter((c) => c.form);
+  expect(twins.map((c) => c.operationId)).toEqual(expect.arrayContaining(["completePayment", "settleRefund", "advanceClock", "resetState"]));
+  for (const call of twins) {
+    const path = call.form!.replace(/\{(\w+)\}/g, (_, n: string) => PARAMS[n]!);
+    const res = await request(app).post(path).set("cookie", cookie).type("form").send({ _form: token });
+    expect(res.text, `${call.operationId}: POST ${path}`).not.toMatch(NO_ROUTE);
+    expect([200, 303], `${call.operationId}: POST ${path} → ${res.status}`).toContain(res.status);
+  }
 });
 
 test("a call of the table with no handler is named when the router is made", () => {

@@ -24,3 +24,6 @@ export function callHandlers(): { on: On; handlersOf: (id: OperatorCallId) => Re
     ids: () => [...byId.keys()],
   };
 }
+
+/** The Express path of a table path: /__sandbox/payments/{transaction_id}/complete → /payments/:transaction_id/complete (routers are mounted at /__sandbox). */
+export const routePathOf = (path: string) => path.replace(/^\/__sandbox/, "").replace(/\{(\w+)\}/g, ":$1");

@@ -5,7 +5,9 @@
 import express, { Router, type Request, type Response } from "express";
 import { codes, GatewayError } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { dashboardUnits, depsOf } from "../http/in-unit.js";
+import { dashboardUnits, depsOf, unavailablePage, unitFor } from "../http/in-unit.js";
+import { OPERATOR_CALLS } from "../api/operator-calls.js";
+import { callHandlers, routePathOf } from "./call-handlers.js";
 import { stageOf, stageOutcomes } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { BASE, type Flash } from "../render/dashboard/frame.js";
@@ -165,6 +167,9 @@ export function dashboard(server: Deps): Router {
   });
 
   // ---- actions: act, then 303 back with a message ----
+  // each form is the /ui/ twin of an operator call (api/operator-calls.ts `form`): mounted below at
+  // the table's path, in the call's unit of work, with the handler given here
+  const { on: onForm, handlersOf: formOf } = callHandlers();
   const scenarioChange = (deps: Deps, run: () => string) => async (): Promise<Done<string>> => {
     try {
       const value = run();
@@ -176,19 +181,19 @@ export function dashboard(server: Deps): Router {
     }
   };
 
-  router.post("/ui/scenarios/global", inUnit.all, (req, res) => {
+  onForm("setGlobalScenario", (req, res) => {
     const deps = depsOf(res, server);
     return act(req, res, `${BASE}/`, scenarioChange(deps, () => (registry.setGlobal(text(req, "name")), registry.global())), (name) => `Global scenario is now ${name}.`);
   });
 
-  router.post("/ui/scenarios/bind", inUnit.all, (req, res) => {
+  onForm("bindScenario", (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id").trim();
     if (!merchant) return backTo(req, res, `${BASE}/`, { text: "Give a merchant id to bind.", ok: false });
     return act(req, res, `${BASE}/`, scenarioChange(deps, () => (registry.bind(merchant, text(req, "name")), text(req, "name"))), (name) => `Merchant ${merchant} now uses ${name}.`);
   });
 
-  router.post("/ui/scenarios/unbind", inUnit.all, async (req, res) => {
+  onForm("unbindScenario", async (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
     const removed = registry.unbind(merchant);
@@ -196,49 +201,50 @@ export function dashboard(server: Deps): Router {
     backTo(req, res, `${BASE}/`, removed ? { text: `Merchant ${merchant} follows the global scenario again.`, ok: true } : { text: `Merchant ${merchant} had no binding.`, ok: false });
   });
 
-  router.post("/ui/clock", inUnit.own, (req, res) => {
+  onForm("advanceClock", (req, res) => {
     const deps = depsOf(res, server);
     return act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance") }), (v) => `Clock advanced to ${v.now}; ${v.applied} change(s) fell due.`);
   });
 
-  router.post("/ui/reset", inUnit.all, (req, res) => {
+  onForm("resetState", (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
     if (text(req, "confirm") !== "yes") return sendHtml(res, 200, confirmResetPage(merchant));
     return act(req, res, `${BASE}/`, () => resetState(deps, merchant ? { merchant_id: merchant } : { all: true }), (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`));
   });
 
-  router.post("/ui/payments/:id/complete", inUnit.transaction, (req, res) => {
+  onForm("completePayment", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "id"))}`, () => completePaymentNow(deps, pathParam(req, "id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`);
+    return act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "transaction_id"))}`, () => completePaymentNow(deps, pathParam(req, "transaction_id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`);
   });
 
-  router.post("/ui/refunds/:ref/settle", inUnit.refund, (req, res) => {
+  onForm("settleRefund", (req, res) => {
     const deps = depsOf(res, server);
     return act(req, res, `${BASE}/ui/transactions`, () => settleRefundNow(deps, pathParam(req, "ref"), text(req, "result")), (r) => `Refund ${r.refund_reference_id} is ${r.state}.`);
   });
 
-  router.post("/ui/payouts/:id/complete", inUnit.payout, (req, res) => {
+  onForm("completePayout", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "id"), "COMPLETED"), (p) => `Payout ${p.transaction_id} is ${p.status}.`);
+    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "transaction_id"), "COMPLETED"), (p) => `Payout ${p.transaction_id} is ${p.status}.`);
   });
 
-  router.post("/ui/payouts/:id/fail", inUnit.payout, (req, res) => {
+  onForm("failPayout", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "id"), "FAILED", { failure_type: text(req, "failure_type") }), (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`);
+    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "transaction_id"), "FAILED", { failure_type: text(req, "failure_type") }), (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`);
   });
 
-  router.post("/ui/subscriptions/:id/charge", inUnit.subscription, (req, res) => {
+  onForm("chargeSubscription", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, pathParam(req, "id")), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`);
+    return act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, pathParam(req, "recurring_id")), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`);
   });
 
-  router.post("/ui/notifications/:id/resend", inUnit.own, async (req, res) => {
+  onForm("resendNotification", async (req, res) => {
     const deps = depsOf(res, server);
     const sent = await deps.notifier.resend(pathParam(req, "id"));
     const last = sent?.attempts.at(-1);
     backTo(req, res, `${BASE}/ui/notifications`, sent ? { text: `Notification ${sent.notification_id} resent: ${last?.http_status === null ? last.error : `HTTP ${last?.http_status}`}.`, ok: true } : { text: `No notification ${pathParam(req, "id")}.`, ok: false });
   });
 
+  for (const call of OPERATOR_CALLS) if (call.form) router.post(routePathOf(call.form), unitFor(server, call.scope, unavailablePage), ...formOf(call.operationId));
   return router;
 }

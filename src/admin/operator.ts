@@ -10,7 +10,7 @@ import { answerJson, pathParam, problem, queryText, whereQuery } from "./shared.
 import { applyDue } from "../schedule/scheduler.js";
 import { formTokens } from "./cross-site.js";
 import { acceptsOnly } from "./accepts-only.js";
-import { callHandlers, type On } from "./call-handlers.js";
+import { callHandlers, routePathOf, type On } from "./call-handlers.js";
 import { OPERATOR_CALLS, type OperatorCall } from "../api/operator-calls.js";
 import { depsOf, unitFor } from "../http/in-unit.js";
 import { throughGate } from "./gate.js";
@@ -45,8 +45,6 @@ function inFront(deps: Deps, call: OperatorCall): RequestHandler[] {
 }
 const json = express.json({ limit: "100kb" });
 
-/** The Express path of a table path: /__sandbox/payments/{transaction_id}/complete → /payments/:transaction_id/complete (the router is mounted at /__sandbox). */
-const routePathOf = (path: string) => path.replace(/^\/__sandbox/, "").replace(/\{(\w+)\}/g, ":$1");
 
 /**
  * The operator API, made from its table (api/operator-calls.ts): every call mounted at its method and

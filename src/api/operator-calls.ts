@@ -164,6 +164,11 @@ export interface OperatorCall {
    * that changes something refuses any body with a key.
    */
   body?: z.ZodType | "har";
+  /**
+   * The dashboard's form that makes this call (its /ui/ twin): posted form fields, answered with a
+   * redirect back and a message; mounted by admin/dashboard.ts with the call's scope.
+   */
+  form?: string;
 }
 
 /** Runs outside a unit of work before its handler: answers no 503 store_unavailable before it starts. */
@@ -226,7 +231,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/clock",
-    operationId: "advanceClock", scope: "own", body: clockBody,
+    operationId: "advanceClock", form: "/__sandbox/ui/clock", scope: "own", body: clockBody,
     summary: 'moves the clock forward and applies what fell due: {"advance":"3d"} or {"advance_seconds":90}',
     answer: z.strictObject({ now: s, offset_ms: z.number(), applied: int }),
    
@@ -237,7 +242,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/refunds/{ref}/settle",
-    operationId: "settleRefund", scope: { record: "refund", param: "ref" }, body: settleBody,
+    operationId: "settleRefund", form: "/__sandbox/ui/refunds/{ref}/settle", scope: { record: "refund", param: "ref" }, body: settleBody,
     summary: 'settles an accepted refund now: {"result":"processed"|"failed"}',
     answer: z.strictObject({ refund }),
    
@@ -246,7 +251,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/payments/{transaction_id}/complete",
-    operationId: "completePayment", scope: { record: "transaction", param: "transaction_id" }, body: completeBody,
+    operationId: "completePayment", form: "/__sandbox/ui/payments/{transaction_id}/complete", scope: { record: "transaction", param: "transaction_id" }, body: completeBody,
     summary: 'finishes a payment waiting for its payer, as the payer would: {"outcome":"paid"|...}',
     answer: completed,
    
@@ -260,7 +265,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/payouts/{transaction_id}/complete",
-    operationId: "completePayout", scope: { record: "payout", param: "transaction_id" },
+    operationId: "completePayout", form: "/__sandbox/ui/payouts/{transaction_id}/complete", scope: { record: "payout", param: "transaction_id" },
     summary: "completes a pending payout",
     answer: z.strictObject({ payout: payoutView }),
     problems: { 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
@@ -268,7 +273,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/payouts/{transaction_id}/fail",
-    operationId: "failPayout", scope: { record: "payout", param: "transaction_id" }, body: failPayoutBody,
+    operationId: "failPayout", form: "/__sandbox/ui/payouts/{transaction_id}/fail", scope: { record: "payout", param: "transaction_id" }, body: failPayoutBody,
     summary: "fails a pending payout: {failure_type, failure_reason}",
     answer: z.strictObject({ payout: payoutView }),
    
@@ -301,7 +306,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/subscriptions/{recurring_id}/charge",
-    operationId: "chargeSubscription", scope: { record: "subscription", param: "recurring_id" },
+    operationId: "chargeSubscription", form: "/__sandbox/ui/subscriptions/{recurring_id}/charge", scope: { record: "subscription", param: "recurring_id" },
     summary: "charges the next deduction now",
     answer: z.strictObject({ subscription }),
     problems: { 404: "subscription_not_found", 409: "subscription_not_active: nothing left to charge" },
@@ -323,7 +328,7 @@ export const OPERATOR = [
     summary: "attempts every notification due now, and waits for the receivers",
     answer: z.strictObject({ attempts: int, pending: int, delivered: int, failed: int, dropped: int }),
   },
-  { method: "post", path: "/__sandbox/notifications/{id}/resend", operationId: "resendNotification", scope: "own", summary: "sends a notification again", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
+  { method: "post", path: "/__sandbox/notifications/{id}/resend", operationId: "resendNotification", form: "/__sandbox/ui/notifications/{id}/resend", scope: "own", summary: "sends a notification again", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
   {
     method: "post",
     path: "/__sandbox/notifications/trigger",
@@ -348,7 +353,7 @@ export const OPERATOR = [
   {
     method: "put",
     path: "/__sandbox/scenarios/global",
-    operationId: "setGlobalScenario", scope: "all", body: scenarioNameBody,
+    operationId: "setGlobalScenario", form: "/__sandbox/ui/scenarios/global", scope: "all", body: scenarioNameBody,
     summary: 'the global scenario: {"name":"declines"}',
     answer: z.strictObject({ global: s }),
    
@@ -357,18 +362,18 @@ export const OPERATOR = [
   {
     method: "put",
     path: "/__sandbox/scenarios/bindings/{merchantId}",
-    operationId: "bindScenario", scope: "all", body: scenarioNameBody,
+    operationId: "bindScenario", form: "/__sandbox/ui/scenarios/bind", scope: "all", body: scenarioNameBody,
     summary: 'one merchant\'s scenario: {"name":"3ds"}',
     answer: z.strictObject({ merchant_id: s, scenario: s }),
    
     problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
   },
-  { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", scope: "all", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
+  { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", form: "/__sandbox/ui/scenarios/unbind", scope: "all", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
   { method: "post", path: "/__sandbox/scenarios/reload", operationId: "reloadScenarios", scope: "all", summary: "reads the scenario files again", answer: reloaded, alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"] },
   {
     method: "post",
     path: "/__sandbox/reset",
-    operationId: "resetState", scope: "all", body: resetBody,
+    operationId: "resetState", form: "/__sandbox/ui/reset", scope: "all", body: resetBody,
     summary: 'back to the fixtures: {} for all, {"merchant_id":"M1"} for one',
     answer: z.strictObject({ reset: s.describe('the merchant, or "all"') }),
    

@@ -69,7 +69,7 @@ export function unitFor(deps: Deps, scope: RouteScope, unavailable: Unavailable 
   };
 }
 
-/** The dashboard's units (pages and forms, a 503 as a page), by what the address names: {id}, or {ref} for a refund. */
+/** The dashboard's units for its pages (a 503 as a page); its forms take their operator call's (admin/dashboard.ts). */
 export function dashboardUnits(deps: Deps) {
   const of = (scope: RouteScope) => unitFor(deps, scope, unavailablePage);
   return {
@@ -77,8 +77,5 @@ export function dashboardUnits(deps: Deps) {
     none: of("none"),
     own: of("own"),
     transaction: of({ record: "transaction", param: "id" }),
-    refund: of({ record: "refund", param: "ref" }),
-    payout: of({ record: "payout", param: "id" }),
-    subscription: of({ record: "subscription", param: "id" }),
   };
 }
