@@ -10,6 +10,12 @@ import { HAS_REDIS } from "./scripts/redis-server.js";
 const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/cards-at-rest.test.ts"];
 /** On a Cluster what differs again is which node holds a merchant's keys: the same suites but the transitions, which one Redis proves */
 const ON_CLUSTER = ON_REPLICAS.filter((f) => f !== "test/lifecycle-transitions.test.ts");
+/**
+ * `npm run test:fast` (the edit loop) leaves out what packs, builds and installs the package (it
+ * rewrites dist/ under a running `npm start`, and takes a fifth of the loop) and the load test whose
+ * figures want a quiet machine; `npm test` runs them.
+ */
+const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/heavy-work.test.ts"] : [];
 if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
 
 export default defineConfig({
@@ -19,7 +25,7 @@ export default defineConfig({
     projects: [
       // the in-process suites first, on both cores (as `npm run test:fast` runs them); then the replica
       // suites one file at a time: their figures (gaps under load, leases) are taken on a quiet machine
-      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: ["test/replicas.test.ts"], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: ["test/replicas.test.ts", ...NOT_IN_THE_EDIT_LOOP], maxWorkers: 2, sequence: { groupOrder: 0 } } },
       ...(HAS_REDIS
         ? [
             { extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"], maxWorkers: 1, sequence: { groupOrder: 1 } } },
