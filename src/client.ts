@@ -114,6 +114,10 @@ export interface AdminClient {
    * with the report whatever the verdicts (see `passed`); bad input throws SandgateAdminError (400).
    */
   checkReceiver(input: ReceiverCheckInput): Promise<ReceiverCheckReport>;
+  /** the state as a file to move or keep (NDJSON, docs/state.md): every merchant's, or one merchant's */
+  exportState(merchantId?: string): Promise<string>;
+  /** replaces the state with such a file (all of it, or the one merchant it holds); a refused file changes nothing */
+  importState(file: string): Promise<{ merchant: string | null; records: Record<string, number> }>;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -145,14 +149,18 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined && v !== "") query.set(k, String(v));
     const headers: Record<string, string> = { accept: "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
-    if (input.body !== undefined) headers["content-type"] = "application/json";
+    // a call that reads its own body (a state file) takes text as it is; every other body is JSON
+    const asText = spec.body === "raw" && typeof input.body === "string";
+    if (input.body !== undefined) headers["content-type"] = asText ? "application/x-ndjson" : "application/json";
     const res = await fetch(`${base}${path}${query.size ? `?${query}` : ""}`, {
       method,
       headers,
-      ...(input.body !== undefined ? { body: JSON.stringify(input.body) } : {}),
+      ...(input.body !== undefined ? { body: asText ? (input.body as string) : JSON.stringify(input.body) } : {}),
       ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
     const text = await res.text();
+    // an answer in another format (a state file, coverage as Markdown) is its text
+    if (res.ok && !/^application\/json\b/.test(res.headers.get("content-type") ?? "")) return text as T;
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -196,5 +204,7 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
       await send("clearCoverage", { query: { merchant_id: merchantId } });
     },
     checkReceiver: ({ url, merchant_id, transaction_id, key }) => send("checkReceiver", { body: { url, merchant_id, transaction_id, key } }),
+    exportState: (merchantId) => send("exportState", { query: { merchant_id: merchantId } }),
+    importState: (file) => send("importState", { body: file }),
   };
 }

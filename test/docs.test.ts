@@ -97,6 +97,7 @@ const RUN_BY: [page: string, holding: string, test: string][] = [
   ["README.md", "npm install && npm start", "npm-start.test.ts"],
   ["README.md", "/v1/authorise", "docs.test.ts"],
   ["docs/benchmark.md", "npm run bench", "docs-reference.test.ts"],
+  ["docs/state.md", '{"sandgate_state":1', "state-export.test.ts"],
   ["docs/ci.md", "vendor/bin/phpunit", "docs-scripts.test.ts"],
   ["docs/ci.md", '"test:payments"', "docs-scripts.test.ts"],
   ["docs/ci.md", "services:\n  sandgate:", "docs-reference.test.ts"],

@@ -41,6 +41,18 @@ const statusOf = async (replica: Replica, transactionId: string) =>
   String(JSON.parse((await post(replica, "/v1/retrievalTrans", { ...ENVELOPE, transaction_id: transactionId })).text).orders_list[0]?.payment_status);
 
 describe("replicas on one Redis", () => {
+  test("the state file: B exports what A wrote; an import into a shared store is refused (501) and changes nothing", async () => {
+    const [a, b] = await replicas();
+    const p = await authorised(a!);
+    const file = await (await fetch(`${b!.url}/__sandbox/state`)).text();
+    expect(file.split("\n")[0]).toMatch(/^\{"sandgate_state":1,"merchant":null,/);
+    expect(file).toContain(`"transaction_id":"${p.transaction_id}"`);
+    const refused = await fetch(`${a!.url}/__sandbox/state`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
+    expect(refused.status).toBe(501);
+    expect(((await refused.json()) as { error: string }).error).toBe("not_supported");
+    expect(await statusOf(b!, p.transaction_id)).toBe(await statusOf(a!, p.transaction_id));
+  });
+
   test("authorise on A, capture on B, refund on A, query on B; ids never collide", async () => {
     const [a, b] = await replicas();
     const p = await authorised(a!);

@@ -22,6 +22,7 @@ import { subscriptionsApi } from "./subscriptions-api.js";
 import { merchantsApi } from "./merchant-keys.js";
 import { harOf } from "./har-export.js";
 import { verifyApi } from "./verify-api.js";
+import { stateApi } from "./state-api.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { packageVersion } from "../paths.js";
 import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
@@ -40,7 +41,7 @@ function jsonOnly(req: Request, res: Response, next: NextFunction): void {
 
 /** What runs before a call's handler: its body read and checked (JSON, only the keys it accepts), then its unit of work. */
 function inFront(deps: Deps, call: OperatorCall): RequestHandler[] {
-  const reads = call.body === "har" ? [] : call.method === "get" ? [json] : [jsonOnly, json, acceptsOnly(call.body)];
+  const reads = call.body === "raw" ? [] : call.method === "get" ? [json] : [jsonOnly, json, acceptsOnly(call.body)];
   return [...reads, unitFor(deps, call.scope)];
 }
 const json = express.json({ limit: "100kb" });
@@ -64,6 +65,7 @@ export function operatorApi(deps: Deps): Router {
   subscriptionsApi(deps, on);
   merchantsApi(deps, on);
   verifyApi(deps, on);
+  stateApi(deps, on);
   for (const call of OPERATOR_CALLS) {
     // app.ts serves the document ahead of the host check and the token: anyone may read it
     if (call.operationId === "getOpenApiDocument") continue;

@@ -105,7 +105,8 @@ function operatorPaths(): Json {
     const responses: Record<string, Json> = {
       [String(call.status ?? 200)]: {
         description: call.status === 201 ? "created" : "done",
-        content: { ...json(answer), ...(call.text ? { [call.text]: { schema: { type: "string" } } } : {}) },
+        // an answer that is only text (a state file) has only its text type; another may also come as text (coverage as Markdown)
+        content: call.text && call.answer instanceof z.ZodString ? { [call.text]: { schema: { type: "string" } } } : { ...json(answer), ...(call.text ? { [call.text]: { schema: { type: "string" } } } : {}) },
       },
     };
     if (call.alike) responses[String(call.alike[0])] = { description: call.alike[1], content: json(answer) };

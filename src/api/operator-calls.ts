@@ -160,10 +160,11 @@ export interface OperatorCall {
   open?: true;
   /**
    * The body: a JSON object this schema checks (a key it does not know is refused before the call
-   * runs; malformed JSON is a 400 malformed_body), or "har" (verify reads its own). None: a call
+   * runs; malformed JSON is a 400 malformed_body), or "raw" (the call reads its own: verify's HAR,
+   * an imported state file). None: a call
    * that changes something refuses any body with a key.
    */
-  body?: z.ZodType | "har";
+  body?: z.ZodType | "raw";
   /**
    * The dashboard's form that makes this call (its /ui/ twin): posted form fields, answered with a
    * redirect back and a message; mounted by admin/dashboard.ts with the call's scope.
@@ -205,7 +206,7 @@ export const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/verify",
-    operationId: "verifyRecording", scope: "own", body: "har",
+    operationId: "verifyRecording", scope: "own", body: "raw",
     summary: "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report",
     query: { ignore: "a path left out of the comparison (repeatable, or comma-separated)", suggest: "1: suggest the scenario rules that close the differences" },
     answer: verifyReport,
@@ -370,6 +371,31 @@ export const OPERATOR = [
   },
   { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", form: "/__sandbox/ui/scenarios/unbind", scope: "all", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
   { method: "post", path: "/__sandbox/scenarios/reload", operationId: "reloadScenarios", scope: "all", summary: "reads the scenario files again", answer: reloaded, alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"] },
+  {
+    method: "get",
+    path: "/__sandbox/state",
+    operationId: "exportState",
+    scope: "all",
+    summary: "the state as a file to move or keep: NDJSON, versioned, one line per record (docs/state.md); merchant_id: one merchant's",
+    query: { merchant_id: "one merchant's records only (default: every merchant's)" },
+    answer: z.string().describe("the state file"),
+    text: "application/x-ndjson",
+    problems: { 404: "merchant_not_found" },
+  },
+  {
+    method: "put",
+    path: "/__sandbox/state",
+    operationId: "importState",
+    scope: "all",
+    summary: "replaces the state with a file GET /__sandbox/state wrote (all of it, or the one merchant the file holds); nothing changes when the file is refused",
+    answer: z.strictObject({ merchant: s.nullable().describe("the merchant the file held, or null: everything was replaced"), records: z.record(s, int).describe("records imported, per collection") }),
+    body: "raw",
+    problems: {
+      400: "invalid_state_file: not a state file, another version, cut short, or a record that is not one (the line and the reason)",
+      413: "body_too_large: the file is larger than 64 MB",
+      501: "not_supported: importing into a shared store (--redis-url) is not supported yet",
+    },
+  },
   {
     method: "post",
     path: "/__sandbox/reset",

@@ -1,7 +1,7 @@
 // The commands of `sandgate ctl` as a table: each one's words, arguments and options, the operator
 // client call (src/client.ts) it makes, and how its answer reads (a line for people, the JSON for
 // scripts). src/cli/ctl.ts turns the table into a command line, runs the chosen entry and exits.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Argument, Option } from "commander";
 import { parseDuration } from "../admin/duration.js";
@@ -140,6 +140,33 @@ async function requestsHar(ctx: Context, _args: string[], flags: Flags): Promise
   return { json: { file: resolve(file), entries }, text: `wrote ${entries} request${entries === 1 ? "" : "s"} to ${file} (HAR 1.2)` };
 }
 
+/** `state export --out <file>`: the state file written where asked. */
+async function stateExport(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
+  const file = text(flags, "out")!;
+  const body = await ctx.client.exportState(text(flags, "merchant"));
+  const records = Math.max(0, body.trimEnd().split("\n").length - 2);
+  try {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    writeFileSync(file, body);
+  } catch (err) {
+    throw new Refused(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return { json: { file: resolve(file), records }, text: `wrote ${records} record${records === 1 ? "" : "s"} to ${file}` };
+}
+
+/** `state import <file>`: the state replaced by a file `state export` wrote. */
+async function stateImport(ctx: Context, [file]: string[]): Promise<Answer> {
+  let body: string;
+  try {
+    body = readFileSync(file!, "utf8");
+  } catch (err) {
+    throw new Refused(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const done = await ctx.client.importState(body);
+  const total = Object.values(done.records).reduce((a, n) => a + n, 0);
+  return { json: done, text: `imported ${total} record${total === 1 ? "" : "s"}${done.merchant === null ? ": the whole state was replaced" : ` of merchant ${done.merchant}`}` };
+}
+
 /**
  * `ctl call <operationId> [name=value ...] [--body <json>]`: any call of the operator table
  * (api/operator-calls.ts), so a call the commands above do not name is one command away too. A
@@ -276,6 +303,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   {
+    words: "state export",
+    summary: "write the state (or one merchant's) to a file, to move it or keep it (NDJSON, versioned)",
+    options: [new Option("--out <file>", "the file to write").makeOptionMandatory(), merchantOption("one merchant's records only")],
+    run: stateExport,
+  },
+  {
+    words: "state import",
+    summary: "replace the state (or the one merchant the file holds) with a file state export wrote; a refused file changes nothing",
+    args: [new Argument("<file>", "a file state export wrote")],
+    run: stateImport,
+  },
+  {
     words: "call",
     summary: "any operator call by its operationId (call --help lists them), its answer as JSON",
     args: [new Argument("<operationId>", `one of the operator API's calls:\n${CALL_LIST}\n`), new Argument("[name=value...]", "a path parameter of the call (e.g. transaction_id=...), or else a query parameter")],
@@ -303,4 +342,5 @@ export const GROUPS: Record<string, string> = {
   merchant: "merchants: key",
   clock: "the sandbox clock: advance",
   notifications: "the notification outbox: deliver",
+  state: "the state as a file: export, import",
 };

@@ -449,6 +449,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       share,
       commit: (last) => commitIn(here, last),
       reset: (merchantId) => resetIn(here, merchantId),
+      restore: () => Promise.reject(new StoreError("importing a state file into a shared store (--redis-url) is not supported yet: import it into a Sandgate with --data, or export from here")),
       close,
     };
   }

@@ -68,6 +68,11 @@ export interface Store {
   share(parts: SharedParts): void;
   /** Back to fixtures: all merchants, or only the records of one merchant. */
   reset(merchantId?: string): Promise<void>;
+  /**
+   * The state replaced by `to` (an imported file): all of it (seed and counters too), or one
+   * merchant's records only, every other merchant's kept. Written before it returns.
+   */
+  restore(to: State, merchantId?: string): Promise<void>;
   /** a last snapshot, and the journal file removed */
   close(): Promise<void>;
 }
@@ -278,6 +283,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await (behindFailed ? snapshot() : behind());
   });
 
+  async function restore(to: State, merchantId?: string): Promise<void> {
+    if (merchantId === undefined) {
+      db.data = to;
+      ids = createIds(to.seed, to.counters);
+    } else resetMerchant(state(), to, merchantId);
+    records = repository();
+    await write.exclusive(snapshot);
+  }
+
   // one process: every unit sees every record, so a unit's view is the store itself
   const store: Store = {
     kind: dataFile ? "file" : "memory",
@@ -295,15 +309,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       return records;
     },
     commit: groupCommit(write),
-    async reset(merchantId?: string) {
-      const initial = stateFromFixtures(fixtures, state().seed);
-      if (merchantId === undefined) {
-        db.data = initial;
-        ids = createIds(initial.seed, initial.counters);
-      } else resetMerchant(state(), initial, merchantId);
-      records = repository();
-      await write.exclusive(snapshot);
-    },
+    reset: (merchantId?: string) => restore(stateFromFixtures(fixtures, state().seed), merchantId),
+    restore,
     async close() {
       await write.exclusive(snapshot);
       await journal?.close();

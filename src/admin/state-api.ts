@@ -1,0 +1,58 @@
+// GET /__sandbox/state: the state as a file to move or keep (store/state-export.ts); PUT: the state
+// replaced by such a file, all of it or the one merchant it holds. A file is read whole and checked
+// before anything changes: a refused file (its line and the reason) leaves the state as it was.
+import express, { type Request, type Response } from "express";
+import type { Deps } from "../deps.js";
+import type { State } from "../domain/types.js";
+import { depsOf } from "../http/in-unit.js";
+import { applyDue } from "../schedule/scheduler.js";
+import { readStateFile, StateFileError, writeStateFile } from "../store/state-export.js";
+import type { On } from "./call-handlers.js";
+import { problem, queryText } from "./shared.js";
+
+/** A state file of 10,000 payments is about 15 MB. */
+const STATE_FILE_LIMIT = "64mb";
+const readFile = express.raw({ type: () => true, limit: STATE_FILE_LIMIT });
+
+export function stateApi(server: Deps, on: On): void {
+  on("exportState", async (req: Request, res: Response) => {
+    const deps = depsOf(res, server);
+    const merchant = queryText(req, "merchant_id") ?? null;
+    if (merchant !== null && !deps.store.records.merchant(merchant)) return problem(res, 404, "merchant_not_found", `no merchant ${merchant}`);
+    await applyDue(deps);
+    const file = writeStateFile(deps.store.data, { merchant, exportedAt: deps.clock.now().toISOString(), clockOffsetMs: deps.clock.offsetMs() });
+    res.setHeader("Content-Disposition", `attachment; filename="sandgate-state${merchant ? `-${merchant.replace(/[^\w.-]/g, "_")}` : ""}.ndjson"`);
+    res.type("application/x-ndjson; charset=utf-8").send(file);
+  });
+
+  on(
+    "importState",
+    (_req, res, next) => (server.store.kind === "redis" ? problem(res, 501, "not_supported", "importing a state file into a shared store (--redis-url) is not supported yet: import it into a Sandgate with --data") : next()),
+    (req, res, next) =>
+      readFile(req, res, (err?: unknown) => {
+        if (!err) return next();
+        const status = (err as { status?: number }).status;
+        if (status === 413) return problem(res, 413, "body_too_large", `the file is larger than ${STATE_FILE_LIMIT.toUpperCase()}`);
+        problem(res, 400, "invalid_state_file", `the body cannot be read: ${(err as Error).message}`);
+      }),
+    async (req, res) => {
+      const deps = depsOf(res, server);
+      const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let file;
+      try {
+        file = readStateFile(bytes.toString("utf8"));
+      } catch (err) {
+        if (err instanceof StateFileError) return problem(res, 400, "invalid_state_file", err.message);
+        throw err;
+      }
+      const { header, records } = file;
+      const to: State = { version: 1, seed: header.seed, counters: { ...header.counters }, ...records };
+      if (header.merchant === null) {
+        await deps.store.restore(to);
+        deps.clock.setOffset?.(header.clock_offset_ms);
+        await deps.store.commit(); // the clock (with a shared store, every replica's)
+      } else await deps.store.restore(to, header.merchant);
+      res.json({ merchant: header.merchant, records: Object.fromEntries(Object.entries(records).map(([c, list]) => [c, list.length])) });
+    },
+  );
+}
