@@ -27,7 +27,6 @@ export function stateApi(server: Deps, on: On): void {
 
   on(
     "importState",
-    (_req, res, next) => (server.store.kind === "redis" ? problem(res, 501, "not_supported", "importing a state file into a shared store (--redis-url) is not supported yet: import it into a Sandgate with --data") : next()),
     (req, res, next) =>
       readFile(req, res, (err?: unknown) => {
         if (!err) return next();

@@ -393,7 +393,6 @@ export const OPERATOR = [
     problems: {
       400: "invalid_state_file: not a state file, another version, cut short, or a record that is not one (the line and the reason)",
       413: "body_too_large: the file is larger than 64 MB",
-      501: "not_supported: importing into a shared store (--redis-url) is not supported yet",
     },
   },
   {

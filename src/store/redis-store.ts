@@ -186,12 +186,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   // ---- merchants held in memory
   const partitions = new Map<string, Partition>();
   const fixtureMerchants = fixtures.merchants.map((m) => m.merchant_id);
-  const initial = (merchantId: string): State => {
-    const all = stateFromFixtures(fixtures, known.seed);
+  /** One merchant's part of a state: its records, the state's counters. */
+  const sliceOf = (state: State, merchantId: string): State => {
+    const part = { ...state };
     const mine = (list: { merchant_id: string }[]) => list.filter((r) => r.merchant_id === merchantId);
-    for (const c of COLLECTIONS) (all as unknown as Record<string, unknown>)[c] = mine(all[c] as { merchant_id: string }[]);
-    return all;
+    for (const c of COLLECTIONS) (part as unknown as Record<string, unknown>)[c] = mine(state[c] as { merchant_id: string }[]);
+    return part;
   };
+  const initial = (merchantId: string): State => sliceOf(stateFromFixtures(fixtures, known.seed), merchantId);
   const loadSlots = createSlots(LOADS_AT_ONCE);
   /** fixture merchants whose fixtures hold work that falls due, and when */
   const fixtureDue = fixtureMerchants.flatMap((m): [string, number][] => {
@@ -449,7 +451,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       share,
       commit: (last) => commitIn(here, last),
       reset: (merchantId) => resetIn(here, merchantId),
-      restore: () => Promise.reject(new StoreError("importing a state file into a shared store (--redis-url) is not supported yet: import it into a Sandgate with --data, or export from here")),
+      restore: (to, merchantId) => restoreIn(here, to, merchantId),
       close,
     };
   }
@@ -510,6 +512,21 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       // what the old generation left: dropped now, unless a replica installed it again meanwhile
       await Promise.all(merchants.map((m) => dropOld(installKeys(partitionKeys(options.prefix, m)), [known.gen])));
     }, false);
+  }
+
+  /**
+   * An imported state: one merchant installed again with the file's records in its own turn, or,
+   * for a whole file, a new generation (every merchant dropped, as a reset of everything) and then
+   * each merchant of the file installed with its records. Every replica follows the generation.
+   */
+  async function restoreIn(here: Context | undefined, to: State, merchantId?: string): Promise<void> {
+    if (merchantId !== undefined) {
+      await unitIn(here, () => partition(merchantId).install(sliceOf(to, merchantId)), { merchant: merchantId });
+      return;
+    }
+    await resetIn(here);
+    const merchants = new Set(COLLECTIONS.flatMap((c) => (to[c] as { merchant_id: string }[]).map((r) => r.merchant_id)));
+    for (const m of merchants) await unitIn(here, () => partition(m).install(sliceOf(to, m)), { merchant: m });
   }
 
   async function close(): Promise<void> {
