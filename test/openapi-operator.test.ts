@@ -247,6 +247,19 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("put", "/__sandbox/state", await api().put("/__sandbox/state").set("content-type", "application/x-ndjson").send("not a state file\n"));
   });
 
+  test("snapshots: saved (all, one merchant), listed, restored, deleted; a bad name, an unknown merchant, an unknown snapshot", async () => {
+    check("put", "/__sandbox/snapshots/{name}", await api().put("/__sandbox/snapshots/openapi-all").send({}));
+    check("put", "/__sandbox/snapshots/{name}", await api().put("/__sandbox/snapshots/openapi-acme").send({ merchant_id: ACME.merchant_id }));
+    check("put", "/__sandbox/snapshots/{name}", await api().put("/__sandbox/snapshots/bad%20name").send({}));
+    check("put", "/__sandbox/snapshots/{name}", await api().put("/__sandbox/snapshots/openapi-x").send({ merchant_id: "NOBODY-AT-ALL" }));
+    check("get", "/__sandbox/snapshots", await api().get("/__sandbox/snapshots"));
+    check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/openapi-acme/restore"));
+    check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/openapi-all/restore"));
+    check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/nothing-by-this-name/restore"));
+    check("delete", "/__sandbox/snapshots/{name}", await api().delete("/__sandbox/snapshots/openapi-acme"));
+    check("delete", "/__sandbox/snapshots/{name}", await api().delete("/__sandbox/snapshots/openapi-acme"));
+  });
+
   test("every operator call's success was validated, and every refusal the document lists for these calls was met at least once", () => {
     for (const call of OPERATOR) expect(validated, call.operationId).toContain(`${call.operationId} ${call.status ?? 200}`);
     for (const id of ["showPayerPage", "submitPayerPage"]) expect(validated).toContain(`${id} 200`);

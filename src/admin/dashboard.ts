@@ -8,6 +8,7 @@ import type { Deps } from "../deps.js";
 import { dashboardUnits, depsOf, unavailablePage, unitFor } from "../http/in-unit.js";
 import { OPERATOR_CALLS } from "../api/operator-calls.js";
 import { callHandlers, routePathOf } from "./call-handlers.js";
+import { deleteSnapshot, listSnapshots, restoreSnapshot, saveSnapshot } from "./snapshots-api.js";
 import { stageOf, stageOutcomes } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { BASE, type Flash } from "../render/dashboard/frame.js";
@@ -76,7 +77,7 @@ export function dashboard(server: Deps): Router {
   router.get("/", inUnit.all, async (req, res) => {
     const deps = depsOf(res, server);
     await applyDue(deps);
-    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(deps), keys: deps.store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs() };
+    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(deps), keys: deps.store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs(), snapshots: await listSnapshots(deps) };
     sendHtml(res, 200, overviewPage(data, flashOf(req)));
   });
 
@@ -236,6 +237,22 @@ export function dashboard(server: Deps): Router {
   onForm("chargeSubscription", (req, res) => {
     const deps = depsOf(res, server);
     return act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, pathParam(req, "recurring_id")), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`);
+  });
+
+  onForm("saveSnapshot", async (req, res) => {
+    const deps = depsOf(res, server);
+    const merchant = text(req, "merchant_id");
+    return act(req, res, `${BASE}/`, () => saveSnapshot(deps, text(req, "name").trim(), merchant || undefined), (s) => `Snapshot ${s.name} saved: ${s.records} records of ${s.merchant === null ? "every merchant" : `merchant ${s.merchant}`}.`);
+  });
+
+  onForm("restoreSnapshot", async (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/`, () => restoreSnapshot(deps, pathParam(req, "name")), (s) => `Snapshot ${s.name} restored (${s.records} records, saved at ${s.saved_at}).`);
+  });
+
+  onForm("deleteSnapshot", async (req, res) => {
+    const deps = depsOf(res, server);
+    return act(req, res, `${BASE}/`, () => deleteSnapshot(deps, pathParam(req, "name")), (name) => `Snapshot ${name} deleted.`);
   });
 
   onForm("resendNotification", async (req, res) => {

@@ -23,6 +23,7 @@ import { merchantsApi } from "./merchant-keys.js";
 import { harOf } from "./har-export.js";
 import { verifyApi } from "./verify-api.js";
 import { stateApi } from "./state-api.js";
+import { snapshotsApi } from "./snapshots-api.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { packageVersion } from "../paths.js";
 import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
@@ -66,6 +67,7 @@ export function operatorApi(deps: Deps): Router {
   merchantsApi(deps, on);
   verifyApi(deps, on);
   stateApi(deps, on);
+  snapshotsApi(deps, on);
   for (const call of OPERATOR_CALLS) {
     // app.ts serves the document ahead of the host check and the token: anyone may read it
     if (call.operationId === "getOpenApiDocument") continue;

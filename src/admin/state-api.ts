@@ -3,11 +3,11 @@
 // before anything changes: a refused file (its line and the reason) leaves the state as it was.
 import express, { type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
-import type { State } from "../domain/types.js";
 import { depsOf } from "../http/in-unit.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { readStateFile, StateFileError, writeStateFile } from "../store/state-export.js";
 import type { On } from "./call-handlers.js";
+import { putBack } from "./snapshots-api.js";
 import { problem, queryText } from "./shared.js";
 
 /** A state file of 10,000 payments is about 15 MB. */
@@ -44,14 +44,8 @@ export function stateApi(server: Deps, on: On): void {
         if (err instanceof StateFileError) return problem(res, 400, "invalid_state_file", err.message);
         throw err;
       }
-      const { header, records } = file;
-      const to: State = { version: 1, seed: header.seed, counters: { ...header.counters }, ...records };
-      if (header.merchant === null) {
-        await deps.store.restore(to);
-        deps.clock.setOffset?.(header.clock_offset_ms);
-        await deps.store.commit(); // the clock (with a shared store, every replica's)
-      } else await deps.store.restore(to, header.merchant);
-      res.json({ merchant: header.merchant, records: Object.fromEntries(Object.entries(records).map(([c, list]) => [c, list.length])) });
+      await putBack(deps, file);
+      res.json({ merchant: file.header.merchant, records: Object.fromEntries(Object.entries(file.records).map(([c, list]) => [c, list.length])) });
     },
   );
 }

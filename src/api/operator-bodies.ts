@@ -65,3 +65,6 @@ export const receiverCheckBody = z.strictObject({
   transaction_id: z.string().min(1).optional().describe("a payment of the merchant to notify about (default: one made for the check)"),
   key: z.string().min(1).optional().describe("the key to sign with (default: the merchant's key in Sandgate)"),
 });
+
+/** PUT /__sandbox/snapshots/{name}: everything, or one merchant's records */
+export const snapshotBody = z.strictObject({ merchant_id: z.string().min(1).optional().describe("keep this merchant's records only (default: every merchant's)") });

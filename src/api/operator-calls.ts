@@ -7,7 +7,7 @@ import { z } from "zod";
 import * as stored from "../store/fixtures.js";
 import type { RouteScope } from "../store/store.js";
 import { payoutAnswer } from "./answers.js";
-import { clockBody, completeBody, failPayoutBody, receiverCheckBody, resetBody, scenarioNameBody, settleBody, triggerBody } from "./operator-bodies.js";
+import { clockBody, completeBody, failPayoutBody, receiverCheckBody, resetBody, scenarioNameBody, settleBody, snapshotBody, triggerBody } from "./operator-bodies.js";
 
 const s = z.string();
 const int = z.number().int();
@@ -60,6 +60,7 @@ const coverage = z.looseObject({
   operations: z.array(z.looseObject({ operation: s, produced: z.record(s, int), never: z.array(s) })),
 });
 const clock = z.strictObject({ now: s, offset_ms: z.number() });
+const snapshotInfo = z.strictObject({ name: s, merchant: s.nullable().describe("the one merchant it holds, or null: every merchant"), saved_at: s.describe("the sandbox clock when it was saved"), records: int });
 
 const historyEntry = z.looseObject({ at: s, event: s, payment_status: s, result: s, rule: s, source: z.enum(["api", "payer", "operator", "clock"]) });
 /**
@@ -394,6 +395,38 @@ export const OPERATOR = [
       400: "invalid_state_file: not a state file, another version, cut short, or a record that is not one (the line and the reason)",
       413: "body_too_large: the file is larger than 64 MB",
     },
+  },
+  { method: "get", path: "/__sandbox/snapshots", operationId: "listSnapshots", scope: "none", summary: "the QA snapshots kept, newest first", answer: z.strictObject({ snapshots: z.array(snapshotInfo) }) },
+  {
+    method: "put",
+    path: "/__sandbox/snapshots/{name}",
+    operationId: "saveSnapshot",
+    scope: "all",
+    form: "/__sandbox/ui/snapshots",
+    summary: 'keeps the state (or one merchant\'s: {"merchant_id":"M1"}) under a name, replacing one of the same name',
+    answer: z.strictObject({ snapshot: snapshotInfo }),
+    body: snapshotBody,
+    problems: { 400: `invalid_name: 1 to 64 letters, digits, _ . -; ${MALFORMED}`, 404: "merchant_not_found" },
+  },
+  {
+    method: "post",
+    path: "/__sandbox/snapshots/{name}/restore",
+    operationId: "restoreSnapshot",
+    scope: "all",
+    form: "/__sandbox/ui/snapshots/{name}/restore",
+    summary: "puts the state kept under that name back (all of it, or the one merchant it holds)",
+    answer: z.strictObject({ snapshot: snapshotInfo }),
+    problems: { 404: "snapshot_not_found" },
+  },
+  {
+    method: "delete",
+    path: "/__sandbox/snapshots/{name}",
+    operationId: "deleteSnapshot",
+    scope: "none",
+    form: "/__sandbox/ui/snapshots/{name}/delete",
+    summary: "forgets a snapshot",
+    answer: z.strictObject({ deleted: s }),
+    problems: { 404: "snapshot_not_found" },
   },
   {
     method: "post",

@@ -315,6 +315,42 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: stateImport,
   },
   {
+    words: "snapshot save",
+    summary: "keep the state (or one merchant's) under a name, to put it back later",
+    args: [new Argument("<name>", "1 to 64 letters, digits, _ . -")],
+    options: [merchantOption("keep this merchant's records only")],
+    run: async ({ client }, [name], flags) => {
+      const { snapshot } = await client.call("saveSnapshot", { params: { name: name! }, body: text(flags, "merchant") ? { merchant_id: text(flags, "merchant") } : {} });
+      return { json: snapshot, text: `snapshot ${snapshot.name}: ${snapshot.records} records of ${snapshot.merchant === null ? "every merchant" : `merchant ${snapshot.merchant}`}` };
+    },
+  },
+  {
+    words: "snapshot restore",
+    summary: "put back the state kept under a name (all of it, or the one merchant it holds)",
+    args: [new Argument("<name>", "a snapshot's name (snapshot list)")],
+    run: async ({ client }, [name]) => {
+      const { snapshot } = await client.call("restoreSnapshot", { params: { name: name! } });
+      return { json: snapshot, text: `restored snapshot ${snapshot.name} (${snapshot.records} records, saved at ${snapshot.saved_at})` };
+    },
+  },
+  {
+    words: "snapshot list",
+    summary: "the snapshots kept, newest first",
+    run: async ({ client }) => {
+      const { snapshots } = await client.call("listSnapshots");
+      return { json: snapshots, text: snapshots.map((s) => `${s.name}  ${s.saved_at}  ${s.records} records  ${s.merchant ?? "every merchant"}`).join("\n") || "no snapshots" };
+    },
+  },
+  {
+    words: "snapshot delete",
+    summary: "forget a snapshot",
+    args: [new Argument("<name>", "a snapshot's name")],
+    run: async ({ client }, [name]) => {
+      const done = await client.call("deleteSnapshot", { params: { name: name! } });
+      return { json: done, text: `deleted snapshot ${done.deleted}` };
+    },
+  },
+  {
     words: "call",
     summary: "any operator call by its operationId (call --help lists them), its answer as JSON",
     args: [new Argument("<operationId>", `one of the operator API's calls:\n${CALL_LIST}\n`), new Argument("[name=value...]", "a path parameter of the call (e.g. transaction_id=...), or else a query parameter")],
@@ -343,4 +379,5 @@ export const GROUPS: Record<string, string> = {
   clock: "the sandbox clock: advance",
   notifications: "the notification outbox: deliver",
   state: "the state as a file: export, import",
+  snapshot: "QA snapshots of the state: save, restore, list, delete",
 };

@@ -43,7 +43,7 @@ export type PartitionKeys = ReturnType<typeof partitionKeys>;
 
 export function globalKeys(prefix: string) {
   const k = (name: string) => `${prefix}global:{g}:${name}`;
-  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests") };
+  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests"), snapshots: k("snapshots") };
 }
 
 /** KEYS of ACQUIRE and CHANGES: lock, epoch, version, changes. */

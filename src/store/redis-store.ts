@@ -24,7 +24,7 @@ import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type Par
 import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
-import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Store, type UnitScope, type Locatable } from "./store.js";
+import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
@@ -452,9 +452,18 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       commit: (last) => commitIn(here, last),
       reset: (merchantId) => resetIn(here, merchantId),
       restore: (to, merchantId) => restoreIn(here, to, merchantId),
+      snapshots,
       close,
     };
   }
+
+  /** QA snapshots: one hash, name → state file, shared by every replica */
+  const snapshots: Shelf = {
+    put: async (name, text) => void (await client.hset(global.snapshots, name, text)),
+    get: async (name) => (await client.hget(global.snapshots, name)) ?? undefined,
+    names: async () => (await client.hkeys(global.snapshots)).sort(),
+    remove: async (name) => (await client.hdel(global.snapshots, name)) > 0,
+  };
 
   async function locate(kind: Locatable, id: string): Promise<string | undefined> {
     return (await client.hget(global.where, `${kind}:${id}`)) ?? undefined;

@@ -11,7 +11,8 @@
 // at start, on reset and on close, with commits waiting.
 import { randomBytes } from "node:crypto";
 import { existsSync, statSync, unlinkSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
@@ -73,6 +74,8 @@ export interface Store {
    * merchant's records only, every other merchant's kept. Written before it returns.
    */
   restore(to: State, merchantId?: string): Promise<void>;
+  /** QA snapshots: state files kept by name where the state is kept (memory, beside the --data file, Redis) */
+  readonly snapshots: Shelf;
   /** a last snapshot, and the journal file removed */
   close(): Promise<void>;
 }
@@ -84,6 +87,46 @@ export interface Store {
  * with a shared store (lists, settings such as the scenario choice and the clock).
  */
 export type UnitScope = { merchant: string } | { none: true };
+
+/** Texts kept by name (snapshots): in memory, in a folder, or in a Redis hash. */
+export interface Shelf {
+  put(name: string, text: string): Promise<void>;
+  get(name: string): Promise<string | undefined>;
+  names(): Promise<string[]>;
+  /** false when there was none by that name */
+  remove(name: string): Promise<boolean>;
+}
+
+/** A shelf in memory (the default store's, and tests'). */
+export function memoryShelf(): Shelf {
+  const texts = new Map<string, string>();
+  return {
+    put: async (name, text) => void texts.set(name, text),
+    get: async (name) => texts.get(name),
+    names: async () => [...texts.keys()].sort(),
+    remove: async (name) => texts.delete(name),
+  };
+}
+
+/** A shelf in a folder: one file per name (written whole: a temporary file, then renamed). */
+export function folderShelf(dir: string): Shelf {
+  const file = (name: string) => join(dir, `${name}.ndjson`);
+  return {
+    async put(name, text) {
+      await mkdir(dir, { recursive: true });
+      const temp = `${file(name)}.${randomBytes(4).toString("hex")}.tmp`;
+      await writeFile(temp, text);
+      await rename(temp, file(name));
+    },
+    get: async (name) => readFile(file(name), "utf8").catch(() => undefined),
+    names: async () => (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith(".ndjson")).map((f) => f.slice(0, -".ndjson".length)).sort(),
+    remove: async (name) =>
+      rm(file(name)).then(
+        () => true,
+        () => false,
+      ),
+  };
+}
 
 /** Records found by id alone, whose merchant a shared store looks up before the unit starts. */
 export type Locatable = "page" | "transaction" | "refund" | "payout" | "subscription" | "notification";
@@ -311,6 +354,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     commit: groupCommit(write),
     reset: (merchantId?: string) => restore(stateFromFixtures(fixtures, state().seed), merchantId),
     restore,
+    // beside the --data file (<file>.snapshots/), or in memory
+    snapshots: dataFile ? folderShelf(`${dataFile}.snapshots`) : memoryShelf(),
     async close() {
       await write.exclusive(snapshot);
       await journal?.close();

@@ -1,4 +1,4 @@
-// The dashboard's first page: scenarios (global, bindings, the list), the clock, reset.
+// The dashboard's first page: scenarios (global, bindings, the list), the clock, snapshots, reset.
 import type { Scenario } from "../../scenarios/schema.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 
@@ -12,6 +12,8 @@ export interface OverviewData {
   keys: { merchant_id: string; name: string; secret_key: string }[];
   now: string;
   offsetMs: number;
+  /** QA snapshots kept, newest first */
+  snapshots: { name: string; merchant: string | null; saved_at: string; records: number }[];
 }
 
 export function overviewPage(d: OverviewData, flash?: Flash): string {
@@ -71,6 +73,26 @@ ${table(["Merchant", "Name", "Key"], d.keys.map((k) => [`<code>${e(k.merchant_id
 <section class="card" id="scenarios">
 <h2>Scenarios</h2>
 ${table(["Name", "Description", "Extends", "Rules"], list)}
+</section>
+<section class="card" id="snapshots">
+<h2>Snapshots</h2>
+<p class="hint">Keep the state as it is now under a name (every merchant, or one), and put it back after a test run changed it. Kept where the state is kept; a reset leaves them.</p>
+${table(
+  ["Name", "Holds", "Saved (sandbox time)", "Records", ""],
+  d.snapshots.map((s) => [
+    `<code>${e(s.name)}</code>`,
+    s.merchant === null ? "every merchant" : `merchant <code>${e(s.merchant)}</code>`,
+    e(s.saved_at),
+    String(s.records),
+    postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/restore`, "Restore", {}, { test: `restore-${s.name}` }) + " " + postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/delete`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
+  ]),
+  "snapshots-table",
+)}
+<form method="post" action="${BASE}/ui/snapshots" class="row">
+<div><label for="snapshot-name">Name</label><input id="snapshot-name" name="name" placeholder="past-due-customer" pattern="[A-Za-z0-9_.\\-]{1,64}" required></div>
+<div><label for="snapshot-merchant">Of</label><select id="snapshot-merchant" name="merchant_id"><option value="">Every merchant</option>${options(d.merchants, "")}</select></div>
+<div class="shrink"><button type="submit" id="save-snapshot">Save snapshot</button></div>
+</form>
 </section>
 <section class="card" id="reset">
 <h2>Reset</h2>

@@ -1,0 +1,78 @@
+// QA snapshots: the state (or one merchant's) kept under a name where the state is kept (the
+// store's shelf: memory, a folder beside --data, a Redis hash), listed, put back, forgotten. A
+// snapshot is a state file (store/state-export.ts), so putting it back is an import of it.
+// The operator calls and the dashboard's forms (admin/dashboard.ts) share these actions.
+import type { Deps } from "../deps.js";
+import { depsOf } from "../http/in-unit.js";
+import type { State } from "../domain/types.js";
+import { applyDue } from "../schedule/scheduler.js";
+import { readStateFile, writeStateFile, type StateFile } from "../store/state-export.js";
+import type { Done } from "./actions.js";
+import type { On } from "./call-handlers.js";
+import { answerJson, pathParam } from "./shared.js";
+
+export interface SnapshotInfo {
+  name: string;
+  merchant: string | null;
+  saved_at: string;
+  records: number;
+}
+
+const NAME = /^[\w.-]{1,64}$/;
+const badName = (name: string): Done<never> => ({ problem: { status: 400, error: "invalid_name", message: `"${name}" is not a snapshot name: 1 to 64 letters, digits, _ . -` } });
+const notFound = (name: string): Done<never> => ({ problem: { status: 404, error: "snapshot_not_found", message: `no snapshot "${name}"` } });
+
+/** What a kept file says of itself: its header's merchant and time, its end line's count. */
+function infoOf(name: string, text: string): SnapshotInfo {
+  const header = JSON.parse(text.slice(0, text.indexOf("\n"))) as { merchant: string | null; exported_at: string };
+  const end = /\{"end":\{"records":(\d+)\}\}\s*$/.exec(text);
+  return { name, merchant: header.merchant, saved_at: header.exported_at, records: Number(end?.[1] ?? 0) };
+}
+
+export async function listSnapshots(deps: Deps): Promise<SnapshotInfo[]> {
+  const shelf = deps.store.snapshots;
+  const all = await Promise.all((await shelf.names()).map(async (name) => infoOf(name, (await shelf.get(name)) ?? "{}\n")));
+  return all.sort((a, b) => b.saved_at.localeCompare(a.saved_at) || a.name.localeCompare(b.name));
+}
+
+export async function saveSnapshot(deps: Deps, name: string, merchant: string | undefined): Promise<Done<SnapshotInfo>> {
+  if (!NAME.test(name)) return badName(name);
+  if (merchant !== undefined && !deps.store.records.merchant(merchant)) return { problem: { status: 404, error: "merchant_not_found", message: `no merchant ${merchant}` } };
+  await applyDue(deps);
+  const text = writeStateFile(deps.store.data, { merchant: merchant ?? null, exportedAt: deps.clock.now().toISOString(), clockOffsetMs: deps.clock.offsetMs() });
+  await deps.store.snapshots.put(name, text);
+  return { value: infoOf(name, text) };
+}
+
+export async function restoreSnapshot(deps: Deps, name: string): Promise<Done<SnapshotInfo>> {
+  const text = NAME.test(name) ? await deps.store.snapshots.get(name) : undefined;
+  if (text === undefined) return notFound(name);
+  await putBack(deps, readStateFile(text));
+  return { value: infoOf(name, text) };
+}
+
+/** A state file read whole, put in place of the state: all of it (the clock too), or the one merchant it holds. */
+export async function putBack(deps: Deps, { header, records }: StateFile): Promise<void> {
+  const to: State = { version: 1, seed: header.seed, counters: { ...header.counters }, ...records };
+  if (header.merchant === null) {
+    await deps.store.restore(to);
+    deps.clock.setOffset?.(header.clock_offset_ms);
+    await deps.store.commit(); // the clock (with a shared store, every replica's)
+  } else await deps.store.restore(to, header.merchant);
+}
+
+export async function deleteSnapshot(deps: Deps, name: string): Promise<Done<string>> {
+  return NAME.test(name) && (await deps.store.snapshots.remove(name)) ? { value: name } : notFound(name);
+}
+
+export function snapshotsApi(server: Deps, on: On): void {
+  on("listSnapshots", async (_req, res) => {
+    res.json({ snapshots: await listSnapshots(depsOf(res, server)) });
+  });
+  on("saveSnapshot", async (req, res) => {
+    const merchant = (req.body as { merchant_id?: string } | undefined)?.merchant_id;
+    answerJson(res, await saveSnapshot(depsOf(res, server), pathParam(req, "name"), merchant), (snapshot) => ({ snapshot }));
+  });
+  on("restoreSnapshot", async (req, res) => answerJson(res, await restoreSnapshot(depsOf(res, server), pathParam(req, "name")), (snapshot) => ({ snapshot })));
+  on("deleteSnapshot", async (req, res) => answerJson(res, await deleteSnapshot(depsOf(res, server), pathParam(req, "name")), (deleted) => ({ deleted })));
+}
