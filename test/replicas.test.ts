@@ -60,6 +60,21 @@ describe("replicas on one Redis", () => {
     expect(JSON.parse((await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [kept] })).text).capture_orders[0].capture_status).toBe("1");
   });
 
+  test("a snapshot saved on A is in Redis: restored on B, both replicas see the state as saved", async () => {
+    const [a, b] = await replicas();
+    const kept = await authorised(a!);
+    const saved = await json(a!, "/__sandbox/snapshots/replica-snap", { method: "PUT", body: "{}" });
+    expect(saved.status).toBe(200);
+    const later = await authorised(b!);
+    expect((await json(b!, "/__sandbox/snapshots")).body.snapshots).toEqual([expect.objectContaining({ name: "replica-snap", merchant: null })]);
+    expect((await json(b!, "/__sandbox/snapshots/replica-snap/restore", { method: "POST" })).status).toBe(200);
+    for (const r of [a!, b!]) {
+      const state = await (await fetch(`${r.url}/__sandbox/state`)).text();
+      expect(state).toContain(`"transaction_id":"${kept.transaction_id}"`);
+      expect(state).not.toContain(`"transaction_id":"${later.transaction_id}"`);
+    }
+  });
+
   test("authorise on A, capture on B, refund on A, query on B; ids never collide", async () => {
     const [a, b] = await replicas();
     const p = await authorised(a!);
