@@ -2,6 +2,9 @@
 // once; races across replicas have one winner; Redis going away costs 503s, not state; a replica
 // that dies loses nothing it acknowledged. Runs in the "replicas" project (real redis-server).
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import { afterAll, describe, expect, test } from "vitest";
 import { inject } from "vitest";
@@ -11,6 +14,7 @@ import { Cluster } from "ioredis";
 import { defaultFixturesDir } from "../src/paths.js";
 import { LEASE_MS } from "../src/store/redis-partition.js";
 import { openRedisStore } from "../src/store/redis-store.js";
+import { startSandbox } from "../src/sandbox.js";
 import { freePort, startRedis, startRedisCluster } from "../scripts/redis-server.js";
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
@@ -58,6 +62,28 @@ describe("replicas on one Redis", () => {
     }
     // the imported payment goes on, on either replica
     expect(JSON.parse((await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [kept] })).text).capture_orders[0].capture_status).toBe("1");
+  });
+
+  test("a state moved memory → this shared store → --data loses nothing: the first and the last file hold the same records", async () => {
+    const put = (url: string, file: string) => fetch(`${url}/__sandbox/state`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
+    const records = (file: string) => file.trimEnd().split("\n").slice(1, -1).sort();
+    const memory = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "moved" });
+    const dir = mkdtempSync(join(tmpdir(), "sandgate-moved-"));
+    const onDisk = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "moved-disk", data: join(dir, "state.json") });
+    try {
+      for (const amount of ["10.00", "20.00", "30.00"]) await fetch(`${memory.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ amount })) });
+      const first = await (await fetch(`${memory.url}/__sandbox/state`)).text();
+      const [a, b] = await replicas();
+      expect((await put(a!.url, first)).status).toBe(200);
+      const fromRedis = await (await fetch(`${b!.url}/__sandbox/state`)).text();
+      expect(records(fromRedis)).toEqual(records(first));
+      expect((await put(onDisk.url, fromRedis)).status).toBe(200);
+      const last = await (await fetch(`${onDisk.url}/__sandbox/state`)).text();
+      expect(records(last)).toEqual(records(first));
+    } finally {
+      await Promise.all([memory.close(), onDisk.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a snapshot saved on A is in Redis: restored on B, both replicas see the state as saved", async () => {
