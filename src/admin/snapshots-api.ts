@@ -38,8 +38,7 @@ export async function listSnapshots(deps: Deps): Promise<SnapshotInfo[]> {
 export async function saveSnapshot(deps: Deps, name: string, merchant: string | undefined): Promise<Done<SnapshotInfo>> {
   if (!NAME.test(name)) return badName(name);
   if (merchant !== undefined && !deps.store.records.merchant(merchant)) return { problem: { status: 404, error: "merchant_not_found", message: `no merchant ${merchant}` } };
-  await applyDue(deps);
-  const text = writeStateFile(deps.store.data, { merchant: merchant ?? null, exportedAt: deps.clock.now().toISOString(), clockOffsetMs: deps.clock.offsetMs() });
+  const text = await currentStateFile(deps, merchant ?? null);
   await deps.store.snapshots.put(name, text);
   return { value: infoOf(name, text) };
 }
@@ -49,6 +48,12 @@ export async function restoreSnapshot(deps: Deps, name: string): Promise<Done<Sn
   if (text === undefined) return notFound(name);
   await putBack(deps, readStateFile(text));
   return { value: infoOf(name, text) };
+}
+
+/** The state as it is now (what fell due applied first) as a file: every merchant's, or one's. */
+export async function currentStateFile(deps: Deps, merchant: string | null): Promise<string> {
+  await applyDue(deps);
+  return writeStateFile(deps.store.data, { merchant, exportedAt: deps.clock.now().toISOString(), clockOffsetMs: deps.clock.offsetMs() });
 }
 
 /** A state file read whole, put in place of the state: all of it (the clock too), or the one merchant it holds. */

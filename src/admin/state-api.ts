@@ -4,10 +4,9 @@
 import express, { type Request, type Response } from "express";
 import type { Deps } from "../deps.js";
 import { depsOf } from "../http/in-unit.js";
-import { applyDue } from "../schedule/scheduler.js";
-import { readStateFile, StateFileError, writeStateFile } from "../store/state-export.js";
+import { readStateFile, StateFileError } from "../store/state-export.js";
 import type { On } from "./call-handlers.js";
-import { putBack } from "./snapshots-api.js";
+import { currentStateFile, putBack } from "./snapshots-api.js";
 import { problem, queryText } from "./shared.js";
 
 /** A state file of 10,000 payments is about 15 MB. */
@@ -19,8 +18,7 @@ export function stateApi(server: Deps, on: On): void {
     const deps = depsOf(res, server);
     const merchant = queryText(req, "merchant_id") ?? null;
     if (merchant !== null && !deps.store.records.merchant(merchant)) return problem(res, 404, "merchant_not_found", `no merchant ${merchant}`);
-    await applyDue(deps);
-    const file = writeStateFile(deps.store.data, { merchant, exportedAt: deps.clock.now().toISOString(), clockOffsetMs: deps.clock.offsetMs() });
+    const file = await currentStateFile(deps, merchant);
     res.setHeader("Content-Disposition", `attachment; filename="sandgate-state${merchant ? `-${merchant.replace(/[^\w.-]/g, "_")}` : ""}.ndjson"`);
     res.type("application/x-ndjson; charset=utf-8").send(file);
   });

@@ -125,18 +125,23 @@ async function coverage(ctx: Context, _args: string[], flags: Flags): Promise<An
   };
 }
 
+/** A file a command writes (its folders created); one that cannot be written is a usage refusal naming it. */
+function writeOut(file: string, body: string): void {
+  try {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    writeFileSync(file, body);
+  } catch (err) {
+    throw new Refused(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
 async function requestsHar(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
   const file = text(flags, "har")!;
   const limit = Number(text(flags, "limit") ?? REQUEST_LOG_CAPACITY);
   if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_LOG_CAPACITY) throw new Refused(`--limit must be a whole number from 1 to ${REQUEST_LOG_CAPACITY}`);
   const har = (await ctx.client.requestsHar({ merchant_id: text(flags, "merchant"), limit })) as { log?: { entries?: unknown[] } };
   const entries = har.log?.entries?.length ?? 0;
-  try {
-    mkdirSync(dirname(resolve(file)), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(har, null, 2)}\n`);
-  } catch (err) {
-    throw new Refused(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  writeOut(file, `${JSON.stringify(har, null, 2)}\n`);
   return { json: { file: resolve(file), entries }, text: `wrote ${entries} request${entries === 1 ? "" : "s"} to ${file} (HAR 1.2)` };
 }
 
@@ -145,12 +150,7 @@ async function stateExport(ctx: Context, _args: string[], flags: Flags): Promise
   const file = text(flags, "out")!;
   const body = await ctx.client.exportState(text(flags, "merchant"));
   const records = Math.max(0, body.trimEnd().split("\n").length - 2);
-  try {
-    mkdirSync(dirname(resolve(file)), { recursive: true });
-    writeFileSync(file, body);
-  } catch (err) {
-    throw new Refused(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  writeOut(file, body);
   return { json: { file: resolve(file), records }, text: `wrote ${records} record${records === 1 ? "" : "s"} to ${file}` };
 }
 
