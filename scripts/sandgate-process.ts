@@ -19,12 +19,14 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** node's own flags, before the script */
   nodeFlags?: string[];
+  /** the Sandgate tree to run (default: this one); an earlier commit's, for its formats */
+  cwd?: string;
 }
 
 export function spawnSandgate(args: string[], options: SpawnOptions = {}): SandgateProcess {
   // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
   const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), "--import", "tsx", "src/main.ts", ...args], { cwd: ROOT, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), "--import", "tsx", "src/main.ts", ...args], { cwd: options.cwd ?? ROOT, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
   let out = "";
   let err = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));

@@ -66,6 +66,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
         fixturesDir: config.fixtures,
         seed: config.seed,
         namesCard: scenarios.namesCard,
+        report: (level, message) => log[level](message),
       })
     : await openStore({
         fixturesDir: config.fixtures,

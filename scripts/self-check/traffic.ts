@@ -58,10 +58,10 @@ export const LEFT_OUT: Readonly<Record<string, string>> = {
 
 const MANUAL = "A10001";
 const AUTO = "A10002";
-const FIXTURE_MERCHANT = { merchant_id: "M10001", key: "acme_test_key_7f3a9c21" };
+export const FIXTURE_MERCHANT = { merchant_id: "M10001", key: "acme_test_key_7f3a9c21" };
 const RETURN_URL = "https://shop.example/self-check/return";
-const EXPIRY = { expiration_month: "12", expiration_year: "2030", security_code: "123" };
-const CARDS = {
+export const EXPIRY = { expiration_month: "12", expiration_year: "2030", security_code: "123" };
+export const CARDS = {
   approve: "4242424242424242",
   decline: "4000000000000002",
   insufficientFunds: "4000000000009995",
@@ -107,7 +107,7 @@ function check(ok: boolean, message: string): void {
 }
 
 /** The gateway as the sequence uses it: signed requests and payer pages, counted. */
-class Gateway {
+export class Gateway {
   requests = 0;
   readonly operations = new Set<string>();
   readonly pages = new Set<PageKind>();
@@ -200,7 +200,7 @@ function formAction(html: string): string {
 }
 
 /** The text of an XML answer's element ("" when empty or missing). */
-function xmlText(xml: string, name: string): string {
+export function xmlText(xml: string, name: string): string {
   return decodeHtml(new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? "");
 }
 

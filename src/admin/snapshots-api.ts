@@ -4,7 +4,7 @@
 // The operator calls and the dashboard's forms (admin/dashboard.ts) share these actions.
 import type { Deps } from "../deps.js";
 import { depsOf } from "../http/in-unit.js";
-import type { State } from "../domain/types.js";
+import { STATE_VERSION, type State } from "../domain/types.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { readStateFile, writeStateFile, type StateFile } from "../store/state-export.js";
 import type { Done } from "./actions.js";
@@ -58,7 +58,7 @@ export async function currentStateFile(deps: Deps, merchant: string | null): Pro
 
 /** A state file read whole, put in place of the state: all of it (the clock too), or the one merchant it holds. */
 export async function putBack(deps: Deps, { header, records }: StateFile): Promise<void> {
-  const to: State = { version: 1, seed: header.seed, counters: { ...header.counters }, ...records };
+  const to: State = { version: STATE_VERSION, seed: header.seed, counters: { ...header.counters }, ...records };
   if (header.merchant === null) {
     await deps.store.restore(to);
     deps.clock.setOffset?.(header.clock_offset_ms);

@@ -193,8 +193,15 @@ export interface Refund {
   notify?: { delay_seconds?: number; duplicate?: number; drop?: boolean };
 }
 
+/**
+ * The format of a state as --data keeps it (its snapshot's `version`, its journal's first line): 1
+ * is every format before versions were written (read and brought up to date on start, see
+ * store/state-formats.ts), 2 today's.
+ */
+export const STATE_VERSION = 2;
+
 export interface State {
-  version: 1;
+  version: number;
   seed: string;
   counters: Counters;
   merchants: Merchant[];

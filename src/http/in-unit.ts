@@ -11,19 +11,23 @@ import { problem } from "./problem.js";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { resultInfo } from "../codes.js";
 import { unitDeps, type Deps } from "../deps.js";
-import type { RouteScope, Store, UnitScope } from "../store/store.js";
+import { StoreRefusal, type RouteScope, type Store, type UnitScope } from "../store/store.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
 
-/** How a route says the store could not be reached: 503 in its own format (JSON for the operator API, HTML for pages). */
-export type Unavailable = (res: Response) => void;
+/**
+ * How a route says the store could not be reached: 503 in its own format (JSON for the operator API,
+ * HTML for pages); `reason` when the store refuses this replica (StoreRefusal), said as it is.
+ */
+export type Unavailable = (res: Response, reason?: string) => void;
 
-export const unavailableJson: Unavailable = (res) => {
-  problem(res, 503, "store_unavailable", resultInfo("store_unavailable"));
+export const unavailableJson: Unavailable = (res, reason) => {
+  problem(res, 503, "store_unavailable", resultInfo("store_unavailable", reason));
 };
 
 /** A page's (the payer's, the dashboard's): an HTML page that says so. */
-export const unavailablePage: Unavailable = (res) => sendHtml(res, 503, problemPage("Sandbox store unavailable", `${resultInfo("store_unavailable")}: try again in a moment.`));
+export const unavailablePage: Unavailable = (res, reason) =>
+  sendHtml(res, 503, problemPage("Sandbox store unavailable", reason ? resultInfo("store_unavailable", reason) : `${resultInfo("store_unavailable")}: try again in a moment.`));
 
 /** The unit a route runs in: none, a merchant's, or (undefined) every merchant's. */
 async function unitScopeOf(store: Store, scope: Exclude<RouteScope, "own">, req: Request): Promise<UnitScope | undefined> {
@@ -64,7 +68,7 @@ export function unitFor(deps: Deps, scope: RouteScope, unavailable: Unavailable 
       )
       .catch((err: unknown) => {
         deps.log.warn({ err: (err as Error).message, path: req.path }, "store unavailable");
-        if (!res.headersSent) unavailable(res);
+        if (!res.headersSent) unavailable(res, err instanceof StoreRefusal ? err.message : undefined);
       });
   };
 }

@@ -12,7 +12,7 @@ import { unitDeps, type Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
 import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
-import { StoreUnavailable } from "../store/store.js";
+import { StoreRefusal, StoreUnavailable } from "../store/store.js";
 import { catchUp } from "../schedule/scheduler.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
@@ -122,7 +122,8 @@ export async function runOperation(op: Operation, input: GatewayInput, deps: Dep
   } catch (err) {
     const known = err instanceof GatewayError || err instanceof StoreUnavailable;
     if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
-    const refusal = err instanceof GatewayError ? err : new GatewayError(known ? "store_unavailable" : "internal_error", known ? undefined : "see the server log");
+    const detail = !known ? "see the server log" : err instanceof StoreRefusal ? err.message : undefined;
+    const refusal = err instanceof GatewayError ? err : new GatewayError(known ? "store_unavailable" : "internal_error", detail);
     reply = refuse(op.format, refusal, body, op.emptyResult);
   }
   const { caller, signature, then } = seen;

@@ -2,13 +2,13 @@
 // (memory or --data) and the shared one (--redis-url).
 import { cardOnFileFields } from "../domain/card-on-file.js";
 import type { Fixtures } from "./fixtures.js";
-import type { State } from "../domain/types.js";
+import { STATE_VERSION, type State } from "../domain/types.js";
 
 /** The fixtures as state: a fixture token's card number is fingerprinted (its own file names it), never kept. */
 export function stateFromFixtures(fixtures: Fixtures, seed: string): State {
   const { tokens, ...rest } = structuredClone(fixtures);
   const onFile = tokens.map(({ card_number, card_masked: _, ...token }) => ({ ...token, ...cardOnFileFields(card_number, true) }));
-  return { version: 1, seed, counters: {}, notifications: [], ...rest, tokens: onFile };
+  return { version: STATE_VERSION, seed, counters: {}, notifications: [], ...rest, tokens: onFile };
 }
 
 /** One merchant back to its fixtures: its records replaced by the initial ones, every other merchant's kept. */

@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { writeWhole } from "./snapshot-file.js";
+import { journalHeader, journalVersion } from "./state-formats.js";
 import type { Counters } from "../ids.js";
 import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
 
@@ -165,7 +166,9 @@ export async function openJournal(path: string): Promise<Journal> {
     async append(lines) {
       if (!lines.length) return;
       try {
-        const written = await writeWhole(handle, encode(`${lines.join("\n")}\n`));
+        // a journal's first line says which format its lines are in
+        const text = `${size === 0 ? `${journalHeader()}\n` : ""}${lines.join("\n")}\n`;
+        const written = await writeWhole(handle, encode(text));
         await handle.datasync();
         size += written;
       } catch (err) {
@@ -203,6 +206,8 @@ export function replayJournal(path: string, state: State): number {
   if (!existsSync(path)) return 0;
   const lines = readFileSync(path, "utf8").split("\n");
   if (lines.at(-1) === "") lines.pop();
+  // its first line names its format (a journal an earlier Sandgate wrote has none: its lines are today's)
+  if (journalVersion(lines[0]) > 1) lines[0] = "";
   const positions = new Map<Collection, Map<string, number>>();
   const positionsOf = (c: Collection) => {
     let map = positions.get(c);
@@ -238,6 +243,7 @@ export function replayJournal(path: string, state: State): number {
   let applied = 0;
   let commit: { line: RecordLine; number: number }[] = [];
   lines.forEach((text, i) => {
+    if (i === 0 && text === "") return;
     let line: JournalLine;
     try {
       line = JSON.parse(text) as JournalLine;

@@ -3,7 +3,7 @@
 // due). A change is made in the unit of the merchant it belongs to, never through this view.
 import { StoreError } from "./store.js";
 import type { Repository } from "../domain/records.js";
-import type { State } from "../domain/types.js";
+import { STATE_VERSION, type State } from "../domain/types.js";
 import { COLLECTIONS } from "./redis-scripts.js";
 
 const readOnly = (): never => {
@@ -20,7 +20,7 @@ const first = <T>(parts: Iterable<Repository>, find: (r: Repository) => T | unde
 
 /** A state holding every merchant's records, each list in creation order across merchants. */
 export function mergedState(seed: string, states: Iterable<State>): State {
-  const merged = { version: 1, seed, counters: {} } as State;
+  const merged = { version: STATE_VERSION, seed, counters: {} } as State;
   const lists = merged as unknown as Record<string, object[]>;
   for (const c of COLLECTIONS) lists[c] = [];
   for (const s of states) for (const c of COLLECTIONS) lists[c]!.push(...(s[c] as object[]));

@@ -11,7 +11,7 @@ import { createRepository, type Repository } from "../domain/records.js";
 import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, INSTALL, acquireKeys, commitKeys, partitionKeys, installKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable } from "./store.js";
-import type { State } from "../domain/types.js";
+import { STATE_VERSION, type State } from "../domain/types.js";
 import type { Redis, Cluster } from "ioredis";
 import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.js";
 
@@ -222,7 +222,7 @@ export class Partition {
   async load(epoch: string, version: number): Promise<void> {
     const { client, scenarios } = { client: this.ctx.client, scenarios: this.ctx.scenarios() };
     const [counters, nthOld, nthYoung] = await Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]);
-    const next = { version: 1, seed: this.ctx.seed(), counters: JSON.parse(counters ?? "{}") } as State;
+    const next = { version: STATE_VERSION, seed: this.ctx.seed(), counters: JSON.parse(counters ?? "{}") } as State;
     await this.ctx.loading(() =>
       Promise.all(
         COLLECTIONS.map(async (c, i) => {

@@ -14,7 +14,8 @@
 //   o:<collection>      sorted set: key by first-write order (lists stay oldest first on every replica)
 // The sandbox, under <prefix>global:{g}:
 //   lock                the settings' turn (a global scenario switch, the clock, a reset of everything)
-//   settings            hash: v (+1 per change), json (clock offset, scenario choice), seed, gen (the generation)
+//   settings            hash: v (+1 per change), json (clock offset, scenario choice), seed, gen (the generation),
+//                       layout (this layout's number, see redis-layout.ts)
 //   merchants           set: the merchants installed in this generation
 //   where               hash: "<kind>:<id>" → merchant (a page, payment, refund, ... found by id alone)
 //   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
@@ -155,11 +156,13 @@ return 1
 `;
 
 /**
- * The sandbox's settings, created when Redis has none. Returns them as a flat field/value list.
- * KEYS: settings. ARGV: seed, generation, settings JSON.
+ * The sandbox's settings, created when Redis has none; a sandbox of layout 2 (no `layout`) is marked
+ * as today's, the keys being the same. Returns them as a flat field/value list.
+ * KEYS: settings. ARGV: seed, generation, settings JSON, layout.
  */
 export const SETTINGS_INIT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], 'v', 0, 'seed', ARGV[1], 'gen', ARGV[2], 'json', ARGV[3]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], 'v', 0, 'seed', ARGV[1], 'gen', ARGV[2], 'json', ARGV[3], 'layout', ARGV[4])
+else redis.call('HSETNX', KEYS[1], 'layout', ARGV[4]) end
 return redis.call('HGETALL', KEYS[1])
 `;
 

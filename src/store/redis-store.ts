@@ -24,7 +24,8 @@ import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type Par
 import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
-import { groupCommit, StoreError, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
+import { layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
+import { groupCommit, StoreError, StoreRefusal, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
@@ -40,6 +41,8 @@ export interface RedisStoreOptions {
   heldRecords?: number | undefined;
   /** does a scenario name this card number? (a merchant written by an older Sandgate keeps full numbers on file: they go as it loads) */
   namesCard?: ((number: string) => boolean) | undefined;
+  /** told what the start did to the sandbox's layout (moved it from an earlier one, or found a newer one) */
+  report?: ((level: "info" | "warn", message: string) => void) | undefined;
 }
 
 /** What replicas share besides records. */
@@ -146,15 +149,22 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const heldRecords = options.heldRecords ?? HELD_RECORDS;
   let parts: SharedParts | undefined;
 
-  // the sandbox's settings as Redis has them (created on first use)
-  let known: { v: number; seed: string; gen: string; json: string };
+  // the sandbox's settings as Redis has them (created on first use); a sandbox in an earlier layout is moved first
+  let known: { v: number; seed: string; gen: string; json: string; layout: number };
+  let earlier: EarlierSandbox | undefined;
   try {
-    const flat = (await settingsInit([global.settings], [options.seed ?? randomBytes(8).toString("hex"), randomBytes(6).toString("hex"), ""])) as string[];
+    if ((await layoutAt(client, options.prefix, global.settings)) === 1) earlier = await takeLayoutOne(client, options.prefix, shown(options.url), options.namesCard ?? (() => false));
+    const seed = earlier?.state.seed || options.seed || randomBytes(8).toString("hex");
+    const flat = (await settingsInit([global.settings], [seed, randomBytes(6).toString("hex"), earlier?.settings ?? "", REDIS_LAYOUT])) as string[];
     known = readSettings(flat);
   } catch (err) {
+    await earlier?.abandon().catch(() => undefined);
     client.disconnect();
+    if (err instanceof StoreError) throw err;
     throw new StoreError(`cannot use Redis at ${shown(options.url)} (${(err as Error).message})`);
   }
+  /** why this replica must not use the sandbox (a newer layout), said by every unit */
+  const refused = () => (known.layout > REDIS_LAYOUT ? new StoreRefusal(newerLayout(known.layout)) : undefined);
   let lastSettings = known.json;
   const globalIds = () => createIds(known.seed, {});
   let ids = globalIds();
@@ -162,7 +172,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   function readSettings(flat: string[]) {
     const m = new Map<string, string>();
     for (let i = 0; i < flat.length; i += 2) m.set(flat[i]!, flat[i + 1]!);
-    return { v: Number(m.get("v") ?? 0), seed: m.get("seed") ?? "", gen: m.get("gen") ?? "", json: m.get("json") ?? "" };
+    return { v: Number(m.get("v") ?? 0), seed: m.get("seed") ?? "", gen: m.get("gen") ?? "", json: m.get("json") ?? "", layout: Number(m.get("layout") ?? 2) };
   }
   const settingsNow = (): Settings | undefined => parts && { clock_offset_ms: parts.clock.offsetMs(), scenario: parts.scenarios.choice() };
   /** Settings another replica wrote, in force here. */
@@ -177,10 +187,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     parts.scenarios.adopt(s.scenario);
     lastSettings = JSON.stringify(settingsNow());
   }
+  /** What failed, as the 503 its unit answers (a refusal keeps its reason). */
+  const unavailable = (err: unknown) => (err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message));
   /** The settings' version, and the settings when it moved. */
   async function checkSettings(): Promise<void> {
-    const [v] = await client.hmget(global.settings, "v");
-    if (Number(v ?? 0) !== known.v) adopt(readSettings(await client.hgetall(global.settings).then((h) => Object.entries(h).flat())));
+    const [v, layout] = await client.hmget(global.settings, "v", "layout");
+    if (Number(v ?? 0) !== known.v || Number(layout ?? 2) !== known.layout) adopt(readSettings(await client.hgetall(global.settings).then((h) => Object.entries(h).flat())));
+    const refusal = refused();
+    if (refusal) throw refusal;
   }
 
   // ---- merchants held in memory
@@ -386,7 +400,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     const [entered, settings] = await Promise.allSettled([p.turns.enter(), checkSettings()]);
     if (entered.status === "rejected") throw entered.reason;
     try {
-      if (settings.status === "rejected") throw new StoreUnavailable((settings.reason as Error).message);
+      if (settings.status === "rejected") throw unavailable(settings.reason);
       return await work(view({ partition: p }));
     } finally {
       p.turns.leave();
@@ -403,7 +417,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     if (merchantId !== undefined) return merchantUnit(merchantId, work);
     if (here) return work(view(here));
     if (scope) {
-      await checkSettings().catch((err: unknown) => Promise.reject(new StoreUnavailable((err as Error).message)));
+      await checkSettings().catch((err: unknown) => Promise.reject(unavailable(err)));
       return work(view({ none: true }));
     }
     return globalUnit(here, work, true);
@@ -550,5 +564,20 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   }
 
   // the store outside every unit: units are opened from it, each handed its own view
-  return view(undefined);
+  const store = view(undefined);
+  if (earlier) {
+    // the earlier layout's sandbox, installed as an imported state is; its turn kept every replica of it out meanwhile
+    try {
+      await store.restore(earlier.state);
+      await earlier.finish();
+    } catch (err) {
+      await earlier.abandon().catch(() => undefined);
+      await close();
+      throw new StoreError(`cannot move the sandbox at ${shown(options.url)} to layout ${REDIS_LAYOUT} (${(err as Error).message}); nothing was removed: start again`);
+    }
+    options.report?.("info", `moved the sandbox at ${shown(options.url)} from layout 1 to layout ${REDIS_LAYOUT}: ${earlier.records} records`);
+  }
+  const refusal = refused();
+  if (refusal) options.report?.("warn", `${refusal.message}; every request answers 503 until then`);
+  return store;
 }

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
 import { createIds, type Ids } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
-import { forgetFullNumber } from "../domain/card-on-file.js";
+import { NewerFormat, upgradeRecords, upgradeSnapshot } from "./state-formats.js";
 import { resetMerchant, stateFromFixtures } from "./initial-state.js";
 import { lineEncoder, oldJournalPath, openJournal, replayJournal, type Journal } from "./journal.js";
 import { SnapshotFile } from "./snapshot-file.js";
@@ -167,6 +167,11 @@ export class StoreUnavailable extends Error {
   override name = "StoreUnavailable";
 }
 
+/** The shared store is there but this replica must not use it (it holds a newer format): the reason is said to every caller. */
+export class StoreRefusal extends StoreUnavailable {
+  override name = "StoreRefusal";
+}
+
 /** A --data file that cannot be written, with what to do about it (the Docker image runs as uid 1000). */
 function unwritable(file: string, err: NodeJS.ErrnoException): StoreError {
   const dir = dirname(resolve(file));
@@ -205,25 +210,27 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     } catch (err) {
       throw new StoreError(`${dataFile}: cannot read state (${(err as Error).message}); move it away or pick another --data file`);
     }
-    if (db.data?.version !== 1 || !Array.isArray(db.data.transactions)) {
-      throw new StoreError(`${dataFile}: not a Sandgate state file (version 1 expected)`);
+    try {
+      upgradeSnapshot(db.data!);
+    } catch (err) {
+      const remedy = err instanceof NewerFormat ? "start the Sandgate that wrote it, or pick another --data file" : "move it away or pick another --data file";
+      throw new StoreError(`${dataFile}: ${(err as Error).message}; ${remedy}`);
     }
     if (options.seed !== undefined) db.data.seed = options.seed;
-    db.data.notifications ??= [];
-    db.data.payouts ??= [];
   }
   // a journal kept for a snapshot that was being written when the process stopped comes first
   for (const path of journalFile ? [oldJournalPath(journalFile), journalFile] : []) {
     try {
       replayJournal(path, db.data);
     } catch (err) {
+      if (err instanceof NewerFormat) throw new StoreError(`${path}: ${err.message}; start the Sandgate that wrote it`);
       throw new StoreError(`${path}: cannot replay (${(err as Error).message}); move it away to start from ${dataFile} alone`);
     }
   }
 
-  // a state file from before kept full card numbers on file: gone now, and the snapshot written
-  // below (before anything else) rewrites the file and empties the journal without them
-  for (const token of db.data.tokens) forgetFullNumber(token, options.namesCard ?? (() => false));
+  // what an earlier format kept differently is brought up to date; the snapshot written below
+  // (before anything else) rewrites the file in today's format and empties the journal
+  upgradeRecords(db.data, options.namesCard ?? (() => false));
 
   const state = () => db.data;
   let ids = createIds(state().seed, state().counters);
