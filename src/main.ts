@@ -11,6 +11,8 @@ const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<numb
   verify: () => import("./cli/verify-command.js"),
   "check-receiver": () => import("./cli/check-receiver.js"),
   ctl: () => import("./cli/ctl.js"),
+  state: () => import("./cli/state-command.js"),
+  migrate: () => import("./cli/migrate.js"),
 };
 
 async function main(): Promise<void> {

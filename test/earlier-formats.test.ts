@@ -14,7 +14,7 @@ import { STATE_VERSION } from "../src/domain/types.js";
 import { HAS_REDIS, startRedis, type TestRedis } from "../scripts/redis-server.js";
 import { FIXTURE_MERCHANT, Gateway, xmlText } from "../scripts/self-check/traffic.js";
 import { EARLIER_FORMATS, GOLDEN_NOTIFY_PORT, earlierTree, goldenDir, type GoldenExpected } from "./earlier-formats.js";
-import { spawnSandgate } from "../scripts/sandgate-process.js";
+import { runSandgate, spawnSandgate } from "../scripts/sandgate-process.js";
 import { REDIS_LAYOUT } from "../src/store/redis-layout.js";
 
 interface Received {
@@ -189,7 +189,7 @@ describe.skipIf(!HAS_REDIS)("a rolling upgrade on Redis: replicas of an earlier 
   };
   const payment = (order_no: string) => ({ account_id: "A10001", order_no, currency: "USD", amount: "4.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", first_name: "R", last_name: "U", shopper_email: "r@shop.example" });
 
-  it("today's refuses to start while an earlier replica runs, moves the sandbox once it has stopped, and a later earlier replica fails instead of starting empty", { timeout: 60_000 }, async () => {
+  it("today's refuses to start (and to migrate) while an earlier replica runs, `sandgate migrate` moves the sandbox once it has stopped, and a later earlier replica fails instead of starting empty", { timeout: 60_000 }, async () => {
     tree = earlierTree(layoutOne.commit);
     redis = await startRedis();
     const earlier = earlierReplica();
@@ -200,11 +200,18 @@ describe.skipIf(!HAS_REDIS)("a rolling upgrade on Redis: replicas of an earlier 
     await expect(startSandbox({ port: 0, host: "127.0.0.1", redisUrl: redis.url })).rejects.toThrow(
       /holds this sandbox in layout 1, and a replica of the earlier Sandgate that wrote it is still running: stop every earlier replica, then start this one again/,
     );
-    // it refused without changing anything: the earlier replica still answers from its sandbox
+    const refused = await runSandgate(["migrate", "--redis-url", redis.url]);
+    expect([refused.code, refused.stderr]).toEqual([1, "sandgate migrate: a replica of the earlier Sandgate still uses this sandbox (layout 1): stop every replica first\n"]);
+    // both refused without changing anything: the earlier replica still answers from its sandbox
     expect(xmlText(await gw.call("authorise", payment("ROLL-0002")), "order_status")).toBe("1");
 
     earlier.child.kill("SIGTERM");
     await earlier.exited;
+    const dry = await runSandgate(["migrate", "--redis-url", redis.url, "--dry-run"]);
+    expect(dry.stdout).toMatch(/^would move (\d+) records \(\d+ merchants, \d+ transactions, .*\) from layout 1 to layout 3\n$/);
+    const moved = await runSandgate(["migrate", "--redis-url", redis.url]);
+    expect([moved.code, moved.stdout]).toEqual([0, `moved the sandbox at ${redis.url} from layout 1 to layout 3: ${/would move (\d+)/.exec(dry.stdout)![1]} records\n`]);
+    expect((await runSandgate(["migrate", "--redis-url", redis.url])).stdout).toMatch(/is in layout 3 already/);
     const today = await startSandbox({ port: 0, host: "127.0.0.1", redisUrl: redis.url });
     stopped.push(() => today.close());
     const answer = json(await new Gateway(today.url, FIXTURE_MERCHANT).call("retrievalTrans", { account_id: "A10001", order_no: "ROLL-0001,ROLL-0002" }, true));

@@ -1,7 +1,7 @@
 // A sandbox's state moved as a file (GET/PUT /__sandbox/state, `sandgate ctl state`): what one
 // Sandgate exports, another (in memory or with --data) imports and goes on with; a file that is not
 // whole or not one is refused with its line and reason, and nothing changes.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
@@ -9,6 +9,9 @@ import { afterAll, describe, expect, test } from "vitest";
 import type { App } from "../src/app.js";
 import { startSandbox } from "../src/index.js";
 import { runSandgate } from "../scripts/sandgate-process.js";
+import { HAS_REDIS, startRedis } from "../scripts/redis-server.js";
+import { FIXTURE_MERCHANT, Gateway } from "../scripts/self-check/traffic.js";
+import { goldenDir, type GoldenExpected } from "./earlier-formats.js";
 import { ACME, makeApp } from "./helpers.js";
 import { blockHolding } from "./docs-helpers.js";
 import { one, paymentIn, paymentStatus } from "./lifecycle-helpers.js";
@@ -23,6 +26,9 @@ const exported = async (app: App, merchant?: string) => {
   return res.text;
 };
 const imported = (app: App, file: string) => request(app).put("/__sandbox/state").set("content-type", "application/x-ndjson").send(file);
+/** A file's record lines, sorted: what two exports of the same records share, whatever order their store lists them in. */
+const recordLines = (file: string) => file.split("\n").slice(1).sort();
+const headerOf = (file: string) => JSON.parse(file.slice(0, file.indexOf("\n"))) as { clock_offset_ms: number; merchant: string | null; counters: Record<string, number> };
 /** The file without the moment it was written: what two exports of the same state share. */
 const content = (file: string) => file.replace(/"exported_at":"[^"]*",/, "");
 
@@ -127,3 +133,43 @@ test("sandgate ctl state export and import through a running Sandgate", async ()
     await Promise.all([from.close(), to.close()]);
   }
 }, 30_000);
+
+describe.skipIf(!HAS_REDIS)("sandgate state export|import with no Sandgate running", () => {
+  test("--data → file → Redis → file → a new --data: the files hold the same, a bad file exits 1 and changes nothing, and a server started on the result finds the payments", { timeout: 60_000 }, async () => {
+    const data = join(dir, "offline");
+    cpSync(goldenDir("unversioned", "data"), data, { recursive: true });
+    const redis = await startRedis();
+    try {
+      const a = join(dir, "offline-a.ndjson");
+      const fromData = await runSandgate(["state", "export", "--data", join(data, "state.json"), "--out", a]);
+      expect([fromData.code, fromData.stderr]).toEqual([0, expect.stringMatching(/^exported \d+ records \(every merchant\) to .*offline-a\.ndjson\n$/)]);
+
+      const into = await runSandgate(["state", "import", a, "--redis-url", redis.url]);
+      expect([into.code, into.stderr]).toEqual([0, expect.stringMatching(/^imported \d+ records \(every merchant\) into Redis\n$/)]);
+      const fromRedis = await runSandgate(["state", "export", "--redis-url", redis.url]);
+      // the same records (Redis lists merchants in another order), the clock, and ids counted on from where they were
+      expect(recordLines(fromRedis.stdout)).toEqual(recordLines(readFileSync(a, "utf8")));
+      expect(headerOf(fromRedis.stdout)).toMatchObject({ clock_offset_ms: 0, merchant: null, counters: headerOf(readFileSync(a, "utf8")).counters });
+
+      const truncated = join(dir, "offline-truncated.ndjson");
+      writeFileSync(truncated, fromRedis.stdout.split("\n").slice(0, 5).join("\n"));
+      const refused = await runSandgate(["state", "import", truncated, "--redis-url", redis.url]);
+      expect([refused.code, refused.stderr]).toEqual([1, "sandgate state import: line 5: the file ends before its end line (cut short?)\n"]);
+      expect(content((await runSandgate(["state", "export", "--redis-url", redis.url])).stdout)).toBe(content(fromRedis.stdout));
+
+      const b = join(dir, "offline-b.ndjson");
+      writeFileSync(b, fromRedis.stdout);
+      expect((await runSandgate(["state", "import", b, "--data", join(dir, "offline-new.json")])).code).toBe(0);
+      const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", data: join(dir, "offline-new.json") });
+      try {
+        const expected = JSON.parse(readFileSync(join(goldenDir("unversioned", "data"), "expected.json"), "utf8")) as GoldenExpected;
+        const answer = JSON.parse(await new Gateway(sandbox.url, FIXTURE_MERCHANT).call("retrievalTrans", { account_id: "A10001", order_no: "SELF-0001,SELF-0007" }, true)) as { orders_list: Record<string, string>[] };
+        expect(answer.orders_list).toEqual([expected.answers.payments["SELF-0001"], expected.answers.payments["SELF-0007"]]);
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      await redis.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@
 // failed or the receiver cannot be reached or does not answer; 2: bad input, nothing was checked.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Command, CommanderError } from "commander";
+import { command, parseFlags } from "./command.js";
 import { CheckRefused, type CheckInput } from "../receiver-check/input.js";
 import { junitReport, terminalReport } from "../receiver-check/check-report.js";
 import type { ReceiverCheckReport } from "../receiver-check/run.js";
@@ -62,29 +62,20 @@ async function checkThere(base: string, input: CheckInput): Promise<ReceiverChec
 }
 
 export async function run(args: string[]): Promise<number> {
-  const program = new Command("sandgate check-receiver")
-    .description(
-      "send a merchant's notification receiver genuine, repeated, forged, tampered, stale, out-of-order and malformed notifications, signed as Sandgate signs them, and say what it gets wrong",
-    )
+  const program = command(
+    "sandgate check-receiver",
+    "send a merchant's notification receiver genuine, repeated, forged, tampered, stale, out-of-order and malformed notifications, signed as Sandgate signs them, and say what it gets wrong",
+  )
     .argument("<url>", "the receiver: the merchant's notify_url, the only address contacted")
     .requiredOption("--merchant <id>", "the merchant whose notifications they are (a fixture merchant, or one the Sandgate already provisioned)")
     .option("--key <secret>", "sign with this key, the one the receiver verifies with (default: the merchant's key in Sandgate)")
     .option("--sandbox <url>", "check from this running Sandgate (ADMIN_TOKEN is sent when set; default: a fresh one in this process)")
     .option("--transaction <id>", "notify about this payment of the merchant (default: one made for the check)")
     .option("--json <file>", "write the report as JSON")
-    .option("--junit <file>", "write the report as JUnit XML (one test case per probe)")
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
-  let url: string;
-  let flags: Flags;
-  try {
-    program.parse(args, { from: "user" });
-    url = program.args[0]!;
-    flags = program.opts<Flags>();
-  } catch (err) {
-    // --help ends here too, with code 0
-    return err instanceof CommanderError && err.exitCode === 0 ? 0 : 2;
-  }
+    .option("--junit <file>", "write the report as JUnit XML (one test case per probe)");
+  const flags = parseFlags<Flags>(program, args);
+  if (typeof flags === "number") return flags;
+  const url = program.args[0]!;
   if (flags.sandbox && !/^https?:\/\/\S+$/i.test(flags.sandbox)) {
     process.stderr.write(`sandgate check-receiver: --sandbox must be an http(s) URL, got "${flags.sandbox}"\n`);
     return 2;

@@ -12,7 +12,7 @@ export function parseCommandLine(argv: readonly string[], env: Record<string, st
     .showHelpAfterError()
     .addHelpText(
       "after",
-      "\nCommands (each with its own --help):\n  sandgate record --upstream <url> --out <file.har>   record the real gateway through a proxy\n  sandgate verify <file.har>                          replay a recording against Sandgate and list the differences\n  sandgate check-receiver <url> --merchant <id>       check a notification receiver with genuine, forged and malformed notifications\n  sandgate ctl <command> [--url <url>] [--json]       drive a running Sandgate from CI: health, scenario, complete, refund, clock, coverage, ...",
+      "\nCommands (each with its own --help):\n  sandgate record --upstream <url> --out <file.har>   record the real gateway through a proxy\n  sandgate verify <file.har>                          replay a recording against Sandgate and list the differences\n  sandgate check-receiver <url> --merchant <id>       check a notification receiver with genuine, forged and malformed notifications\n  sandgate ctl <command> [--url <url>] [--json]       drive a running Sandgate from CI: health, scenario, complete, refund, clock, coverage, ...\n  sandgate state export|import (--data <file> | --redis-url <url>)   a stopped sandbox's state as a file, or back\n  sandgate migrate --redis-url <url> [--dry-run]      bring a sandbox on Redis to this Sandgate's layout, every replica stopped",
     );
   for (const spec of OPTIONS) {
     const label = spec.kind === "boolean" ? spec.flag : `${spec.flag} <value>`;

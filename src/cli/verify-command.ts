@@ -2,7 +2,7 @@
 // --junit XML. Exit 0: no differences; 1: differences; 2: the recording or a flag cannot be used.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Command, CommanderError } from "commander";
+import { command, parseFlags } from "./command.js";
 import { HarError, readHar } from "../proof/har.js";
 import { junitReport, suggestionsReport, terminalReport } from "../proof/report.js";
 import { writeSuggestions } from "../proof/suggest.js";
@@ -28,8 +28,7 @@ function write(path: string, text: string): void {
 }
 
 export async function run(args: string[]): Promise<number> {
-  const program = new Command("sandgate verify")
-    .description("replay a recording (HAR) against Sandgate and list every difference from the recorded answers")
+  const program = command("sandgate verify", "replay a recording (HAR) against Sandgate and list every difference from the recorded answers")
     .argument("<file.har>", "the recording (sandgate record, or a HAR 1.2 file of the gateway's API)")
     .option("--against <url>", "a running Sandgate (default: a fresh one in this process)")
     .option("--key <key>", "the merchant's secret key in Sandgate, to sign the replayed requests (default: the fixture's)")
@@ -40,19 +39,10 @@ export async function run(args: string[]): Promise<number> {
     .option("--scenario <name>", "global scenario of the fresh Sandgate")
     .option("--fixtures <dir>", "fixtures of the fresh Sandgate")
     .option("--seed <seed>", "seed of the fresh Sandgate")
-    .option("--suggest <dir>", "write the scenario rules that close what data can close to <dir>/suggested.json (load with --scenarios <dir> --scenario suggested)")
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
-  let file: string;
-  let flags: Flags;
-  try {
-    program.parse(args, { from: "user" });
-    file = program.args[0]!;
-    flags = program.opts<Flags>();
-  } catch (err) {
-    // --help and --version end here too, with code 0
-    return err instanceof CommanderError && err.exitCode === 0 ? 0 : 2;
-  }
+    .option("--suggest <dir>", "write the scenario rules that close what data can close to <dir>/suggested.json (load with --scenarios <dir> --scenario suggested)");
+  const flags = parseFlags<Flags>(program, args);
+  if (typeof flags === "number") return flags;
+  const file = program.args[0]!;
   if (flags.against && !/^https?:\/\/\S+$/i.test(flags.against)) {
     process.stderr.write(`sandgate verify: --against must be an http(s) URL, got "${flags.against}"\n`);
     return 2;

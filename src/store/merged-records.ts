@@ -18,12 +18,17 @@ const first = <T>(parts: Iterable<Repository>, find: (r: Repository) => T | unde
   return undefined;
 };
 
-/** A state holding every merchant's records, each list in creation order across merchants. */
+/** A state holding every merchant's records, each list in creation order across merchants, and their highest id counters. */
 export function mergedState(seed: string, states: Iterable<State>): State {
   const merged = { version: STATE_VERSION, seed, counters: {} } as State;
   const lists = merged as unknown as Record<string, object[]>;
   for (const c of COLLECTIONS) lists[c] = [];
-  for (const s of states) for (const c of COLLECTIONS) lists[c]!.push(...(s[c] as object[]));
+  for (const s of states) {
+    for (const c of COLLECTIONS) lists[c]!.push(...(s[c] as object[]));
+    // each merchant counts its own ids: the highest of each kind, so a state made of these (an export
+    // imported in one process) goes on past every id any of them gave
+    for (const [kind, n] of Object.entries(s.counters)) merged.counters[kind] = Math.max(merged.counters[kind] ?? 0, n);
+  }
   const at = (r: object) => String((r as { created_at?: unknown }).created_at ?? "");
   for (const c of COLLECTIONS) if (c !== "merchants") lists[c]!.sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : 0));
   return merged;

@@ -70,23 +70,41 @@ export interface EarlierSandbox {
 }
 
 /**
+ * Is a replica of layout 1 running? One holds its turn, or read its epoch within IDLE_S, watched for
+ * up to WATCH_MS (OBJECT IDLETIME reads the key without touching it).
+ */
+export async function layoutOneRunning(client: Redis | Cluster, prefix: string): Promise<boolean> {
+  const one = layoutOneKeys(prefix);
+  for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const [idle, holder] = await Promise.all([client.object("IDLETIME", one.epoch) as Promise<number | null>, client.get(one.lock)]);
+    if (holder === null && (idle === null || idle >= IDLE_S)) return false;
+    if (Date.now() - started >= WATCH_MS) return true;
+  }
+}
+
+/** What a layout-1 sandbox holds, by collection, and whether a replica of it is running (for `sandgate migrate --dry-run`). */
+export async function inspectLayoutOne(client: Redis | Cluster, prefix: string): Promise<{ records: Record<string, number>; running: boolean }> {
+  const one = layoutOneKeys(prefix);
+  const records = Object.fromEntries(await Promise.all(COLLECTIONS.map(async (c) => [c, await client.hlen(one.records(c))] as const)));
+  return { records, running: await layoutOneRunning(client, prefix) };
+}
+
+/**
  * Takes a layout-1 sandbox to move: refuses (StoreError, one line) while a replica of that layout is
  * running, waits while another replica of today's is moving it (then resolves undefined: it is moved).
  */
 export async function takeLayoutOne(client: Redis | Cluster, prefix: string, address: string, namesCard: (number: string) => boolean): Promise<EarlierSandbox | undefined> {
   const one = layoutOneKeys(prefix);
   const mine = `moving:${randomBytes(8).toString("hex")}`;
-  for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    // OBJECT IDLETIME reads the key without touching it
-    const [idle, holder] = await Promise.all([client.object("IDLETIME", one.epoch) as Promise<number | null>, client.get(one.lock)]);
+  for (const started = Date.now(); ; ) {
+    const holder = await client.get(one.lock);
     if (holder?.startsWith("moving:")) {
       if (Date.now() - started > MOVE_LEASE_MS) throw new StoreError(`Redis at ${address}: another replica began moving this sandbox to layout ${REDIS_LAYOUT} a minute ago and has not finished; start this one again`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
       if ((await client.get(one.epoch)) === MOVED) return undefined;
       continue;
     }
-    const read = holder !== null || (idle !== null && idle < IDLE_S);
-    if (read && Date.now() - started < WATCH_MS) continue;
-    if (read) {
+    if (await layoutOneRunning(client, prefix)) {
       throw new StoreError(
         `Redis at ${address} holds this sandbox in layout 1, and a replica of the earlier Sandgate that wrote it is still running: stop every earlier replica, then start this one again (it moves the sandbox to layout ${REDIS_LAYOUT}), or run \`sandgate migrate --redis-url …\``,
       );

@@ -24,7 +24,7 @@ import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type Par
 import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
-import { layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
+import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
 import { groupCommit, StoreError, StoreRefusal, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
@@ -123,6 +123,22 @@ function coalesceWrites(redis: Redis): Redis {
   return redis;
 }
 const corked = new WeakSet<Socket>();
+
+/** What Redis holds at the prefix, read without changing anything (`sandgate migrate --dry-run`). */
+export async function inspectRedisStore(options: RedisStoreOptions): Promise<{ layout: number; merchants: number; records?: Record<string, number>; running?: boolean }> {
+  const global = globalKeys(options.prefix);
+  const client = connect(options);
+  client.on("error", () => undefined);
+  try {
+    await client.connect().catch((err: Error) => Promise.reject(new StoreError(`cannot reach Redis at ${shown(options.url)} (${err.message}); start it, or check --redis-url`)));
+    const layout = await layoutAt(client, options.prefix, global.settings);
+    if (layout !== 1) return { layout, merchants: await client.scard(global.merchants) };
+    const { records, running } = await inspectLayoutOne(client, options.prefix);
+    return { layout, merchants: records.merchants ?? 0, records, running };
+  } finally {
+    client.disconnect();
+  }
+}
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<Store> {
   const fixtures = loadFixtures(options.fixturesDir);
