@@ -223,11 +223,18 @@ describe.skipIf(!HAS_REDIS)("a rolling upgrade on Redis: replicas of an earlier 
     expect(late.stderr()).toContain("cannot use Redis");
   });
 
-  it("a replica that finds a newer layout answers 503 with the reason, and health says it", { timeout: 30_000 }, async () => {
+  it("every replica says the layout it writes while it runs; one that finds a newer layout answers 503 with the reason, and health says it", { timeout: 30_000 }, async () => {
     redis = await startRedis();
+    const client = new Redis(redis.url);
+    const rollCall = async () => Object.values(await client.hgetall("sandgate:global:{g}:replicas")).map((v) => JSON.parse(v) as { layout: number; version: string; seen_at: number });
+    const other = await startSandbox({ port: 0, host: "127.0.0.1", redisUrl: redis.url });
     const today = await startSandbox({ port: 0, host: "127.0.0.1", redisUrl: redis.url });
     stopped.push(() => today.close());
-    const client = new Redis(redis.url);
+    expect(await rollCall()).toEqual([expect.objectContaining({ layout: REDIS_LAYOUT }), expect.objectContaining({ layout: REDIS_LAYOUT })]);
+    await other.close();
+    expect(await rollCall()).toHaveLength(1);
+    expect((await client.hgetall("sandgate:global:{g}:settings")).layout).toBe(String(REDIS_LAYOUT));
+
     await client.hset("sandgate:global:{g}:settings", "layout", String(REDIS_LAYOUT + 1));
     client.disconnect();
     const reason = `Redis holds this sandbox in layout ${REDIS_LAYOUT + 1}, written by a newer Sandgate; this replica writes layout ${REDIS_LAYOUT}: upgrade it to the newer Sandgate`;

@@ -20,6 +20,7 @@
 //   where               hash: "<kind>:<id>" → merchant (a page, payment, refund, ... found by id alone)
 //   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
 //   requests            a capped stream: every replica's request log entries
+//   replicas            hash: each running replica → its layout, version and when it was last seen (every 2 s)
 import { KEY_FIELD, type Collection } from "../domain/types.js";
 
 export const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
@@ -44,7 +45,7 @@ export type PartitionKeys = ReturnType<typeof partitionKeys>;
 
 export function globalKeys(prefix: string) {
   const k = (name: string) => `${prefix}global:{g}:${name}`;
-  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests"), snapshots: k("snapshots") };
+  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests"), snapshots: k("snapshots"), replicas: k("replicas") };
 }
 
 /** KEYS of ACQUIRE and CHANGES: lock, epoch, version, changes. */

@@ -13,6 +13,8 @@
 // in a unit that names no merchant, under its own turn. Such a unit reads every merchant's records
 // (the dashboard's lists) and changes none.
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { packageVersion } from "../paths.js";
 import type { Socket } from "node:net";
 import { Cluster, Redis } from "ioredis";
 import { createIds } from "../ids.js";
@@ -318,6 +320,20 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const trimmer = setInterval(trim, 1_000);
   trimmer.unref();
 
+  // ---- the roll call: every running replica says the layout it writes, every 2 s, so that a later
+  // Sandgate can tell whether replicas of an earlier layout still run (and the entries of replicas
+  // that stopped without a word are dropped once a minute old)
+  const me = `${hostname()}:${process.pid}:${tag}`;
+  const beat = async () => {
+    await client.hset(global.replicas, me, JSON.stringify({ layout: REDIS_LAYOUT, version: packageVersion(), seen_at: Date.now() }));
+    const all = await client.hgetall(global.replicas);
+    const gone = Object.entries(all).filter(([, v]) => !((JSON.parse(v) as { seen_at?: number }).seen_at! > Date.now() - 60_000));
+    if (gone.length) await client.hdel(global.replicas, ...gone.map(([k]) => k));
+  };
+  const beating = setInterval(() => void beat().catch(() => undefined), 2_000);
+  beating.unref();
+  await beat().catch(() => undefined);
+
   // ---- every merchant, read-only (the settings' turn)
   const held = () => [...partitions.values()].map((p) => p.records);
   const everything = mergedRecords(held, (m) => partitions.get(m)?.records, () => mergedState(known.seed, [...partitions.values()].map((p) => p.state)));
@@ -573,6 +589,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     // this replica's locks are given back, so no other replica waits out a lease
     clearInterval(trimmer);
     clearImmediate(trimSoon);
+    clearInterval(beating);
+    await client.hdel(global.replicas, me).catch(() => undefined);
     const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
     for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
     await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
