@@ -117,7 +117,8 @@ export interface AdminClient {
   /** the state as a file to move or keep (NDJSON, docs/state.md): every merchant's, or one merchant's */
   exportState(merchantId?: string): Promise<string>;
   /** replaces the state with such a file (all of it, or the one merchant it holds); a refused file changes nothing */
-  importState(file: string): Promise<{ merchant: string | null; records: Record<string, number> }>;
+  /** `all`: needed for a file of every merchant (it replaces every merchant's records and the clock) */
+  importState(file: string, options?: { all?: boolean }): Promise<{ merchant: string | null; records: Record<string, number> }>;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -205,6 +206,6 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     },
     checkReceiver: ({ url, merchant_id, transaction_id, key }) => send("checkReceiver", { body: { url, merchant_id, transaction_id, key } }),
     exportState: (merchantId) => send("exportState", { query: { merchant_id: merchantId } }),
-    importState: (file) => send("importState", { body: file }),
+    importState: (file, options = {}) => send("importState", { body: file, query: { all: options.all ? "true" : undefined } }),
   };
 }

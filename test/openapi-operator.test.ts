@@ -243,6 +243,7 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("get", "/__sandbox/state", await api().get("/__sandbox/state"));
     check("get", "/__sandbox/state", await api().get("/__sandbox/state").query({ merchant_id: ACME.merchant_id }));
     check("get", "/__sandbox/state", await api().get("/__sandbox/state").query({ merchant_id: "NOBODY-AT-ALL" }));
+    check("put", "/__sandbox/state", await api().put("/__sandbox/state").query({ all: "true" }).set("content-type", "application/x-ndjson").send(file));
     check("put", "/__sandbox/state", await api().put("/__sandbox/state").set("content-type", "application/x-ndjson").send(file));
     check("put", "/__sandbox/state", await api().put("/__sandbox/state").set("content-type", "application/x-ndjson").send("not a state file\n"));
   });
@@ -255,6 +256,7 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("get", "/__sandbox/snapshots", await api().get("/__sandbox/snapshots"));
     check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/openapi-acme/restore"));
     check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/openapi-all/restore"));
+    check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/openapi-all/restore").send({ all: true }));
     check("post", "/__sandbox/snapshots/{name}/restore", await api().post("/__sandbox/snapshots/nothing-by-this-name/restore"));
     check("delete", "/__sandbox/snapshots/{name}", await api().delete("/__sandbox/snapshots/openapi-acme"));
     check("delete", "/__sandbox/snapshots/{name}", await api().delete("/__sandbox/snapshots/openapi-acme"));

@@ -52,7 +52,7 @@ describe("replicas on one Redis", () => {
     expect(file.split("\n")[0]).toMatch(/^\{"sandgate_state":1,"merchant":null,/);
     expect(file).toContain(`"transaction_id":"${kept.transaction_id}"`);
     const later = await authorised(b!);
-    const put = await fetch(`${a!.url}/__sandbox/state`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
+    const put = await fetch(`${a!.url}/__sandbox/state?all=true`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
     expect(put.status).toBe(200);
     const records = (f: string) => f.trimEnd().split("\n").slice(1, -1).sort();
     for (const r of [a!, b!]) {
@@ -65,7 +65,7 @@ describe("replicas on one Redis", () => {
   });
 
   test("a state moved memory → this shared store → --data loses nothing: the first and the last file hold the same records", async () => {
-    const put = (url: string, file: string) => fetch(`${url}/__sandbox/state`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
+    const put = (url: string, file: string) => fetch(`${url}/__sandbox/state?all=true`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
     const records = (file: string) => file.trimEnd().split("\n").slice(1, -1).sort();
     const memory = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "moved" });
     const dir = mkdtempSync(join(tmpdir(), "sandgate-moved-"));
@@ -93,7 +93,7 @@ describe("replicas on one Redis", () => {
     expect(saved.status).toBe(200);
     const later = await authorised(b!);
     expect((await json(b!, "/__sandbox/snapshots")).body.snapshots).toEqual([expect.objectContaining({ name: "replica-snap", merchant: null })]);
-    expect((await json(b!, "/__sandbox/snapshots/replica-snap/restore", { method: "POST" })).status).toBe(200);
+    expect((await json(b!, "/__sandbox/snapshots/replica-snap/restore", { method: "POST", body: '{"all":true}' })).status).toBe(200);
     for (const r of [a!, b!]) {
       const state = await (await fetch(`${r.url}/__sandbox/state`)).text();
       expect(state).toContain(`"transaction_id":"${kept.transaction_id}"`);

@@ -32,7 +32,10 @@ describe("snapshots through the operator API and sandgate ctl", () => {
       expect(snapshot.records).toBeGreaterThan(saved.length);
       const after = await pay(sandbox);
       expect(await orders(sandbox)).toContain(after.order_no);
-      await sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" } });
+      // a snapshot of every merchant replaces every team's records: that is said, never the default
+      await expect(sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" } })).rejects.toMatchObject({ status: 400, error: "all_required" });
+      expect(await orders(sandbox)).toContain(after.order_no);
+      await sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" }, body: { all: true } });
       expect(await orders(sandbox)).toEqual(saved);
 
       // one merchant's: another merchant's payment made since stays
@@ -47,7 +50,7 @@ describe("snapshots through the operator API and sandgate ctl", () => {
       const { snapshots } = await sandbox.admin.call("listSnapshots");
       expect(snapshots.map((s) => s.name).sort()).toEqual(["acme-only", "prepared"]);
       expect(await sandbox.admin.call("deleteSnapshot", { params: { name: "prepared" } })).toEqual({ deleted: "prepared" });
-      await expect(sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" } })).rejects.toMatchObject({ status: 404, error: "snapshot_not_found" });
+      await expect(sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" }, body: { all: true } })).rejects.toMatchObject({ status: 404, error: "snapshot_not_found" });
       await expect(sandbox.admin.call("saveSnapshot", { params: { name: "no spaces" }, body: {} })).rejects.toMatchObject({ status: 400, error: "invalid_name" });
       await expect(sandbox.admin.call("saveSnapshot", { params: { name: "x" }, body: { merchant_id: "NOBODY" } })).rejects.toMatchObject({ status: 404, error: "merchant_not_found" });
     } finally {
@@ -70,10 +73,12 @@ describe("snapshots through the operator API and sandgate ctl", () => {
       const env2 = { SANDGATE_URL: second.url, ADMIN_TOKEN: "" };
       await pay(second);
       expect((await runSandgate(["ctl", "snapshot", "list"], { env: env2 })).stdout).toMatch(/^before-run {2}\S+ {2}\d+ records {2}every merchant/);
-      expect((await runSandgate(["ctl", "snapshot", "restore", "before-run"], { env: env2 })).stdout).toMatch(/^restored snapshot before-run/);
+      const unsaid = await runSandgate(["ctl", "snapshot", "restore", "before-run"], { env: env2 });
+      expect([unsaid.code, unsaid.stderr]).toEqual([3, expect.stringContaining("all_required")]);
+      expect((await runSandgate(["ctl", "snapshot", "restore", "before-run", "--all"], { env: env2 })).stdout).toMatch(/^restored snapshot before-run/);
       expect(await orders(second)).toEqual(saved);
       expect((await runSandgate(["ctl", "snapshot", "delete", "before-run"], { env: env2 })).stdout).toBe("deleted snapshot before-run\n");
-      const gone = await runSandgate(["ctl", "snapshot", "restore", "before-run"], { env: env2 });
+      const gone = await runSandgate(["ctl", "snapshot", "restore", "before-run", "--all"], { env: env2 });
       expect(gone.code).toBe(3);
       expect(gone.stderr).toMatch(/snapshot_not_found/);
     } finally {

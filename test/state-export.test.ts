@@ -25,7 +25,13 @@ const exported = async (app: App, merchant?: string) => {
   expect(res.type).toBe("application/x-ndjson");
   return res.text;
 };
-const imported = (app: App, file: string) => request(app).put("/__sandbox/state").set("content-type", "application/x-ndjson").send(file);
+/** `all`: the caller says a file of every merchant may replace every merchant's records */
+const imported = (app: App, file: string, all = true) =>
+  request(app)
+    .put("/__sandbox/state")
+    .query(all ? { all: "true" } : {})
+    .set("content-type", "application/x-ndjson")
+    .send(file);
 /** A file's record lines, sorted: what two exports of the same records share, whatever order their store lists them in. */
 const recordLines = (file: string) => file.split("\n").slice(1).sort();
 const headerOf = (file: string) => JSON.parse(file.slice(0, file.indexOf("\n"))) as { clock_offset_ms: number; merchant: string | null; counters: Record<string, number> };
@@ -44,6 +50,9 @@ describe("a state moved between sandboxes", () => {
     expect(file).toMatch(/\{"end":\{"records":\d+\}\}\n$/);
 
     const { app: to, deps } = await makeApp({ seed: "state-b", data: join(dir, "b.json") });
+    // a file of every merchant replaces every team's records: that is said, never the default
+    const unsaid = await imported(to, file, false);
+    expect([unsaid.status, unsaid.body.error]).toEqual([400, "all_required"]);
     const answer = await imported(to, file);
     expect(answer.status).toBe(200);
     expect(answer.body.merchant).toBeNull();
@@ -122,7 +131,7 @@ test("sandgate ctl state export and import through a running Sandgate", async ()
     const out = await runSandgate(["ctl", "state", "export", "--out", file, "--url", from.url], { env: { SANDGATE_URL: "", ADMIN_TOKEN: "" } });
     expect(out.stderr).toBe("");
     expect(out.stdout).toMatch(/^wrote \d+ records to /);
-    const done = await runSandgate(["ctl", "state", "import", file, "--url", to.url], { env: { SANDGATE_URL: "", ADMIN_TOKEN: "" } });
+    const done = await runSandgate(["ctl", "state", "import", file, "--all", "--url", to.url], { env: { SANDGATE_URL: "", ADMIN_TOKEN: "" } });
     expect(done.stdout).toMatch(/^imported \d+ records: the whole state was replaced/);
     expect((await to.admin.transactions({ order_no: "STATE-CTL-1" })).map((t) => t.amount)).toEqual(["12.00"]);
     writeFileSync(join(dir, "cut.ndjson"), "{}\n");
@@ -144,7 +153,9 @@ describe.skipIf(!HAS_REDIS)("sandgate state export|import with no Sandgate runni
       const fromData = await runSandgate(["state", "export", "--data", join(data, "state.json"), "--out", a]);
       expect([fromData.code, fromData.stderr]).toEqual([0, expect.stringMatching(/^exported \d+ records \(every merchant\) to .*offline-a\.ndjson\n$/)]);
 
-      const into = await runSandgate(["state", "import", a, "--redis-url", redis.url]);
+      const unsaid = await runSandgate(["state", "import", a, "--redis-url", redis.url]);
+      expect([unsaid.code, unsaid.stderr]).toEqual([1, "sandgate state import: the file holds every merchant: importing it replaces every merchant's records and the clock; say so with --all\n"]);
+      const into = await runSandgate(["state", "import", a, "--all", "--redis-url", redis.url]);
       expect([into.code, into.stderr]).toEqual([0, expect.stringMatching(/^imported \d+ records \(every merchant\) into Redis\n$/)]);
       const fromRedis = await runSandgate(["state", "export", "--redis-url", redis.url]);
       // the same records (Redis lists merchants in another order), the clock, and ids counted on from where they were
@@ -153,13 +164,13 @@ describe.skipIf(!HAS_REDIS)("sandgate state export|import with no Sandgate runni
 
       const truncated = join(dir, "offline-truncated.ndjson");
       writeFileSync(truncated, fromRedis.stdout.split("\n").slice(0, 5).join("\n"));
-      const refused = await runSandgate(["state", "import", truncated, "--redis-url", redis.url]);
+      const refused = await runSandgate(["state", "import", truncated, "--all", "--redis-url", redis.url]);
       expect([refused.code, refused.stderr]).toEqual([1, "sandgate state import: line 5: the file ends before its end line (cut short?)\n"]);
       expect(content((await runSandgate(["state", "export", "--redis-url", redis.url])).stdout)).toBe(content(fromRedis.stdout));
 
       const b = join(dir, "offline-b.ndjson");
       writeFileSync(b, fromRedis.stdout);
-      expect((await runSandgate(["state", "import", b, "--data", join(dir, "offline-new.json")])).code).toBe(0);
+      expect((await runSandgate(["state", "import", b, "--all", "--data", join(dir, "offline-new.json")])).code).toBe(0);
       const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", data: join(dir, "offline-new.json") });
       try {
         const expected = JSON.parse(readFileSync(join(goldenDir("unversioned", "data"), "expected.json"), "utf8")) as GoldenExpected;

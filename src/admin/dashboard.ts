@@ -247,7 +247,7 @@ export function dashboard(server: Deps): Router {
 
   onForm("restoreSnapshot", async (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/`, () => restoreSnapshot(deps, pathParam(req, "name")), (s) => `Snapshot ${s.name} restored (${s.records} records, saved at ${s.saved_at}).`);
+    return act(req, res, `${BASE}/`, () => restoreSnapshot(deps, pathParam(req, "name"), text(req, "all") === "true"), (s) => `Snapshot ${s.name} restored (${s.records} records, saved at ${s.saved_at}).`);
   });
 
   onForm("deleteSnapshot", async (req, res) => {

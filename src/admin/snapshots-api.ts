@@ -43,10 +43,21 @@ export async function saveSnapshot(deps: Deps, name: string, merchant: string | 
   return { value: infoOf(name, text) };
 }
 
-export async function restoreSnapshot(deps: Deps, name: string): Promise<Done<SnapshotInfo>> {
+/**
+ * A file of every merchant replaces every merchant's records (on a shared instance, other teams'
+ * too) and the clock: it is put back only when the caller said `all`, as a reset of everything is.
+ */
+export const allRequired = (what: string, how: string): Done<never> => ({
+  problem: { status: 400, error: "all_required", message: `${what} holds every merchant: putting it back replaces every merchant's records (other teams' too) and the clock; ${how}` },
+});
+
+/** `all`: the caller said so, for a snapshot of every merchant. */
+export async function restoreSnapshot(deps: Deps, name: string, all: boolean): Promise<Done<SnapshotInfo>> {
   const text = NAME.test(name) ? await deps.store.snapshots.get(name) : undefined;
   if (text === undefined) return notFound(name);
-  await putBack(deps, readStateFile(text));
+  const file = readStateFile(text);
+  if (file.header.merchant === null && !all) return allRequired(`snapshot "${name}"`, `send {"all": true} (sandgate ctl snapshot restore ${name} --all)`);
+  await putBack(deps, file);
   return { value: infoOf(name, text) };
 }
 
@@ -78,6 +89,9 @@ export function snapshotsApi(server: Deps, on: On): void {
     const merchant = (req.body as { merchant_id?: string } | undefined)?.merchant_id;
     answerJson(res, await saveSnapshot(depsOf(res, server), pathParam(req, "name"), merchant), (snapshot) => ({ snapshot }));
   });
-  on("restoreSnapshot", async (req, res) => answerJson(res, await restoreSnapshot(depsOf(res, server), pathParam(req, "name")), (snapshot) => ({ snapshot })));
+  on("restoreSnapshot", async (req, res) => {
+    const all = (req.body as { all?: true } | undefined)?.all === true;
+    answerJson(res, await restoreSnapshot(depsOf(res, server), pathParam(req, "name"), all), (snapshot) => ({ snapshot }));
+  });
   on("deleteSnapshot", async (req, res) => answerJson(res, await deleteSnapshot(depsOf(res, server), pathParam(req, "name")), (deleted) => ({ deleted })));
 }

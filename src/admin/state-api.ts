@@ -6,8 +6,8 @@ import type { Deps } from "../deps.js";
 import { depsOf } from "../http/in-unit.js";
 import { readStateFile, StateFileError } from "../store/state-export.js";
 import type { On } from "./call-handlers.js";
-import { currentStateFile, putBack } from "./snapshots-api.js";
-import { problem, queryText } from "./shared.js";
+import { allRequired, currentStateFile, putBack } from "./snapshots-api.js";
+import { answerJson, problem, queryText } from "./shared.js";
 
 /** A state file of 10,000 payments is about 15 MB. */
 const STATE_FILE_LIMIT = "64mb";
@@ -42,6 +42,7 @@ export function stateApi(server: Deps, on: On): void {
         if (err instanceof StateFileError) return problem(res, 400, "invalid_state_file", err.message);
         throw err;
       }
+      if (file.header.merchant === null && queryText(req, "all") !== "true") return answerJson(res, allRequired("the file", "add ?all=true (sandgate ctl state import <file> --all)"), () => undefined);
       await putBack(deps, file);
       res.json({ merchant: file.header.merchant, records: Object.fromEntries(Object.entries(file.records).map(([c, list]) => [c, list.length])) });
     },

@@ -67,4 +67,7 @@ export const receiverCheckBody = z.strictObject({
 });
 
 /** PUT /__sandbox/snapshots/{name}: everything, or one merchant's records */
+/** POST /__sandbox/snapshots/{name}/restore: a snapshot of every merchant replaces every merchant's records, so it says so */
+export const restoreBody = z.strictObject({ all: z.literal(true).optional().describe("needed when the snapshot holds every merchant: it replaces every merchant's records and the clock") });
+
 export const snapshotBody = z.strictObject({ merchant_id: z.string().min(1).optional().describe("keep this merchant's records only (default: every merchant's)") });

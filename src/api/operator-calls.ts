@@ -7,7 +7,7 @@ import { z } from "zod";
 import * as stored from "../store/fixtures.js";
 import type { RouteScope } from "../store/store.js";
 import { payoutAnswer } from "./answers.js";
-import { clockBody, completeBody, failPayoutBody, receiverCheckBody, resetBody, scenarioNameBody, settleBody, snapshotBody, triggerBody } from "./operator-bodies.js";
+import { clockBody, completeBody, failPayoutBody, receiverCheckBody, resetBody, restoreBody, scenarioNameBody, settleBody, snapshotBody, triggerBody } from "./operator-bodies.js";
 
 const s = z.string();
 const int = z.number().int();
@@ -388,11 +388,12 @@ export const OPERATOR = [
     path: "/__sandbox/state",
     operationId: "importState",
     scope: "all",
-    summary: "replaces the state with a file GET /__sandbox/state wrote (all of it, or the one merchant the file holds); nothing changes when the file is refused",
+    summary: "replaces the state with a file GET /__sandbox/state wrote: the one merchant the file holds, or, with all=true, every merchant and the clock; nothing changes when the file is refused",
+    query: { all: "true: needed when the file holds every merchant (it replaces every merchant's records and the clock)" },
     answer: z.strictObject({ merchant: s.nullable().describe("the merchant the file held, or null: everything was replaced"), records: z.record(s, int).describe("records imported, per collection") }),
     body: "raw",
     problems: {
-      400: "invalid_state_file: not a state file, another version, cut short, or a record that is not one (the line and the reason)",
+      400: "invalid_state_file: not a state file, another version, cut short, or a record that is not one (the line and the reason); all_required: the file holds every merchant and all=true was not given",
       413: "body_too_large: the file is larger than 64 MB",
     },
   },
@@ -414,9 +415,10 @@ export const OPERATOR = [
     operationId: "restoreSnapshot",
     scope: "all",
     form: "/__sandbox/ui/snapshots/{name}/restore",
-    summary: "puts the state kept under that name back (all of it, or the one merchant it holds)",
+    summary: 'puts the state kept under that name back: the one merchant it holds, or, with {"all":true}, every merchant and the clock',
     answer: z.strictObject({ snapshot: snapshotInfo }),
-    problems: { 404: "snapshot_not_found" },
+    body: restoreBody,
+    problems: { 400: `all_required: the snapshot holds every merchant and the body did not say {"all":true}; ${MALFORMED}`, 404: "snapshot_not_found" },
   },
   {
     method: "delete",

@@ -154,15 +154,15 @@ async function stateExport(ctx: Context, _args: string[], flags: Flags): Promise
   return { json: { file: resolve(file), records }, text: `wrote ${records} record${records === 1 ? "" : "s"} to ${file}` };
 }
 
-/** `state import <file>`: the state replaced by a file `state export` wrote. */
-async function stateImport(ctx: Context, [file]: string[]): Promise<Answer> {
+/** `state import <file> [--all]`: the state replaced by a file `state export` wrote (--all: one of every merchant). */
+async function stateImport(ctx: Context, [file]: string[], flags: Flags): Promise<Answer> {
   let body: string;
   try {
     body = readFileSync(file!, "utf8");
   } catch (err) {
     throw new Refused(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const done = await ctx.client.importState(body);
+  const done = await ctx.client.importState(body, { all: flags.all === true });
   const total = Object.values(done.records).reduce((a, n) => a + n, 0);
   return { json: done, text: `imported ${total} record${total === 1 ? "" : "s"}${done.merchant === null ? ": the whole state was replaced" : ` of merchant ${done.merchant}`}` };
 }
@@ -205,6 +205,8 @@ async function anyCall({ client }: Context, args: string[], flags: Flags): Promi
 const CALL_LIST = OPERATOR_CALLS.map((c) => `  ${c.operationId.padEnd(22)} ${c.method.toUpperCase().padEnd(6)} ${c.path}`).join("\n");
 
 const merchantOption = (what: string) => new Option("--merchant <id>", what);
+/** on a shared sandbox what replaces every merchant's records (every team's) is said, never the default */
+const allOption = (what: string) => new Option("--all", what);
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -310,8 +312,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: "state import",
-    summary: "replace the state (or the one merchant the file holds) with a file state export wrote; a refused file changes nothing",
+    summary: "replace the one merchant a file state export wrote holds, or with --all a file of every merchant; a refused file changes nothing",
     args: [new Argument("<file>", "a file state export wrote")],
+    options: [allOption("the file holds every merchant: replace every merchant's records and the clock")],
     run: stateImport,
   },
   {
@@ -326,10 +329,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: "snapshot restore",
-    summary: "put back the state kept under a name (all of it, or the one merchant it holds)",
+    summary: "put back the one merchant a snapshot holds, or with --all a snapshot of every merchant",
     args: [new Argument("<name>", "a snapshot's name (snapshot list)")],
-    run: async ({ client }, [name]) => {
-      const { snapshot } = await client.call("restoreSnapshot", { params: { name: name! } });
+    options: [allOption("the snapshot holds every merchant: replace every merchant's records and the clock")],
+    run: async ({ client }, [name], flags) => {
+      const { snapshot } = await client.call("restoreSnapshot", { params: { name: name! }, body: flags.all === true ? { all: true } : {} });
       return { json: snapshot, text: `restored snapshot ${snapshot.name} (${snapshot.records} records, saved at ${snapshot.saved_at})` };
     },
   },
@@ -360,7 +364,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     words: "reset",
     summary: "back to the fixtures: one merchant's records, or with --all everything (coverage stays)",
-    options: [merchantOption("reset this merchant only"), new Option("--all", "reset every merchant (on a shared sandbox: every team's)")],
+    options: [merchantOption("reset this merchant only"), allOption("reset every merchant (on a shared sandbox: every team's)")],
     run: async ({ client }, _args, flags) => {
       const merchant = text(flags, "merchant");
       // a shared sandbox is every team's: resetting all of it is said, never the default

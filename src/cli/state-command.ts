@@ -21,6 +21,7 @@ interface Flags {
   scenarios?: string;
   out?: string;
   merchant?: string;
+  all?: boolean;
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -40,10 +41,10 @@ export async function run(args: string[]): Promise<number> {
     .option("--fixtures <dir>", "the fixtures the sandbox starts from [env FIXTURES]")
     .option("--scenarios <dir>", "its scenario folder (a card number a rule names keeps its fingerprint) [env SCENARIOS]");
   if (action === "export") program.option("--out <file>", "where to write it (default: standard output)").option("--merchant <id>", "one merchant's records only");
-  else program.argument("<file>", "the state file (from an export or a snapshot)");
+  else program.argument("<file>", "the state file (from an export or a snapshot)").option("--all", "the file holds every merchant: replace every merchant's records and the clock");
   const flags = parseFlags<Flags>(program, rest);
   if (typeof flags === "number") return flags;
-  const { out, merchant, ...storeFlags } = flags;
+  const { out, merchant, all, ...storeFlags } = flags;
   let config: Config;
   try {
     config = resolveConfig(storeFlags as Partial<Record<keyof Config, string | boolean>>, process.env);
@@ -59,6 +60,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     // read and checked whole before the store is opened: a refused file changes nothing
     const file = action === "import" ? readStateFile(readFileSync(program.args[0]!, "utf8")) : undefined;
+    if (file?.header.merchant === null && !all) throw new Error("the file holds every merchant: importing it replaces every merchant's records and the clock; say so with --all");
     const deps = await createDeps({ ...config, logLevel: "warn" });
     try {
       if (file) {

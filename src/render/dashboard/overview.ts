@@ -84,7 +84,8 @@ ${table(
     s.merchant === null ? "every merchant" : `merchant <code>${e(s.merchant)}</code>`,
     e(s.saved_at),
     String(s.records),
-    postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/restore`, "Restore", {}, { test: `restore-${s.name}` }) + " " + postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/delete`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
+    // a snapshot of every merchant says so when it is put back (it replaces every merchant's records)
+    postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/restore`, s.merchant === null ? "Restore all" : "Restore", s.merchant === null ? { all: "true" } : {}, { test: `restore-${s.name}` }) + " " + postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/delete`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
   ]),
   "snapshots-table",
 )}
