@@ -1,7 +1,7 @@
 // QA snapshots: a prepared state kept under a name and put back after a test run changed it, through
 // the operator API, sandgate ctl, and the dashboard in Chromium; kept where the state is kept (in
 // memory, beside a --data file across a restart).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -53,6 +53,23 @@ describe("snapshots through the operator API and sandgate ctl", () => {
       await expect(sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" }, body: { all: true } })).rejects.toMatchObject({ status: 404, error: "snapshot_not_found" });
       await expect(sandbox.admin.call("saveSnapshot", { params: { name: "no spaces" }, body: {} })).rejects.toMatchObject({ status: 400, error: "invalid_name" });
       await expect(sandbox.admin.call("saveSnapshot", { params: { name: "x" }, body: { merchant_id: "NOBODY" } })).rejects.toMatchObject({ status: 404, error: "merchant_not_found" });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  test("a list reads each snapshot's header and count from its two ends: a kept file larger than what is read of it lists right", async () => {
+    const data = join(dir, "large.json");
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "snapshots-large", data });
+    try {
+      for (let i = 0; i < 12; i++) await Promise.all(Array.from({ length: 10 }, () => pay(sandbox)));
+      const { snapshot } = await sandbox.admin.call("saveSnapshot", { params: { name: "large" }, body: {} });
+      const kept = readFileSync(join(`${data}.snapshots`, "large.ndjson"), "utf8");
+      expect(kept.length).toBeGreaterThan(2 * 64 * 1024);
+      const count = Number(/\{"end":\{"records":(\d+)\}\}\n$/.exec(kept)![1]);
+      expect(snapshot.records).toBe(count);
+      const { snapshots } = await sandbox.admin.call("listSnapshots");
+      expect(snapshots).toEqual([{ name: "large", merchant: null, saved_at: JSON.parse(kept.slice(0, kept.indexOf("\n"))).exported_at, records: count }]);
     } finally {
       await sandbox.close();
     }

@@ -7,6 +7,7 @@ import { depsOf } from "../http/in-unit.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { readStateFile, writeStateFile, type StateFile } from "../store/state-export.js";
+import { endsOf, type ShelfEnds } from "../store/store.js";
 import type { Done } from "./actions.js";
 import type { On } from "./call-handlers.js";
 import { answerJson, pathParam } from "./shared.js";
@@ -22,16 +23,16 @@ const NAME = /^[\w.-]{1,64}$/;
 const badName = (name: string): Done<never> => ({ problem: { status: 400, error: "invalid_name", message: `"${name}" is not a snapshot name: 1 to 64 letters, digits, _ . -` } });
 const notFound = (name: string): Done<never> => ({ problem: { status: 404, error: "snapshot_not_found", message: `no snapshot "${name}"` } });
 
-/** What a kept file says of itself: its header's merchant and time, its end line's count. */
-function infoOf(name: string, text: string): SnapshotInfo {
-  const header = JSON.parse(text.slice(0, text.indexOf("\n"))) as { merchant: string | null; exported_at: string };
-  const end = /\{"end":\{"records":(\d+)\}\}\s*$/.exec(text);
+/** What a kept file says of itself: its header's merchant and time (its first line), its end line's count (its last). */
+function infoOf({ name, first, last }: ShelfEnds): SnapshotInfo {
+  const header = JSON.parse(first) as { merchant: string | null; exported_at: string };
+  const end = /^\{"end":\{"records":(\d+)\}\}$/.exec(last);
   return { name, merchant: header.merchant, saved_at: header.exported_at, records: Number(end?.[1] ?? 0) };
 }
 
+/** Read from each snapshot's first and last line: a list never reads whole files. */
 export async function listSnapshots(deps: Deps): Promise<SnapshotInfo[]> {
-  const shelf = deps.store.snapshots;
-  const all = await Promise.all((await shelf.names()).map(async (name) => infoOf(name, (await shelf.get(name)) ?? "{}\n")));
+  const all = (await deps.store.snapshots.ends()).map(infoOf);
   return all.sort((a, b) => b.saved_at.localeCompare(a.saved_at) || a.name.localeCompare(b.name));
 }
 
@@ -40,7 +41,7 @@ export async function saveSnapshot(deps: Deps, name: string, merchant: string | 
   if (merchant !== undefined && !deps.store.records.merchant(merchant)) return { problem: { status: 404, error: "merchant_not_found", message: `no merchant ${merchant}` } };
   const text = await currentStateFile(deps, merchant ?? null);
   await deps.store.snapshots.put(name, text);
-  return { value: infoOf(name, text) };
+  return { value: infoOf(endsOf(name, text)) };
 }
 
 /**
@@ -58,7 +59,7 @@ export async function restoreSnapshot(deps: Deps, name: string, all: boolean): P
   const file = readStateFile(text);
   if (file.header.merchant === null && !all) return allRequired(`snapshot "${name}"`, `send {"all": true} (sandgate ctl snapshot restore ${name} --all)`);
   await putBack(deps, file);
-  return { value: infoOf(name, text) };
+  return { value: infoOf(endsOf(name, text)) };
 }
 
 /** The state as it is now (what fell due applied first) as a file: every merchant's, or one's. */

@@ -45,7 +45,7 @@ export type PartitionKeys = ReturnType<typeof partitionKeys>;
 
 export function globalKeys(prefix: string) {
   const k = (name: string) => `${prefix}global:{g}:${name}`;
-  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests"), snapshots: k("snapshots"), replicas: k("replicas") };
+  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests"), snapshots: k("snapshots"), snapshotEnds: k("snapshots:ends"), replicas: k("replicas") };
 }
 
 /** KEYS of ACQUIRE and CHANGES: lock, epoch, version, changes. */

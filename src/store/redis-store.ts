@@ -27,7 +27,7 @@ import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, glob
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
-import { groupCommit, StoreError, StoreRefusal, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
+import { endsOf, groupCommit, StoreError, StoreRefusal, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
@@ -503,12 +503,32 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     };
   }
 
-  /** QA snapshots: one hash, name → state file, shared by every replica */
+  /** QA snapshots: one hash, name → state file, shared by every replica; beside it each one's first and last line, for lists */
   const snapshots: Shelf = {
-    put: async (name, text) => void (await client.hset(global.snapshots, name, text)),
+    async put(name, text) {
+      const { first, last } = endsOf(name, text);
+      await client.multi().hset(global.snapshots, name, text).hset(global.snapshotEnds, name, JSON.stringify([first, last])).exec();
+    },
     get: async (name) => (await client.hget(global.snapshots, name)) ?? undefined,
-    names: async () => (await client.hkeys(global.snapshots)).sort(),
-    remove: async (name) => (await client.hdel(global.snapshots, name)) > 0,
+    async ends() {
+      const [names, kept] = await Promise.all([client.hkeys(global.snapshots), client.hgetall(global.snapshotEnds)]);
+      const ends = await Promise.all(
+        names.map(async (name) => {
+          if (kept[name]) {
+            const [first, last] = JSON.parse(kept[name]) as [string, string];
+            return { name, first, last };
+          }
+          // saved before their ends were kept beside them: read whole, once
+          const text = await client.hget(global.snapshots, name);
+          return text === null ? undefined : endsOf(name, text);
+        }),
+      );
+      return ends.filter((e) => e !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
+    },
+    async remove(name) {
+      const [[, removed]] = (await client.multi().hdel(global.snapshots, name).hdel(global.snapshotEnds, name).exec()) as [[Error | null, number]];
+      return removed > 0;
+    },
   };
 
   async function locate(kind: Locatable, id: string): Promise<string | undefined> {

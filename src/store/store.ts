@@ -11,7 +11,7 @@
 // at start, on reset and on close, with commits waiting.
 import { randomBytes } from "node:crypto";
 import { existsSync, statSync, unlinkSync } from "node:fs";
-import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
 import { createIds, type Ids } from "../ids.js";
@@ -92,10 +92,29 @@ export type UnitScope = { merchant: string } | { none: true };
 export interface Shelf {
   put(name: string, text: string): Promise<void>;
   get(name: string): Promise<string | undefined>;
-  names(): Promise<string[]>;
+  /**
+   * Each text's first and last line, by name, sorted: what a list shows (a state file's header and
+   * count), without reading whole texts of many megabytes.
+   */
+  ends(): Promise<ShelfEnds[]>;
   /** false when there was none by that name */
   remove(name: string): Promise<boolean>;
 }
+
+export interface ShelfEnds {
+  name: string;
+  first: string;
+  last: string;
+}
+
+/** A text's first and last line (a final newline is not a line). */
+export function endsOf(name: string, text: string): ShelfEnds {
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  const firstEnd = body.indexOf("\n");
+  return { name, first: firstEnd < 0 ? body : body.slice(0, firstEnd), last: body.slice(body.lastIndexOf("\n") + 1) };
+}
+
+const byName = (a: ShelfEnds, b: ShelfEnds) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** A shelf in memory (the default store's, and tests'). */
 export function memoryShelf(): Shelf {
@@ -103,9 +122,30 @@ export function memoryShelf(): Shelf {
   return {
     put: async (name, text) => void texts.set(name, text),
     get: async (name) => texts.get(name),
-    names: async () => [...texts.keys()].sort(),
+    ends: async () => [...texts].map(([name, text]) => endsOf(name, text)).sort(byName),
     remove: async (name) => texts.delete(name),
   };
+}
+
+/** A file's first and last line, read from its two ends (a state file's header is under 64 KB); undefined when it went meanwhile. */
+async function fileEnds(name: string, path: string): Promise<ShelfEnds | undefined> {
+  const handle = await open(path, "r").catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const { size } = await handle.stat();
+    const read = async (at: number, length: number) => {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, at);
+      return buffer.toString("utf8", 0, bytesRead);
+    };
+    const END = 64 * 1024;
+    if (size <= 2 * END) return endsOf(name, await read(0, size));
+    const head = await read(0, END);
+    const tail = await read(size - END, END);
+    return { name, first: head.slice(0, head.includes("\n") ? head.indexOf("\n") : undefined), last: endsOf(name, tail).last };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A shelf in a folder: one file per name (written whole: a temporary file, then renamed). */
@@ -119,7 +159,10 @@ export function folderShelf(dir: string): Shelf {
       await rename(temp, file(name));
     },
     get: async (name) => readFile(file(name), "utf8").catch(() => undefined),
-    names: async () => (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith(".ndjson")).map((f) => f.slice(0, -".ndjson".length)).sort(),
+    async ends() {
+      const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith(".ndjson")).map((f) => f.slice(0, -".ndjson".length));
+      return (await Promise.all(names.map((name) => fileEnds(name, file(name))))).filter((e) => e !== undefined).sort(byName);
+    },
     remove: async (name) =>
       rm(file(name)).then(
         () => true,
