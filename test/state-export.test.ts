@@ -84,6 +84,14 @@ describe("a state moved between sandboxes", () => {
     expect(others(await exported(to))).toEqual(others(before));
   });
 
+  test("a file over 64 MB is refused (413) before it is read, and nothing changes", async () => {
+    const { app } = await makeApp({ seed: "state-large" });
+    const before = await exported(app);
+    const res = await request(app).put("/__sandbox/state").query({ all: "true" }).set("content-type", "application/x-ndjson").send(Buffer.alloc(64 * 1024 * 1024 + 1, 0x61));
+    expect([res.status, res.body]).toEqual([413, { error: "body_too_large", message: "the file is larger than 64MB" }]);
+    expect(content(await exported(app))).toBe(content(before));
+  });
+
   test("a file that is not whole, not one, or of another version is refused with its line and reason; nothing changes", async () => {
     const { app } = await makeApp({ seed: "state-e" });
     await paymentIn(app, "paid");
