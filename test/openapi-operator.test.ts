@@ -262,6 +262,30 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("delete", "/__sandbox/snapshots/{name}", await api().delete("/__sandbox/snapshots/openapi-acme"));
   });
 
+  test("the merchant portal: capture, refund, cancel, review; a body it does not take, an unknown payment, what the state forbids", async () => {
+    const portal = (id: string, action: string) => `/__sandbox/payments/${id}/${action}`;
+    const at = (action: string) => `/__sandbox/payments/{transaction_id}/${action}`;
+    const paid = await pay(target());
+    check("post", at("capture"), await api().post(portal(paid.transaction_id, "capture")).send({ amount: "40.00" }));
+    check("post", at("capture"), await api().post(portal(paid.transaction_id, "capture")).send({}));
+    check("post", at("capture"), await api().post(portal(paid.transaction_id, "capture")).send({ amount: 40 }));
+    check("post", at("refund"), await api().post(portal(paid.transaction_id, "refund")).send({ amount: "10.00", reason: "openapi" }));
+    check("post", at("refund"), await api().post(portal(paid.transaction_id, "refund")).send({ amount: "1000.00" }));
+    check("post", at("refund"), await api().post(portal(paid.transaction_id, "refund")).send({ note: "x" }));
+    check("post", at("refund"), await api().post(portal("9999999999999999", "refund")).send({}));
+    const authorised = await pay(target());
+    check("post", at("cancel"), await api().post(portal(authorised.transaction_id, "cancel")).send({}));
+    check("post", at("cancel"), await api().post(portal(authorised.transaction_id, "cancel")).send({}));
+    check("post", at("cancel"), await api().post(portal(authorised.transaction_id, "cancel")).send({ now: true }));
+    check("post", at("cancel"), await api().post(portal("9999999999999999", "cancel")).send({}));
+    check("post", at("capture"), await api().post(portal("9999999999999999", "capture")).send({}));
+    const held = await pay(target(), { card: "4000000000009235" });
+    check("post", at("review"), await api().post(portal(held.transaction_id, "review")).send({ decision: "approve" }));
+    check("post", at("review"), await api().post(portal(held.transaction_id, "review")).send({ decision: "reject" }));
+    check("post", at("review"), await api().post(portal(held.transaction_id, "review")).send({ decision: "maybe" }));
+    check("post", at("review"), await api().post(portal("9999999999999999", "review")).send({ decision: "approve" }));
+  });
+
   test("every operator call's success was validated, and every refusal the document lists for these calls was met at least once", () => {
     for (const call of OPERATOR) expect(validated, call.operationId).toContain(`${call.operationId} ${call.status ?? 200}`);
     for (const id of ["showPayerPage", "submitPayerPage"]) expect(validated).toContain(`${id} 200`);

@@ -26,6 +26,14 @@ import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, se
 import { queryText, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
+import { allowedActions, PORTAL_ACTIONS, refundable, type PortalResult } from "./portal.js";
+import { PORTAL_CALLS, runPortal } from "./payments.js";
+
+/** What the flash says after a portal action: what the gateway did, and where the payment stands. */
+const portalSaid = ({ action, result, transaction: tx }: PortalResult): string => {
+  const what = action === "refund" ? `Refund ${result.refund_reference_id ?? ""} of ${result.refund_amount ?? ""} accepted` : action === "review" ? `Review: ${result.review_flag === "approve" ? "approved" : "rejected"}` : `${action === "capture" ? "Captured" : "Cancelled"}`;
+  return `${what}: payment ${tx.transaction_id} is now ${tx.state} (captured ${tx.captured_amount}, refunded ${tx.refunded_amount} ${tx.currency}).`;
+};
 
 const LIST_LIMIT = 200;
 
@@ -113,6 +121,7 @@ export function dashboard(server: Deps): Router {
       notifications: deps.store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),
       requests: deps.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).reverse(),
       pageUrl: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "",
+      portal: { actions: allowedActions(tx), refundable: refundable(tx) },
     };
     sendHtml(res, 200, transactionPage(detail, flashOf(req)));
   });
@@ -218,6 +227,14 @@ export function dashboard(server: Deps): Router {
     const deps = depsOf(res, server);
     return act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "transaction_id"))}`, () => completePaymentNow(deps, pathParam(req, "transaction_id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`);
   });
+
+  // the merchant portal on a transaction's page: each action is the merchant's own gateway request
+  for (const action of PORTAL_ACTIONS) {
+    onForm(PORTAL_CALLS[action], (req, res) => {
+      const id = pathParam(req, "transaction_id");
+      return act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(id)}`, () => runPortal(server, id, action, req.body), portalSaid);
+    });
+  }
 
   onForm("settleRefund", (req, res) => {
     const deps = depsOf(res, server);

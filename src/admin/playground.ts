@@ -150,7 +150,7 @@ export function playgroundRoutes(server: Deps): Router {
     };
     const answer = await runOperation(
       operation,
-      { url: operation.path, headers, rawHeaders: Object.entries(headers).flat(), body: Buffer.from(JSON.stringify(body)), clientAddress: req.socket.remoteAddress ?? "" },
+      { url: operation.path, headers, rawHeaders: Object.entries(headers).flat(), body: Buffer.from(JSON.stringify(body)), clientAddress: req.socket.remoteAddress ?? "", via: "playground" },
       deps,
     );
 

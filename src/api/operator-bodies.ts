@@ -71,3 +71,14 @@ export const receiverCheckBody = z.strictObject({
 export const restoreBody = z.strictObject({ all: z.literal(true).optional().describe("needed when the snapshot holds every merchant: it replaces every merchant's records and the clock") });
 
 export const snapshotBody = z.strictObject({ merchant_id: z.string().min(1).optional().describe("keep this merchant's records only (default: every merchant's)") });
+
+// The merchant portal's actions (admin/portal.ts): the gateway checks what they ask as it checks a merchant's request
+const portalAmount = (what: string) => z.string().min(1).optional().describe(what);
+/** POST /__sandbox/payments/{transaction_id}/capture */
+export const captureBody = z.strictObject({ amount: portalAmount("what to capture, at most the payment's amount (default: all of it)") });
+/** POST /__sandbox/payments/{transaction_id}/cancel */
+export const cancelBody = z.strictObject({});
+/** POST /__sandbox/payments/{transaction_id}/refund */
+export const refundBody = z.strictObject({ amount: portalAmount("what to refund (default: all that is left)"), reason: z.string().max(256).optional().describe("the refund's reason") });
+/** POST /__sandbox/payments/{transaction_id}/review */
+export const reviewBody = z.strictObject({ decision: z.enum(["approve", "reject"]).describe("approve or reject the payment held for review") });

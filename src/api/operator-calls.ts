@@ -7,7 +7,7 @@ import { z } from "zod";
 import * as stored from "../store/fixtures.js";
 import type { RouteScope } from "../store/store.js";
 import { payoutAnswer } from "./answers.js";
-import { clockBody, completeBody, failPayoutBody, receiverCheckBody, resetBody, restoreBody, scenarioNameBody, settleBody, snapshotBody, triggerBody } from "./operator-bodies.js";
+import { cancelBody, captureBody, clockBody, completeBody, failPayoutBody, receiverCheckBody, refundBody, resetBody, restoreBody, reviewBody, scenarioNameBody, settleBody, snapshotBody, triggerBody } from "./operator-bodies.js";
 
 const s = z.string();
 const int = z.number().int();
@@ -62,7 +62,40 @@ const coverage = z.looseObject({
 const clock = z.strictObject({ now: s, offset_ms: z.number() });
 const snapshotInfo = z.strictObject({ name: s, merchant: s.nullable().describe("the one merchant it holds, or null: every merchant"), saved_at: s.describe("the sandbox clock when it was saved"), records: int });
 
-const historyEntry = z.looseObject({ at: s, event: s, payment_status: s, result: s, rule: s, source: z.enum(["api", "payer", "operator", "clock"]) });
+/** The merchant portal's answer: the gateway's result for the one order, and the payment as it is now. */
+const portalAnswer = z.strictObject({
+  action: z.enum(["capture", "cancel", "refund", "review"]),
+  result: z.record(s, s).describe("the order's result as the gateway's batch answer has it (capture_status, refund_reference, ...)"),
+  transaction: z.strictObject({ transaction_id: s, merchant_id: s, order_no: s, state: s, amount: s, captured_amount: s, refunded_amount: s, currency: s }),
+});
+
+/**
+ * The merchant portal: capture, cancel, refund and review one payment as its merchant would by hand,
+ * each the merchant's own gateway request attributed "portal" (admin/portal.ts). "own" scope: the
+ * gateway's core opens the merchant's unit itself.
+ */
+function portalCalls() {
+  const call = <A extends string, Id extends string, B extends z.ZodType>(action: A, operationId: Id, body: B, summary: string) =>
+    ({
+      method: "post",
+      path: `/__sandbox/payments/{transaction_id}/${action}` as `/__sandbox/payments/{transaction_id}/${A}`,
+      operationId,
+      form: `/__sandbox/ui/payments/{transaction_id}/${action}` as `/__sandbox/ui/payments/{transaction_id}/${A}`,
+      scope: "own",
+      body,
+      summary,
+      answer: portalAnswer,
+      problems: { 400: `invalid_field: amount or reason not text, decision not approve or reject; ${MALFORMED}`, 404: "transaction_not_found", 409: "refused: the gateway's own message (the payment's state or amounts forbid it, or a scenario rule refused it)" },
+    }) as const;
+  return [
+    call("capture", "capturePayment", captureBody, 'captures an authorised payment as its merchant\'s /v1/capture would: all of it, or {"amount":"30.00"}'),
+    call("cancel", "cancelPayment", cancelBody, "cancels a payment before capture as its merchant's /v1/cancel would"),
+    call("refund", "refundPayment", refundBody, 'refunds a captured payment as its merchant\'s /v1/refund would: all that is left, or {"amount":"10.00","reason":"…"}'),
+    call("review", "reviewPayment", reviewBody, 'approves or rejects a payment held for review as its merchant\'s /v1/review would: {"decision":"approve"|"reject"}'),
+  ];
+}
+
+const historyEntry = z.looseObject({ at: s, event: s, payment_status: s, result: s, rule: s, source: z.enum(["api", "portal", "playground", "payer", "operator", "clock"]) });
 /**
  * A stored record as the operator API shows it: the fields named, each as the store's schema has it
  * (the one the fixtures are checked against: src/store/fixtures.ts), any others allowed.
@@ -263,6 +296,7 @@ export const OPERATOR = [
       409: { description: "payment_not_pending: the payment is no longer pending (the answer says where it stands)", schema: z.looseObject({ error: s, message: s, ...completed.shape }) },
     },
   },
+  ...portalCalls(),
   { method: "get", path: "/__sandbox/payouts", operationId: "listPayouts", scope: "all", summary: "payouts as merchants see them, and what the sandbox does next", query: { merchant_id: "only this merchant's", status: "PENDING, COMPLETED or FAILED", request_id: "only this request's" }, answer: z.strictObject({ payouts: z.array(payoutView) }) },
   {
     method: "post",

@@ -252,6 +252,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       return { json: done, text: `payment ${done.transaction_id}: order_status ${done.order_status}, payment_status ${done.payment_status} (${done.result_info})${next}` };
     },
   },
+  ...portalCommands(),
   {
     words: "refund settle",
     summary: "settle an accepted refund now",
@@ -375,9 +376,39 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
+/**
+ * `payment capture|cancel|refund|review`: the merchant portal's actions (POST
+ * /__sandbox/payments/<id>/<action>), each the merchant's own gateway request; a refusal is the
+ * gateway's message.
+ */
+function portalCommands(): CommandSpec[] {
+  const said = (r: { transaction: Record<string, string> }) => `payment ${r.transaction.transaction_id}: ${r.transaction.state} (captured ${r.transaction.captured_amount}, refunded ${r.transaction.refunded_amount} ${r.transaction.currency})`;
+  const id = new Argument("<transaction_id>", "the payment");
+  const run =
+    (operationId: "capturePayment" | "cancelPayment" | "refundPayment" | "reviewPayment", body: (args: string[], flags: Flags) => Record<string, string>): CommandSpec["run"] =>
+    async ({ client }, args, flags) => {
+      const done = await client.call(operationId, { params: { transaction_id: args[0]! }, body: body(args, flags) as never });
+      return { json: done, text: said(done) };
+    };
+  const given = (flags: Flags, ...names: string[]) => Object.fromEntries(names.flatMap((n) => (text(flags, n) === undefined ? [] : [[n, text(flags, n)!]])));
+  return [
+    { words: "payment capture", summary: "capture an authorised payment as its merchant would (all of it, or --amount)", args: [id], options: [new Option("--amount <amount>", "what to capture (default: all of it)")], run: run("capturePayment", (_a, f) => given(f, "amount")) },
+    { words: "payment cancel", summary: "cancel a payment before capture as its merchant would", args: [id], run: run("cancelPayment", () => ({})) },
+    {
+      words: "payment refund",
+      summary: "refund a captured payment as its merchant would (all that is left, or --amount)",
+      args: [id],
+      options: [new Option("--amount <amount>", "what to refund (default: all that is left)"), new Option("--reason <text>", "the refund's reason")],
+      run: run("refundPayment", (_a, f) => given(f, "amount", "reason")),
+    },
+    { words: "payment review", summary: "approve or reject a payment held for review as its merchant would", args: [id, new Argument("<decision>", "approve or reject").choices(["approve", "reject"])], run: run("reviewPayment", (a) => ({ decision: a[1]! })) },
+  ];
+}
+
 /** What the first word of a two-word command stands for, in `sandgate ctl --help`. */
 export const GROUPS: Record<string, string> = {
   scenario: "the scenario in force: use, list",
+  payment: "the merchant portal's actions on a payment: capture, cancel, refund, review",
   refund: "refunds: settle",
   merchant: "merchants: key",
   clock: "the sandbox clock: advance",

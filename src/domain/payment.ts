@@ -5,7 +5,7 @@ import { historyEntry } from "./history.js";
 import { intern } from "./intern.js";
 import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "../ids.js";
-import type { Account, DeliveryInformation, PaymentKind, Subscription, SubscriptionTerms, Transaction } from "./types.js";
+import type { Account, DeliveryInformation, PaymentKind, RequestSource, Subscription, SubscriptionTerms, Transaction } from "./types.js";
 import type { Repository } from "./records.js";
 import { isoOf, type Interval } from "./dates.js";
 import { formatAmount } from "./money.js";
@@ -25,6 +25,8 @@ export interface NewPayment {
   /** the rule that decided it and the request that made it, for the transaction's history */
   rule?: string;
   requestId?: string;
+  /** who sent the request (default: a merchant's server) */
+  source?: RequestSource;
 }
 
 export function paymentState(outcome: PaymentOutcome, account: Account): PaymentState {
@@ -96,7 +98,7 @@ export function createTransaction(p: NewPayment, ids: Ids): Transaction {
         event: p.kind === "recurring" ? "created (subscription deduction)" : `created (${p.kind} payment)`,
         result: resultInfo(p.outcome.result),
         rule: p.rule ?? "",
-        source: p.kind === "recurring" ? "clock" : "api",
+        source: p.kind === "recurring" ? "clock" : (p.source ?? "api"),
         request_id: p.requestId,
       }),
     ],

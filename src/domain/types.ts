@@ -143,7 +143,7 @@ export interface HistoryEntry {
   /** the scenario rule (or tester/operator choice) that decided it */
   rule: string;
   /** who made it happen */
-  source: "api" | "payer" | "operator" | "clock";
+  source: HistorySource;
   /** the request log id, when a gateway request did it */
   request_id?: string | undefined;
 }
@@ -199,6 +199,14 @@ export interface Refund {
  * store/state-formats.ts), 2 today's.
  */
 export const STATE_VERSION = 2;
+
+/**
+ * Who made a change: a merchant's server (api), the dashboard's merchant portal (portal) or
+ * playground (playground), the payer at a payer page, the operator API, or the clock.
+ */
+export type HistorySource = RequestSource | "payer" | "operator" | "clock";
+/** Where a gateway request came from: a merchant's server, or the dashboard acting as one. */
+export type RequestSource = "api" | "portal" | "playground";
 
 export interface State {
   version: number;

@@ -44,7 +44,7 @@ function cardNumberFor(body: Body, merchantId: string, deps: Deps): string | Car
 /** The interface document leaves it open; docs/operations.md: APM when payment_method is sent without card or token_id. */
 const isApm = (body: Body) => text(body.payment_method) !== "" && text(body.card) === "" && text(body.token_id) === "";
 
-function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDecision }: OperationRequest, deps: Deps): Reply {
+function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDecision, via }: OperationRequest, deps: Deps): Reply {
   const request = validate(paymentRequest, body, cardProblems(body));
   const { merchant, account } = caller;
   const { records } = deps.store;
@@ -60,7 +60,7 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   const fields = scalarFields(body);
   fields.card = "";
   const tx = createTransaction(
-    { kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now, rule: decision.rule, requestId },
+    { kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now, rule: decision.rule, requestId, source: via },
     deps.store.ids,
   );
   // a subscription starts with a successful first payment (pending and held payments start it when they succeed)
@@ -143,14 +143,14 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
   return xml;
 }
 
-function payByApm({ requestId, body, caller, baseUrl, now, decision }: OperationRequest, deps: Deps): Reply {
+function payByApm({ requestId, body, caller, baseUrl, now, decision, via }: OperationRequest, deps: Deps): Reply {
   validate(apmRequest, body);
   // pending until the payer acts, unless a rule decides now (the default's e-mail markers, say)
   const outcome = paymentOutcome(decision.outcome);
   const pageId = deps.store.ids.hex("page", 24);
   const rule = decision.rule.endsWith("(no rule)") ? "builtin/apm-pending" : decision.rule;
   const tx = createTransaction(
-    { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: scalarFields(body), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId },
+    { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: scalarFields(body), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId, source: via },
     deps.store.ids,
   );
   deps.store.records.addTransaction(tx);

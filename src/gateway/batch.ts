@@ -49,8 +49,14 @@ const IDENTITY = ["amount", "currency", "order_no", "transaction_id"] as const;
 /** The outcome of an order no rule names: the operation simply happens. */
 const DEFAULT_OUTCOME = { capture: "captured", cancel: "cancelled", review: "reviewed", refund: "accepted" } as const;
 
-export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Operation {
+/** A batch operation, with the names of its order array and of each result's status and message (the portal reads them). */
+export interface BatchOperation extends Operation {
+  orders: { arrayField: string; statusField: string; messageField: string };
+}
+
+export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): BatchOperation {
   return {
+    orders: { arrayField: spec.arrayField, statusField: spec.statusField, messageField: spec.messageField },
     name: spec.name,
     path: spec.path,
     format: "json",
@@ -119,7 +125,7 @@ function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?
     event: refused ? `${name} refused` : reference ? `${name} ${reference}` : name,
     result: refused ? outcome.info : message || resultInfo("success"),
     rule,
-    source: "api",
+    source: request.via,
     request_id: request.requestId,
   });
 }

@@ -23,6 +23,7 @@ import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
 import { normaliseIp, type Exchange } from "../request-log.js";
 import type { Format, Reply } from "./reply.js";
+import type { RequestSource } from "../domain/types.js";
 
 export type { Format, Reply } from "./reply.js";
 
@@ -39,6 +40,8 @@ export interface OperationRequest {
   decision: Decision;
   /** a decision for part of the request (a batch order, say) under the same choice (every order gets X-Sandbox-Outcome's) */
   decide(operation: string, fields: Record<string, unknown>, orderNo: string, fallback: string): Decision;
+  /** who sent it, for the histories it writes */
+  via: RequestSource;
 }
 
 /** What scenario rules see of a request: by default the operation's name, the body, its order_no. */
@@ -82,6 +85,8 @@ export interface GatewayInput {
   clientAddress: string;
   /** performance.now() when the request arrived (the request log's duration) */
   started?: number;
+  /** who sends it (default: a merchant's server): the dashboard's portal and playground say so in what it changes */
+  via?: RequestSource;
 }
 
 /** The answer as plain data: what to send, and what the scenario does to its transport. */
@@ -193,7 +198,7 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   seen.then = then;
   const reply: Reply = skipsProcessing(then)
     ? { ...refuse(op.format, new GatewayError("scenario_fault", `rule ${decision.rule}`), body, op.emptyResult), status: then.status ?? 503 }
-    : await op.handle({ requestId, body, caller, signature, baseUrl, now, decision, decide }, deps);
+    : await op.handle({ requestId, body, caller, signature, baseUrl, now, decision, decide, via: input.via ?? "api" }, deps);
   reply.rule ??= decision.rule;
   if (then.status !== undefined) reply.status = then.status;
   if (caughtUp > 0) reply.changed = true;

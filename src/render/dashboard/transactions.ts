@@ -49,8 +49,16 @@ export function transactionsPage(list: Transaction[], filter: TransactionFilter,
   );
 }
 
+/** The merchant portal's actions a payment allows in its state (admin/portal.ts decides them from the transitions table). */
+export interface PortalOffer {
+  actions: readonly ("capture" | "cancel" | "refund" | "review")[];
+  /** what is left to refund, prefilled */
+  refundable: string;
+}
+
 export interface TransactionDetail {
   tx: Transaction;
+  portal: PortalOffer;
   stage: Stage | undefined;
   outcomes: string[];
   refunds: Refund[];
@@ -68,6 +76,7 @@ export function transactionPage(d: TransactionDetail, flash?: Flash): string {
 <p class="hint">It waits at its ${e(d.stage)} page (<a href="${e(d.pageUrl)}">open it as the payer</a>). Each button does what the payer's choice would: return result, notification, subscription.</p>
 <div class="buttons">${d.outcomes.map((o) => postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, o, { outcome: o }, { back, test: `complete-${o}` })).join("")}</div></section>`
     : "";
+  const portal = portalSection(tx, d.portal, back);
   const history = (tx.history ?? []).map((h) => [
     e(h.at.replace("T", " ").slice(0, 19)),
     e(h.event),
@@ -112,6 +121,7 @@ ${sub.state === "active" ? postButton(`${BASE}/ui/subscriptions/${encodeURICompo
 <dt>return_url</dt><dd>${e(tx.return_url || "—")}</dd>
 </dl></section>
 ${complete}
+${portal}
 <section class="card"><h2>History</h2>${table(["At", "What", "payment_status", "Result", "Rule", "By", "Request"], history, "history")}</section>
 <section class="card"><h2>Refunds</h2>${table(["Reference", "Amount", "State", "Requested", "Settled", ""], refunds, "refunds")}</section>
 ${subscription}
@@ -119,6 +129,36 @@ ${subscription}
 <section class="card"><h2>Requests for this order</h2>${requestsTable(d.requests)}</section>`,
     flash,
   );
+}
+
+/**
+ * The merchant portal: the actions the payment's state allows, each a form with its amount prefilled
+ * and editable, sent as the merchant's own request (the answer's message comes back in the flash).
+ */
+function portalSection(tx: Transaction, offer: PortalOffer, back: string): string {
+  const action = (name: string) => `${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/${name}`;
+  const backField = `<input type="hidden" name="back" value="${e(back)}">`;
+  const forms = offer.actions.map((a) => {
+    switch (a) {
+      case "capture":
+        return `<form method="post" action="${e(action("capture"))}" class="row" id="portal-capture">${backField}
+<div><label for="capture-amount">Capture (${e(tx.currency)})</label><input id="capture-amount" name="amount" value="${e(tx.amount)}" inputmode="decimal" required></div>
+<div class="shrink"><button type="submit" data-action="capture">Capture</button></div></form>`;
+      case "cancel":
+        return `<form method="post" action="${e(action("cancel"))}" class="row" id="portal-cancel">${backField}<div class="shrink"><button type="submit" class="danger" data-action="cancel">Cancel the payment</button></div></form>`;
+      case "refund":
+        return `<form method="post" action="${e(action("refund"))}" class="row" id="portal-refund">${backField}
+<div><label for="refund-amount">Refund (${e(tx.currency)})</label><input id="refund-amount" name="amount" value="${e(offer.refundable)}" inputmode="decimal" required></div>
+<div><label for="refund-reason">Reason</label><input id="refund-reason" name="reason" maxlength="256" placeholder="customer returned the goods"></div>
+<div class="shrink"><button type="submit" data-action="refund">Refund</button></div></form>`;
+      case "review":
+        return `<div class="buttons" id="portal-review">${postButton(action("review"), "Approve", { decision: "approve" }, { back, kind: "", test: "review-approve" })}${postButton(action("review"), "Reject", { decision: "reject" }, { back, kind: "danger", test: "review-reject" })}</div>`;
+    }
+  });
+  const offered = forms.length ? forms.join("\n") : `<p class="hint">Nothing: a payment that is ${e(tx.state)} takes no capture, cancel, refund or review.</p>`;
+  return `<section class="card" id="portal"><h2>Merchant portal</h2>
+<p class="hint">What the merchant may do to this payment by hand now. Each is the merchant's own gateway request (History says <em>portal</em>): the same rules, scenario, notifications and request log as one from its server, and the gateway's message when it refuses.</p>
+${offered}</section>`;
 }
 
 /** Notifications with every attempt, and a resend button each. */
