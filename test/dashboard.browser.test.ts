@@ -69,10 +69,16 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA dashboard in Chromium (needs ${CHROMIUM})
     await page.waitForSelector("#complete");
     expect(await page.textContent("#tx-status")).toContain("1000");
     await screenshot(page, "dashboard-transaction");
-    await page.click('button[data-action="complete-threeds_passed"]');
+    // the choices in words: grouped, each once under its plainest name, with the result_info it gives
+    const complete = await page.textContent("#complete");
+    expect(complete).toContain("3-D Secure");
+    expect(complete).toContain("0000:Success (also threeds_passed)");
+    expect(complete).toContain("D0301:3-D Secure authentication failed (also threeds_failed)");
+    expect(await page.locator('button[data-action="complete-threeds_passed"]').count()).toBe(0);
+    await page.click('button[data-action="complete-paid"]');
     expect(await flash()).toContain("is now authorised (2000)");
     expect(await page.textContent("#tx-status")).toContain("2000");
-    expect(await page.textContent("#history")).toContain("operator/threeds_passed");
+    expect(await page.textContent("#history")).toContain("operator/paid");
     expect(sandbox.deps.store.data.transactions.find((t) => t.transaction_id === pending.transaction_id)?.state).toBe("authorised");
   });
 

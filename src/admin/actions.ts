@@ -3,7 +3,7 @@
 // problem (HTTP status, error name, message) that changed nothing.
 import { codes } from "../codes.js";
 import type { Deps } from "../deps.js";
-import { resolveOutcome, stageOf, stageOutcomes } from "../domain/completion.js";
+import { choicesText, resolveOutcome, stageOf } from "../domain/completion.js";
 import { settleRefund } from "../domain/lifecycle.js";
 import { failureReason, settlePayout } from "../domain/payout-rules.js";
 import { hasDeduction } from "../domain/subscription-schedule.js";
@@ -70,7 +70,7 @@ export async function completePaymentNow(deps: Deps, transactionId: string, chos
   const named = completeBody.shape.outcome.safeParse(chosen);
   const outcome = named.success ? resolveOutcome(stage, named.data) : undefined;
   if (!named.success || !outcome) {
-    return problem(400, "invalid_outcome", `send {"outcome": one of ${stageOutcomes(stage).join(", ")}} (the payment waits at its ${stage} page)`);
+    return problem(400, "invalid_outcome", `send {"outcome": one of the ${stage} page's} — ${choicesText(stage)}`);
   }
   const refusal = await finishPayment(deps, tx, { outcome, chosen: named.data, rule: `operator/${named.data}`, source: "operator", path, ip });
   if (refusal) return problem(409, "payment_not_pending", refusal.info);

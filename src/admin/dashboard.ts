@@ -9,7 +9,7 @@ import { dashboardUnits, depsOf, unavailablePage, unitFor } from "../http/in-uni
 import { OPERATOR_CALLS } from "../api/operator-calls.js";
 import { callHandlers, routePathOf } from "./call-handlers.js";
 import { deleteSnapshot, listSnapshots, restoreSnapshot, saveSnapshot } from "./snapshots-api.js";
-import { stageOf, stageOutcomes } from "../domain/completion.js";
+import { completionChoices, stageOf } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { BASE, type Flash } from "../render/dashboard/frame.js";
 import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "../render/dashboard/lists.js";
@@ -115,7 +115,7 @@ export function dashboard(server: Deps): Router {
     const detail = {
       tx,
       stage,
-      outcomes: stage ? stageOutcomes(stage) : [],
+      completion: stage ? completionChoices(stage) : [],
       refunds: [...deps.store.records.refundsOf(tx.transaction_id)],
       subscription: tx.recurring_id ? deps.store.records.subscription(tx.recurring_id) : undefined,
       notifications: deps.store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),

@@ -245,7 +245,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     words: "complete",
     summary: "finish a payment waiting at a payer page (3-D Secure, hosted checkout, APM) as its payer would",
-    args: [new Argument("<transaction_id>", "the pending payment"), new Argument("<outcome>", "paid, failed, cancelled, threeds_passed, threeds_failed, ...")],
+    args: [
+      new Argument("<transaction_id>", "the pending payment"),
+      new Argument("<outcome>", "what the payer does, by page (3-D Secure, APM, hosted checkout): paid, failed, cancelled; at an APM page also expired, pending; at the hosted checkout also review, threeds, pending and any decline by name (insufficient_funds, expired_card, ...). A wrong one is refused with the page's choices and the result_info each gives"),
+    ],
     run: async ({ client }, [transactionId, outcome]) => {
       const done = await client.completePayment(transactionId!, outcome!);
       const next = done.stage ? `; it now waits at its ${done.stage} page` : "";

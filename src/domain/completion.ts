@@ -5,6 +5,7 @@ import type { Ids } from "../ids.js";
 import type { Account, Transaction } from "./types.js";
 import { move, Refusal, step } from "./lifecycle.js";
 import { catalogue, type PaymentOutcome } from "./outcomes.js";
+import { resultInfo } from "../codes.js";
 import type { Action } from "./transitions.js";
 
 export type Stage = "3ds" | "apm" | "checkout";
@@ -36,6 +37,59 @@ export function resolveOutcome(stage: Stage, name: string): string | undefined {
   if (stage === "checkout" && Object.hasOwn(catalogue.authorise, name) && fitsCheckout(catalogue.authorise[name]!)) return name;
   return undefined;
 }
+
+/** What a tester reads beside a choice: the group it is in. */
+export type CompletionGroup = "Approve" | "Decline" | "3-D Secure" | "Review" | "The payer leaves or waits";
+const GROUPS: readonly CompletionGroup[] = ["Approve", "Decline", "3-D Secure", "Review", "The payer leaves or waits"];
+
+/** One thing a page's payment can end in: its name, the other names that mean the same, and the result_info it gives. */
+export interface CompletionChoice {
+  name: string;
+  /** names a page also takes for it (e.g. threeds_passed for paid at the 3-D Secure page) */
+  also: string[];
+  result_info: string;
+}
+
+/** The names a tester reads first, when a page takes several for one outcome: the words every page shares. */
+const PREFERRED = ["paid", "failed", "cancelled", "pending", "expired", "review", "threeds"];
+
+function groupOf(outcome: PaymentOutcome): CompletionGroup {
+  if (outcome.threeds !== "none") return "3-D Secure";
+  if (outcome.state === "approved") return "Approve";
+  if (outcome.state === "declined") return "Decline";
+  if (outcome.state === "review") return "Review";
+  return "The payer leaves or waits";
+}
+
+/**
+ * A page's outcomes in words: grouped (approve, decline with its code and text, 3-D Secure, review,
+ * what the payer does), each outcome once under its plainest name, with the names that mean the
+ * same beside it and the result_info it gives. The dashboard's buttons, ctl's help and the
+ * operator API's refusal say the same.
+ */
+export function completionChoices(stage: Stage): { group: CompletionGroup; choices: CompletionChoice[] }[] {
+  const own = Object.keys(catalogue.completion[stage]);
+  const byTarget = new Map<string, string[]>();
+  for (const name of stageOutcomes(stage)) {
+    const target = resolveOutcome(stage, name)!;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), name]);
+  }
+  const rank = (name: string) => (PREFERRED.includes(name) ? PREFERRED.indexOf(name) : own.includes(name) ? PREFERRED.length : PREFERRED.length + 1);
+  const groups = new Map<CompletionGroup, CompletionChoice[]>();
+  for (const [target, names] of byTarget) {
+    const [name, ...also] = [...names].sort((a, b) => rank(a) - rank(b));
+    const outcome = catalogue.authorise[target]!;
+    const group = groupOf(outcome);
+    groups.set(group, [...(groups.get(group) ?? []), { name: name!, also, result_info: resultInfo(outcome.result) }]);
+  }
+  return GROUPS.filter((g) => groups.has(g)).map((group) => ({ group, choices: groups.get(group)! }));
+}
+
+/** The choices as one line of text: "paid (0000:Success; also approved), failed (D0005:Do not honor), ...". */
+export const choicesText = (stage: Stage): string =>
+  completionChoices(stage)
+    .map(({ group, choices }) => `${group}: ${choices.map((c) => `${c.name} (${c.result_info}${c.also.length ? `; also ${c.also.join(", ")}` : ""})`).join(", ")}`)
+    .join("; ");
 
 /** The code that passes the 3-D Secure challenge. */
 export const THREEDS_CODE = catalogue.completion.threeds_code;

@@ -1,7 +1,7 @@
 // The dashboard's transactions: the filtered list, newest first, and one transaction with its
 // history, refunds, subscription, notifications, requests and the forced steps it allows.
 import { codes, resultInfo, type PaymentState } from "../../codes.js";
-import type { Stage } from "../../domain/completion.js";
+import type { CompletionChoice, CompletionGroup, Stage } from "../../domain/completion.js";
 import type { RequestLogEntry } from "../../request-log.js";
 import type { Notification, Refund, Subscription, Transaction } from "../../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
@@ -60,7 +60,8 @@ export interface TransactionDetail {
   tx: Transaction;
   portal: PortalOffer;
   stage: Stage | undefined;
-  outcomes: string[];
+  /** what the page it waits at can end in, in words (domain/completion.ts completionChoices) */
+  completion: { group: CompletionGroup; choices: CompletionChoice[] }[];
   refunds: Refund[];
   subscription: Subscription | undefined;
   notifications: Notification[];
@@ -73,8 +74,14 @@ export function transactionPage(d: TransactionDetail, flash?: Flash): string {
   const back = `${BASE}/ui/transactions/${encodeURIComponent(tx.transaction_id)}`;
   const complete = d.stage
     ? `<section class="card tester" id="complete"><h2>Complete this pending payment</h2>
-<p class="hint">It waits at its ${e(d.stage)} page (<a href="${e(d.pageUrl)}">open it as the payer</a>). Each button does what the payer's choice would: return result, notification, subscription.</p>
-<div class="buttons">${d.outcomes.map((o) => postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, o, { outcome: o }, { back, test: `complete-${o}` })).join("")}</div></section>`
+<p class="hint">It waits at its ${e(d.stage)} page (<a href="${e(d.pageUrl)}">open it as the payer</a>). Each button does what the payer's choice would: return result, notification, subscription. Beside each, the result_info it gives.</p>
+${d.completion
+  .map(
+    ({ group, choices }) => `<div class="completion-group"><h3>${e(group)}</h3><div class="buttons">${choices
+      .map((c) => `<span class="choice">${postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, c.name, { outcome: c.name }, { back, test: `complete-${c.name}` })}<span class="hint">${e(c.result_info)}${c.also.length ? ` (also ${e(c.also.join(", "))})` : ""}</span></span>`)
+      .join("")}</div></div>`,
+  )
+  .join("")}</section>`
     : "";
   const portal = portalSection(tx, d.portal, back);
   const history = (tx.history ?? []).map((h) => [
