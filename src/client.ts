@@ -101,7 +101,8 @@ export interface AdminClient {
   /** a merchant and its secret key, provisioned now if Sandgate does not know it (--merchant-keys random: its key is random) */
   merchant(merchantId: string): Promise<MerchantView>;
   /** moves the sandbox clock forward ("90s", "2h", "3d", "1w", or seconds) and applies what fell due */
-  advanceClock(by: string | number): Promise<{ now: string; offset_ms: number; applied: number }>;
+  /** `merchant`: that merchant's clock only */
+  advanceClock(by: string | number, options?: { merchant?: string }): Promise<{ now: string; offset_ms: number; applied: number; merchant_id?: string }>;
   clock(): Promise<{ now: string; offset_ms: number }>;
   /** attempts every notification due now */
   deliverNotifications(): Promise<{ attempts: number; pending: number; delivered: number; failed: number; dropped: number }>;
@@ -196,7 +197,7 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     failPayout: async (transactionId, failure = {}) => (await send<{ payout: Record<string, unknown> }>("failPayout", { params: { transaction_id: transactionId }, body: failure })).payout,
     merchant: async (merchantId) => (await send<{ merchant: MerchantView }>("provisionMerchant", { params: { merchant_id: merchantId } })).merchant,
     chargeSubscription: async (recurringId) => (await send<{ subscription: Subscription & { recurring_status: string } }>("chargeSubscription", { params: { recurring_id: recurringId }, body: {} })).subscription,
-    advanceClock: (by) => send("advanceClock", { body: typeof by === "number" ? { advance_seconds: by } : { advance: by } }),
+    advanceClock: (by, options = {}) => send("advanceClock", { body: { ...(typeof by === "number" ? { advance_seconds: by } : { advance: by }), ...(options.merchant ? { merchant_id: options.merchant } : {}) } }),
     clock: () => send("getClock"),
     deliverNotifications: () => send("deliverNotifications", { body: {} }),
     resendNotification: async (notificationId) => (await send<{ notification: Notification }>("resendNotification", { params: { id: notificationId }, body: {} })).notification,

@@ -262,6 +262,13 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("delete", "/__sandbox/snapshots/{name}", await api().delete("/__sandbox/snapshots/openapi-acme"));
   });
 
+  test("a merchant's own clock: moved, read; an unknown merchant's", async () => {
+    check("post", "/__sandbox/clock", await api().post("/__sandbox/clock").send({ advance: "1h", merchant_id: "OPENAPI-CLOCK" }));
+    check("post", "/__sandbox/clock", await api().post("/__sandbox/clock").send({ advance: "1h", merchant_id: ACME.merchant_id }));
+    check("get", "/__sandbox/clock", await api().get("/__sandbox/clock").query({ merchant_id: ACME.merchant_id }));
+    check("get", "/__sandbox/clock", await api().get("/__sandbox/clock").query({ merchant_id: "OPENAPI-CLOCK" }));
+  });
+
   test("the merchant portal: capture, refund, cancel, review; a body it does not take, an unknown payment, what the state forbids", async () => {
     const portal = (id: string, action: string) => `/__sandbox/payments/${id}/${action}`;
     const at = (action: string) => `/__sandbox/payments/{transaction_id}/${action}`;

@@ -82,7 +82,7 @@ describe("a careless reset resets nothing", () => {
     const { app } = await makeApp();
     const unknown = [
       request(app).put("/__sandbox/scenarios/global").send({ name: "declines", merchant_id: "M10001" }),
-      request(app).post("/__sandbox/clock").send({ advance: "3d", merchant_id: "M10001" }),
+      request(app).post("/__sandbox/clock").send({ advance: "3d", merchant: "M10001" }),
       request(app).post("/__sandbox/payments/1000000000001001/complete").send({ outcome: "paid", note: "x" }),
       request(app).post("/__sandbox/notifications/deliver").send({ merchant_id: "M10001" }),
       request(app).delete("/__sandbox/coverage").send({ merchant_id: "M10001" }),

@@ -45,6 +45,27 @@ const statusOf = async (replica: Replica, transactionId: string) =>
   String(JSON.parse((await post(replica, "/v1/retrievalTrans", { ...ENVELOPE, transaction_id: transactionId })).text).orders_list[0]?.payment_status);
 
 describe("replicas on one Redis", () => {
+  test("a merchant's own clock moved through A: B settles that merchant's refund and not another's, and both tell its time", async () => {
+    const [a, b] = await replicas();
+    const refundIn = async (merchant: string) => {
+      const body = directPayment({ merchant_id: merchant, account_id: "A1", amount: "20.00" });
+      const paid = parseXml((await post(a!, "/v1/authorise", body)).text);
+      const order = { transaction_id: String(paid.transaction_id), order_no: String(body.order_no), currency: "USD", amount: "20.00" };
+      const envelope = { merchant_id: merchant, account_id: "A1", encryption_data: ENVELOPE.encryption_data };
+      await post(a!, "/v1/capture", { ...envelope, capture_orders: [order] });
+      // .17 settles an hour after it is accepted
+      return JSON.parse((await post(a!, "/v1/refund", { ...envelope, refund_orders: [{ ...order, refund_amount: "5.17" }] })).text).refund_orders[0].refund_reference_id as string;
+    };
+    const [mine, theirs] = [await refundIn("CLOCKED-A"), await refundIn("CLOCKED-B")];
+    expect((await json(a!, "/__sandbox/clock", { method: "POST", body: JSON.stringify({ advance: "2h", merchant_id: "CLOCKED-A" }) })).status).toBe(200);
+    const stateOn = async (r: Replica, ref: string) => ((await json(r, `/__sandbox/refunds`)).body.refunds as { refund_reference_id: string; state: string }[]).find((x) => x.refund_reference_id === ref)?.state;
+    expect([await stateOn(b!, mine), await stateOn(b!, theirs)]).toEqual(["processed", "accepted"]);
+    for (const r of [a!, b!]) {
+      expect((await json(r, "/__sandbox/clock?merchant_id=CLOCKED-A")).body.offset_ms).toBe(7_200_000);
+      expect((await json(r, "/__sandbox/clock?merchant_id=CLOCKED-B")).body.offset_ms).toBe(0);
+    }
+  });
+
   test("the state file: B exports what A wrote; imported through A, both replicas see exactly the file", async () => {
     const [a, b] = await replicas();
     const kept = await authorised(a!);

@@ -27,13 +27,33 @@ const problem = (status: number, error: string, message: string): { problem: Pro
 /** One call moves the clock at most ten years: every deduction, refund and payout due in between is made, in order. */
 const MAX_ADVANCE_MS = 3660 * 86_400_000;
 
-/** `{advance: "90s"}` or `{advance_seconds: 90}`: moves the sandbox clock forward and applies what fell due. */
-export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now: string; offset_ms: number; applied: number }>> {
+/**
+ * `{advance: "90s"}` or `{advance_seconds: 90}`: moves the sandbox clock forward and applies what
+ * fell due; with `merchant_id`, that merchant's clock only (its refunds settle, payouts move,
+ * subscriptions charge and its new records are dated ahead; every other merchant's time stays).
+ */
+export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now: string; offset_ms: number; applied: number; merchant_id?: string }>> {
   const parsed = clockBody.safeParse(raw ?? {});
   const body = parsed.data;
   const ms = !body ? undefined : body.advance_seconds !== undefined && body.advance_seconds !== "" ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
   if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
     return problem(400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
+  }
+  const merchantId = body!.merchant_id;
+  if (merchantId !== undefined) {
+    // the merchant's own clock: its record carries how far it runs ahead, in its own unit
+    const offset = await deps.store.unit(
+      async (store) => {
+        if (!store.records.merchant(merchantId)) return undefined;
+        store.records.advanceMerchantClock(merchantId, ms);
+        await store.commit();
+        return store.records.merchant(merchantId)!.clock_offset_ms ?? 0;
+      },
+      { merchant: merchantId },
+    );
+    if (offset === undefined) return problem(404, "merchant_not_found", `Sandgate knows no merchant ${merchantId} (a fixture's, or one that made a request)`);
+    const applied = await applyDue(deps);
+    return { value: { merchant_id: merchantId, now: new Date(deps.clock.now().getTime() + offset).toISOString(), offset_ms: deps.clock.offsetMs() + offset, applied } };
   }
   deps.clock.advance(ms);
   await deps.store.commit(); // the clock itself (with a shared store, every replica's)
@@ -87,7 +107,7 @@ export async function settleRefundNow(deps: Deps, reference: string, chosen: unk
   if (!refund) return problem(404, "refund_not_found", `no refund ${reference}`);
   if (refund.state !== "accepted") return problem(409, "refund_settled", `refund ${refund.refund_reference_id} is already ${refund.state}`);
   const tx = store.records.transaction(refund.transaction_id);
-  settleRefund(refund, tx, result, deps.clock.now(), store.ids, "operator");
+  settleRefund(refund, tx, result, store.records.nowOf(refund.merchant_id, deps.clock.now()), store.ids, "operator");
   store.records.changed("refunds", refund);
   if (tx) store.records.changed("transactions", tx);
   notifyRefund(deps, refund, tx, refund.notify);
@@ -109,7 +129,7 @@ export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | 
   const p = deps.store.records.payout(id);
   if (!p) return problem(404, "payout_not_found", `no payout ${id}`);
   const reason = (failure.failure_reason as string | undefined) || failureReason(type as string);
-  const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.clock.now());
+  const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.store.records.nowOf(p.merchant_id, deps.clock.now()));
   if (refused) return problem(409, "payout_final", `${refused}: only PENDING payouts move`);
   deps.store.records.changed("payouts", p);
   notifyPayout(p, deps.notifier, deps.store, p.notify);
@@ -125,7 +145,7 @@ export async function chargeSubscriptionNow(deps: Deps, recurringId: string): Pr
   if (sub.state !== "active" || !hasDeduction(sub, sub.deductions + 1)) {
     return problem(409, "subscription_not_active", `subscription ${recurringId} is ${sub.state}: nothing to charge`);
   }
-  const now = deps.clock.now().toISOString();
+  const now = deps.store.records.nowOf(sub.merchant_id, deps.clock.now()).toISOString();
   if (sub.next_deduction_at > now) {
     sub.next_deduction_at = now;
     deps.store.records.scheduleSubscription(sub);

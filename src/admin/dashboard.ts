@@ -213,7 +213,8 @@ export function dashboard(server: Deps): Router {
 
   onForm("advanceClock", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance") }), (v) => `Clock advanced to ${v.now}; ${v.applied} change(s) fell due.`);
+    const merchant = text(req, "merchant_id");
+    return act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance"), ...(merchant ? { merchant_id: merchant } : {}) }), (v) => `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "Clock"} advanced to ${v.now}; ${v.applied} change(s) fell due.`);
   });
 
   onForm("resetState", (req, res) => {

@@ -44,7 +44,7 @@ export function notificationsApi(server: Deps, on: On): void {
     const { merchant_id, url, event, data, notify } = parsed.data;
     const created = await deps.store.unit(async (store) => {
       if (deps.config.strictMerchants && !store.records.merchant(merchant_id)) return "unknown merchant" as const;
-      const queued = enqueueNotification(store.records, store.ids, deps.clock.now(), { merchantId: merchant_id, url, event, data, notify });
+      const queued = enqueueNotification(store.records, store.ids, store.records.nowOf(merchant_id, deps.clock.now()), { merchantId: merchant_id, url, event, data, notify });
       await store.commit();
       return queued;
     }, { merchant: merchant_id });

@@ -5,6 +5,7 @@ import { adminSession } from "./session.js";
 import { dashboard } from "./dashboard.js";
 import type { Deps } from "../deps.js";
 import { advanceClock, resetState, settleRefundNow } from "./actions.js";
+import type { Store } from "../store/store.js";
 import { scenariosApi } from "./scenarios.js";
 import { answerJson, pathParam, problem, queryText, whereQuery } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
@@ -140,9 +141,16 @@ function operatorCalls(server: Deps, on: On): void {
     res.json({ cleared: queryText(req, "merchant_id") ?? "all" });
   });
 
-  on("getClock", (_req, res) => {
+  on("getClock", async (req, res) => {
     const deps = depsOf(res, server);
-    res.json({ now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs() });
+    const merchant = queryText(req, "merchant_id");
+    const ownOffset = (store: Store) => {
+      const m = store.records.merchant(merchant!);
+      return m && (m.clock_offset_ms ?? 0);
+    };
+    const offset = merchant === undefined ? 0 : await deps.store.unit(ownOffset, { merchant });
+    if (offset === undefined) return problem(res, 404, "merchant_not_found", `Sandgate knows no merchant ${merchant}`);
+    res.json({ now: new Date(deps.clock.now().getTime() + offset).toISOString(), offset_ms: deps.clock.offsetMs() + offset });
   });
 
   // { "advance": "90s" | "2h" | "3d" | "1w" } or { "advance_seconds": 90 }: moves the sandbox clock

@@ -13,6 +13,7 @@ export const scenarioNameBody = z.strictObject({ name: z.string().describe("a sc
 export const clockBody = z.strictObject({
   advance: z.string().optional().describe("how far: 90s, 15m, 2h, 3d, 1w"),
   advance_seconds: z.union([z.number(), z.string()]).optional().describe("how far, in seconds"),
+  merchant_id: z.string().min(1).optional().describe("this merchant's clock only (default: the sandbox's, every merchant's)"),
 });
 
 /** POST /__sandbox/reset: one merchant's records, or everything; nothing else (an empty body resets nothing) */

@@ -267,12 +267,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: "clock advance",
-    summary: "move the sandbox clock forward and apply what fell due (refund settlements, payouts, subscription charges)",
+    summary: "move the sandbox clock (or one merchant's) forward and apply what fell due (refund settlements, payouts, subscription charges)",
     args: [new Argument("<duration>", "90s, 15m, 2h, 3d, 1w, or seconds")],
-    run: async ({ client }, [by]) => {
+    options: [merchantOption("this merchant's clock only (a CI job isolates its time by merchant_id); every other merchant's stays")],
+    run: async ({ client }, [by], flags) => {
       durationMs(by!, "clock advance");
-      const moved = await client.advanceClock(by!);
-      return { json: moved, text: `clock: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${moved.applied} due change${moved.applied === 1 ? "" : "s"} applied` };
+      const merchant = text(flags, "merchant");
+      const moved = await client.advanceClock(by!, merchant ? { merchant } : {});
+      const whose = moved.merchant_id ? `merchant ${moved.merchant_id}'s clock` : "clock";
+      return { json: moved, text: `${whose}: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${moved.applied} due change${moved.applied === 1 ? "" : "s"} applied` };
     },
   },
   {

@@ -167,11 +167,12 @@ export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "proc
 }
 
 /** Settles every accepted refund whose time has come (the repository's due queue); returns how many changed. `onSettled` hears of each (e.g. to notify). */
-export function settleDueRefunds(records: Pick<Repository, "dueRefund" | "transaction">, now: Date, ids: Ids, onSettled?: (refund: Refund, tx: Transaction | undefined) => void): number {
+export function settleDueRefunds(records: Pick<Repository, "dueRefund" | "transaction" | "nowOf">, now: Date, ids: Ids, onSettled?: (refund: Refund, tx: Transaction | undefined) => void): number {
   let changed = 0;
   for (let r = records.dueRefund(now); r; r = records.dueRefund(now)) {
     const tx = records.transaction(r.transaction_id);
-    settleRefund(r, tx, r.fate, now, ids);
+    // dated by the merchant's own clock
+    settleRefund(r, tx, r.fate, records.nowOf(r.merchant_id, now), ids);
     onSettled?.(r, tx);
     changed++;
   }

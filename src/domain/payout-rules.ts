@@ -165,12 +165,13 @@ export function settlePayout(p: Payout, to: "COMPLETED" | "FAILED", fail: { type
 }
 
 /** Settles every PENDING payout whose due time has passed, the way its rule said, and notifies; returns how many. */
-export function settleDuePayouts(records: Pick<Repository, "duePayout">, now: Date, onSettled: (payout: Payout) => void): number {
+export function settleDuePayouts(records: Pick<Repository, "duePayout" | "nowOf">, now: Date, onSettled: (payout: Payout) => void): number {
   let settled = 0;
   for (let p = records.duePayout(now); p; p = records.duePayout(now)) {
     const to = p.next_status === "FAILED" ? "FAILED" : "COMPLETED";
     const type = p.next_failure_type || "UNKNOWN";
-    settlePayout(p, to, { type, reason: p.next_failure_reason || failureReason(type) }, now);
+    // dated by the merchant's own clock
+    settlePayout(p, to, { type, reason: p.next_failure_reason || failureReason(type) }, records.nowOf(p.merchant_id, now));
     onSettled(p);
     settled++;
   }

@@ -30,6 +30,10 @@ export interface Repository {
   /** forgets a record another replica forgot */
   forget(collection: Collection, key: string): void;
   merchant(merchantId: string): Merchant | undefined;
+  /** the merchant's own now: the sandbox's, plus how far its clock was advanced on its own */
+  nowOf(merchantId: string, sandboxNow: Date): Date;
+  /** moves one merchant's clock ahead (its due records fall due earlier in the sandbox's time); the merchant goes into the next commit */
+  advanceMerchantClock(merchantId: string, ms: number): void;
   addMerchant(merchant: Merchant): void;
 
   transaction(transactionId: string): Transaction | undefined;
@@ -137,13 +141,24 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
   const dirty = new Map<object, Collection>();
   let removed: { c: Collection; k: string }[] = [];
 
-  const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && Date.parse(r.due_at) === at);
-  const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && Date.parse(p.due_at) === at);
-  const subscriptionQueue = new DueQueue<Subscription>((s, at) => s.state === "active" && Date.parse(s.next_deduction_at) === at);
+  // A merchant's clock may run ahead of the sandbox's (its clock_offset_ms): its records' times are
+  // its own, and the due queues hold each in the sandbox's time (its time less the offset), so one
+  // queue serves every merchant and "due by now" is asked with the sandbox's now.
+  const offsetOf = (merchantId: string) => merchants.get(merchantId)?.clock_offset_ms ?? 0;
+  const sandboxTime = (merchantId: string, iso: string) => Date.parse(iso) - offsetOf(merchantId);
+  const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && sandboxTime(r.merchant_id, r.due_at) === at);
+  const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && sandboxTime(p.merchant_id, p.due_at) === at);
+  const subscriptionQueue = new DueQueue<Subscription>((s, at) => s.state === "active" && sandboxTime(s.merchant_id, s.next_deduction_at) === at);
 
   /** the subscription's next deduction in the due queue (an inactive one has none) */
   const schedule = (s: Subscription) => {
-    if (s.state === "active") subscriptionQueue.push(s, Date.parse(s.next_deduction_at));
+    if (s.state === "active") subscriptionQueue.push(s, sandboxTime(s.merchant_id, s.next_deduction_at));
+  };
+  /** every due record of a merchant queued again, at its place in the sandbox's time (after its clock moved) */
+  const requeueMerchant = (merchantId: string) => {
+    for (const r of refunds.values()) if (r.merchant_id === merchantId) requeue.refunds!(r);
+    for (const p of payouts.values()) if (p.merchant_id === merchantId) requeue.payouts!(p);
+    for (const s of subscriptions.values()) if (s.merchant_id === merchantId) schedule(s);
   };
 
   /** Puts a record into every index of its collection. */
@@ -162,7 +177,7 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
       listIn(refundsByTx, r.transaction_id, r);
       refundsByOrder.add(r.merchant_id, r.order_no, r);
       refundsByAccount.add(r.merchant_id, r.account_id, r);
-      if (r.state === "accepted") refundQueue.push(r, Date.parse(r.due_at));
+      if (r.state === "accepted") refundQueue.push(r, sandboxTime(r.merchant_id, r.due_at));
     },
     tokens(t) {
       tokens.set(t.token_id, t);
@@ -170,7 +185,7 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     payouts(p) {
       payouts.set(p.transaction_id, p);
       payoutsByRequest.add(p.merchant_id, p.request_id, p);
-      if (p.status === "PENDING" && p.due_at) payoutQueue.push(p, Date.parse(p.due_at));
+      if (p.status === "PENDING" && p.due_at) payoutQueue.push(p, sandboxTime(p.merchant_id, p.due_at));
     },
     subscriptions(s) {
       subscriptions.set(s.recurring_id, s);
@@ -196,8 +211,8 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
 
   /** After a record changed elsewhere: back into the due queue it may now belong to (stale entries are skipped when popped). */
   const requeue: { [C in Collection]?: (record: RecordOf<C>) => void } = {
-    refunds: (r) => r.state === "accepted" && refundQueue.push(r, Date.parse(r.due_at)),
-    payouts: (p) => p.status === "PENDING" && p.due_at && payoutQueue.push(p, Date.parse(p.due_at)),
+    refunds: (r) => r.state === "accepted" && refundQueue.push(r, sandboxTime(r.merchant_id, r.due_at)),
+    payouts: (p) => p.status === "PENDING" && p.due_at && payoutQueue.push(p, sandboxTime(p.merchant_id, p.due_at)),
     subscriptions: schedule,
     notifications: (n) => n.state === "pending" && pending.add(n),
   };
@@ -262,10 +277,12 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
         index[collection](record as never);
         return;
       }
+      const offset = collection === "merchants" ? offsetOf(key) : 0;
       for (const field of Object.keys(held)) if (!(field in record)) delete held[field];
       Object.assign(held, record);
       // keys never change, so only the due queues and the pending set can need it again
       requeue[collection]?.(held as never);
+      if (collection === "merchants" && offsetOf(key) !== offset) requeueMerchant(key);
     },
     forget(collection, key) {
       if (collection !== "notifications") return;
@@ -278,6 +295,14 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     },
     merchant: (id) => merchants.get(id),
     addMerchant: (m) => add("merchants", m),
+    nowOf: (merchantId, sandboxNow) => (offsetOf(merchantId) ? new Date(sandboxNow.getTime() + offsetOf(merchantId)) : sandboxNow),
+    advanceMerchantClock(merchantId, ms) {
+      const m = merchants.get(merchantId);
+      if (!m) return;
+      m.clock_offset_ms = (m.clock_offset_ms ?? 0) + ms;
+      dirty.set(m, "merchants");
+      requeueMerchant(merchantId);
+    },
 
     transaction: (id) => looked("transactions", transactions.get(id)),
     transactionsByOrder: (merchantId, orderNo) => byOrder.get(merchantId, orderNo),
@@ -323,7 +348,7 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     },
     nextDueAt() {
       let at = Math.min(refundQueue.nextAt() ?? Infinity, payoutQueue.nextAt() ?? Infinity, subscriptionQueue.nextAt() ?? Infinity);
-      for (const n of this.pendingNotifications()) if (n.due_at) at = Math.min(at, Date.parse(n.due_at));
+      for (const n of this.pendingNotifications()) if (n.due_at) at = Math.min(at, sandboxTime(n.merchant_id, n.due_at));
       return Number.isFinite(at) ? at : undefined;
     },
   };

@@ -26,6 +26,8 @@ export interface Merchant {
   registered_ips: string[];
   accounts: Account[];
   provisioned?: boolean;
+  /** how far this merchant's own clock runs ahead of the sandbox's (ctl clock advance --merchant); none: 0 */
+  clock_offset_ms?: number;
 }
 
 export interface CardToken {

@@ -184,8 +184,10 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
   seen.signature = signature;
   const baseUrl = deps.config.baseUrl ?? origin(input);
-  const now = deps.clock.now();
-  const caughtUp = catchUp(deps.store.records, now, deps.store.ids, deps);
+  // what fell due by the sandbox's clock happens first; the request itself is dated by the merchant's own
+  const sandboxNow = deps.clock.now();
+  const now = deps.store.records.nowOf(caller.merchant.merchant_id, sandboxNow);
+  const caughtUp = catchUp(deps.store.records, sandboxNow, deps.store.ids, deps);
 
   const header = header1(input, "x-sandbox-scenario");
   const outcome = header1(input, "x-sandbox-outcome");

@@ -67,14 +67,15 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
       const taken = await deps.store.unit(async (store) => {
         // a reset may have removed it, or another attempt delivered it, while it waited
-        if (!stillStored(store, n) || (!resend && !isDue(n, deps.clock.now())) || claimedElsewhere(n)) return undefined;
+        const now = store.records.nowOf(n.merchant_id, deps.clock.now());
+        if (!stillStored(store, n) || (!resend && !isDue(n, now)) || claimedElsewhere(n)) return undefined;
         if (shared) {
           n.claim = { by: replica, until: new Date(Date.now() + timeoutMs + CLAIM_SLACK_MS).toISOString() };
           store.records.changed("notifications", n);
           await store.commit(); // the claim is in Redis before the POST goes out
         }
         // the key now: the attempt is signed again with its own sent_at
-        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: deps.clock.now().toISOString(), key: secretKeyOf(store.records, n.merchant_id) };
+        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: now.toISOString(), key: secretKeyOf(store.records, n.merchant_id) };
       }, mine);
       if (!taken) return;
       const { number, reason, at, key } = taken;
@@ -89,7 +90,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         if (!stillStored(store, n)) return;
         delete n.claim;
         const { http_status, error, duration_ms, response_body } = outcome;
-        recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, deps.clock.now());
+        recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, store.records.nowOf(n.merchant_id, deps.clock.now()));
         store.records.changed("notifications", n);
         deps.log.info(
           { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
@@ -117,13 +118,15 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
 
   function tick(): void {
     const now = deps.clock.now();
-    for (const n of deps.store.records.pendingNotifications()) if (!inFlight.has(n) && isDue(n, now)) void run(n, false);
+    const records = deps.store.records;
+    // each notification is due by its merchant's own clock
+    for (const n of records.pendingNotifications()) if (!inFlight.has(n) && isDue(n, records.nowOf(n.merchant_id, now))) void run(n, false);
   }
 
   return {
     emit(event, into) {
       try {
-        enqueueNotification(into.records, into.ids, deps.clock.now(), event);
+        enqueueNotification(into.records, into.ids, into.records.nowOf(event.merchantId, deps.clock.now()), event);
       } catch (err) {
         deps.log.error({ err, event: event.event, merchant_id: event.merchantId }, "notification could not be queued");
       }
@@ -144,7 +147,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     },
     async deliver(id) {
       const n = await find(id);
-      for (let round = 0; n && round < MAX_ROUNDS && (inFlight.has(n) || isDue(n, deps.clock.now())); round++) {
+      for (let round = 0; n && round < MAX_ROUNDS && (inFlight.has(n) || isDue(n, deps.store.records.nowOf(n.merchant_id, deps.clock.now()))); round++) {
         await (inFlight.get(n) ?? run(n, false));
       }
       return n;

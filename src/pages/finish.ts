@@ -45,7 +45,7 @@ export interface PayerAction {
 
 /** Finishes (or moves on) a pending payment; a Refusal when it is not pending any more. */
 export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAction): Promise<Refusal | undefined> {
-  const now = deps.clock.now();
+  const now = deps.store.records.nowOf(tx.merchant_id, deps.clock.now());
   const account = accountOf(deps.store.records, tx.merchant_id, tx.account_id);
   const before = tx.state;
   const refusal = account

@@ -50,6 +50,8 @@ export function mergedRecords(parts: () => Iterable<Repository>, byMerchant: (me
     forget: readOnly,
     merchant: (id) => byMerchant(id)?.merchant(id),
     addMerchant: readOnly,
+    nowOf: (id, sandboxNow) => byMerchant(id)?.nowOf(id, sandboxNow) ?? sandboxNow,
+    advanceMerchantClock: readOnly,
     transaction: (id) => first(parts(), (r) => r.transaction(id)),
     transactionsByOrder: (m, o) => byMerchant(m)?.transactionsByOrder(m, o) ?? none,
     transactionByPage: (id) => first(parts(), (r) => r.transactionByPage(id)),

@@ -50,9 +50,10 @@ ${errors}
 <p>Sandbox time: <strong id="clock-now">${e(d.now)}</strong> <span class="hint">(${e(Math.round(d.offsetMs / 1000))} s ahead of real time)</span></p>
 <form method="post" action="${BASE}/ui/clock" class="row">
 <div><label for="advance">Advance by</label><input id="advance" name="advance" placeholder="90s, 2h, 3d, 1w" required></div>
+<div><label for="advance-merchant">Whose</label><select id="advance-merchant" name="merchant_id"><option value="">Every merchant (the sandbox's)</option>${options(d.merchants, "")}</select></div>
 <div class="shrink"><button type="submit" id="advance-clock">Advance</button></div>
 </form>
-<p class="hint">Refunds settle, payouts move on and subscriptions charge as their time comes.</p>
+<p class="hint">Refunds settle, payouts move on and subscriptions charge as their time comes. One merchant's clock moves that merchant's time only (a CI job's), every other merchant's stays.</p>
 </section>
 </div>
 <section class="card" id="bindings">
