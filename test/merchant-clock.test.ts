@@ -1,33 +1,24 @@
 // A clock per merchant: a CI job moves its own merchant's time (`ctl clock advance 3d --merchant
 // X`, the operator API, the dashboard) and no one else's. Its refunds settle, its subscriptions
 // charge, its new payments and notifications are dated ahead; another merchant's stay as they were.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { runSandgate } from "../scripts/sandgate-process.js";
 import { ANY_SIGNATURE, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
+import { startReceiver, type Receiver } from "./receiver.js";
 
 const DAY = 86_400_000;
 let sandbox: Sandbox;
-let receiver: Server;
-const received: { merchant_id: string; event: string; created_at: string }[] = [];
+let receiver: Receiver;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "merchant-clock" });
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      received.push(JSON.parse(body) as (typeof received)[number]);
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiver = await startReceiver();
 });
 afterAll(async () => {
   await sandbox.close();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
 });
+const received = () => receiver.received as { merchant_id: string; event: string; created_at: string }[];
 
 const post = async (path: string, body: Record<string, unknown>) => {
   const res = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -36,7 +27,7 @@ const post = async (path: string, body: Record<string, unknown>) => {
 
 /** A merchant's job: a payment captured, a refund that settles an hour later (.17), a daily subscription. */
 async function job(merchant: string) {
-  const notify_url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/${merchant}`;
+  const notify_url = receiver.url;
   const paid = parseXml(await post("/v1/authorise", directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "50.00", notify_url })));
   const order = { transaction_id: textOf(paid.transaction_id), order_no: textOf(paid.order_no), currency: "USD", amount: "50.00" };
   await post("/v1/capture", { merchant_id: merchant, account_id: "A1", encryption_data: ANY_SIGNATURE, capture_orders: [order] });
@@ -82,10 +73,10 @@ describe("a clock per merchant", () => {
 
     // notifications: every one of B's dated now; A's deductions dated in A's time
     await sandbox.deps.notifier.drain();
-    const ofB = received.filter((n) => n.merchant_id === "CLOCK-B");
+    const ofB = received().filter((n) => n.merchant_id === "CLOCK-B");
     expect(ofB.length).toBeGreaterThan(0);
     for (const n of ofB) expect(Math.abs(ahead(n.created_at)), `${n.event} of CLOCK-B`).toBeLessThan(60_000);
-    const deducted = received.filter((n) => n.merchant_id === "CLOCK-A" && n.event === "subscription.deducted");
+    const deducted = received().filter((n) => n.merchant_id === "CLOCK-A" && n.event === "subscription.deducted");
     expect(deducted).toHaveLength(3);
     expect(Math.max(...deducted.map((n) => ahead(n.created_at)))).toBeGreaterThan(3 * DAY - 60_000);
   });

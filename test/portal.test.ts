@@ -3,8 +3,6 @@
 // API and `sandgate ctl payment …`. Each is the merchant's own gateway request attributed
 // "portal": the gateway's transitions and amounts, its notification, its request log entry, and
 // its own message when it refuses.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
@@ -12,27 +10,20 @@ import { runSandgate } from "../scripts/sandgate-process.js";
 import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage } from "./browser-helpers.js";
 import { directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
 import { ENVELOPE } from "./lifecycle-helpers.js";
+import { startReceiver, type Receiver } from "./receiver.js";
 
 let sandbox: Sandbox;
-let receiver: Server;
-const received: Record<string, unknown>[] = [];
+let receiver: Receiver;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "portal" });
-  receiver = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      received.push(JSON.parse(body) as Record<string, unknown>);
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiver = await startReceiver();
 });
 afterAll(async () => {
   await sandbox.close();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
 });
-const notifyUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+const received = () => receiver.received;
+const notifyUrl = () => receiver.url;
 
 /** A payment of 100.00 on A10001 (manual capture) made by the merchant's server; `card` picks review or approval. */
 async function payment(card = "4242424242424242"): Promise<string> {
@@ -75,7 +66,7 @@ describe("the portal through the operator API and sandgate ctl", () => {
     const logged = (await sandbox.admin.requests({ merchant_id: tx.merchant_id })).slice(-3);
     expect(logged.map((r) => [r.operation, r.http_status, r.signature?.matched])).toEqual([["capture", 200, true], ["refund", 200, true], ["refund", 200, true]]);
     await sandbox.deps.notifier.drain();
-    expect(received.filter((n) => (n.data as { transaction_id?: string }).transaction_id === id).map((n) => n.event)).toEqual(expect.arrayContaining(["payment.captured", "refund.accepted"]));
+    expect(received().filter((n) => (n.data as { transaction_id?: string }).transaction_id === id).map((n) => n.event)).toEqual(expect.arrayContaining(["payment.captured", "refund.accepted"]));
   });
 
   test("what the state forbids is refused with the gateway's own message, and nothing changes", async () => {
