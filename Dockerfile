@@ -20,8 +20,9 @@ COPY data ./data
 COPY assets ./assets
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
-# --data / DATA_FILE may point into /data (mount a volume there to keep state across containers)
-RUN mkdir -p /data && chown node:node /data
+# --data / DATA_FILE may point into /data (mount a volume there to keep state across containers);
+# `sandgate` on PATH, so a CI runner without Node drives it: docker exec <ctr> sandgate ctl health
+RUN mkdir -p /data && chown node:node /data && chmod +x bin/sandgate.js && ln -s /app/bin/sandgate.js /usr/local/bin/sandgate
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \

@@ -11,6 +11,7 @@ import { runSandgate, spawnSandgate, type SandgateProcess } from "../scripts/san
 import { COMMANDS } from "../src/cli/ctl-commands.js";
 import { createAdminClient } from "../src/client.js";
 import { ANY_SIGNATURE, directPayment, parseXml, textOf } from "./helpers.js";
+import { startReceiver } from "./receiver.js";
 
 const servers: SandgateProcess[] = [];
 const scratch = mkdtempSync(join(tmpdir(), "sandgate-ctl-"));
@@ -199,6 +200,43 @@ describe("every command against a running Sandgate", () => {
     expect(await admin().transactions({ merchant_id: M.merchant_id })).toEqual([]);
   }, 90_000);
 
+  test("payout complete and fail, subscription charge, notifications trigger and resend, requests --count as a CI assertion", async () => {
+    const P = { merchant_id: "CI-OPS2", account_id: "ACC-OPS2" };
+    const payout = async (n: string) => {
+      const body = { ...P, request_id: `7b0e7c1e-0000-4000-8000-00000000000${n}`, payment_currency: "EUR", source_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", fee_paid_by: "PAYER", beneficiary: { first_name: "Ann", last_name: "Lee", entity_type: "PERSONAL", bank_details: { account_number: "55550008", bank_country_code: "DE", swift_code: "DEUTDEFF" } }, encryption_data: ANY_SIGNATURE };
+      const res = await fetch(`${url}/v1/payout`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return ((await res.json()) as { transaction_id: string; status: string }).transaction_id;
+    };
+    const [one, two] = [await payout("1"), await payout("2")];
+    expect(await ctl(["payout", "complete", one, "--url", url])).toMatchObject({ code: 0, stdout: `payout ${one}: COMPLETED\n` });
+    expect(await ctl(["payout", "fail", two, "--type", "ACCOUNT_CLOSED", "--url", url])).toMatchObject({ code: 0, stdout: `payout ${two}: FAILED ACCOUNT_CLOSED\n` });
+    expect((await ctl(["payout", "complete", two, "--url", url])).code).toBe(3);
+
+    const subscription = { contract: "CTL-C", contract_name: "Box", interval: "month", interval_count: "1", billing_cycle: 6 };
+    const recurring = textOf((await pay(url, { ...P, order_no: "CTL-SUB", subscription })).recurring_id);
+    expect((await ctl(["subscription", "charge", recurring, "--url", url])).stdout).toMatch(new RegExp(`^subscription ${recurring}: 2 charges, active\n$`));
+
+    const receiver = await startReceiver();
+    try {
+      const made = await ctl(["notifications", "trigger", "--merchant", P.merchant_id, "--to", receiver.url, "--event", "ci.ping", "--url", url]);
+      expect(made.code, made.stderr).toBe(0);
+      const id = /^notification (\S+) \(ci\.ping\)/.exec(made.stdout)![1]!;
+      expect(await ctl(["notifications", "deliver", "--url", url])).toMatchObject({ code: 0 });
+      expect((await ctl(["notifications", "resend", id, "--url", url])).stdout).toBe(`notification ${id}: delivered after 2 attempts\n`);
+      expect(receiver.received.filter((n) => n.event === "ci.ping")).toHaveLength(2);
+    } finally {
+      await receiver.close();
+    }
+
+    // WireMock's verify(n, postRequestedFor(...)): exit 1 with what was found when the count is not n
+    const count = (...args: string[]) => ctl(["requests", "--count", "--merchant", P.merchant_id, ...args, "--url", url]);
+    expect(await count("--operation", "payout", "--expect", "2")).toMatchObject({ code: 0, stdout: `2 requests (merchant ${P.merchant_id}, operation payout)\n` });
+    expect(await count("--operation", "authorise", "--order", "CTL-SUB", "--at-least", "1")).toMatchObject({ code: 0 });
+    const wrong = await count("--operation", "payout", "--expect", "3");
+    expect([wrong.code, wrong.stderr]).toEqual([1, `sandgate ctl: expected 3, found 2 requests (merchant ${P.merchant_id}, operation payout)\n`]);
+    expect((await count("--status", "4xx", "--at-least", "1")).code).toBe(1);
+  }, 60_000);
+
   test("bad usage exits 2 with one line on stderr, nothing on stdout, nothing sent", async () => {
     // the URL answers: exit 3 or 0 would mean the command went out
     const cases = [
@@ -211,6 +249,8 @@ describe("every command against a running Sandgate", () => {
       ["coverage", "--fail-under", "101"],
       ["requests"],
       ["requests", "--har", "x.har", "--limit", "0"],
+      ["requests", "--count", "--expect", "two"],
+      ["requests", "--count", "--expect", "1", "--at-least", "1"],
       ["health", "extra"],
       ["health", "--wait", "forever"],
       ["health", "--timeout", "0s"],
@@ -227,7 +267,7 @@ describe("every command against a running Sandgate", () => {
     expect(bad).toMatchObject({ code: 2, stderr: 'sandgate ctl: SANDGATE_URL must be an http(s) URL, got "sandgate:8080"\n' });
     const help = await ctl(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["health", "scenario", "complete", "refund", "clock", "notifications", "coverage", "requests", "reset"]) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    for (const command of ["health", "scenario", "complete", "payment", "refund", "payout", "subscription", "clock", "notifications", "coverage", "requests", "reset"]) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
   }, 60_000);
 });
 

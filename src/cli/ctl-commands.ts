@@ -135,8 +135,35 @@ function writeOut(file: string, body: string): void {
   }
 }
 
+/**
+ * `requests --count [--merchant --operation --order --status] [--expect n | --at-least n]`: how many
+ * requests of the log match (WireMock's verify(n, …)); exit 1, saying what was found, when the
+ * count is not what was expected.
+ */
+async function requestsCount(ctx: Context, flags: Flags): Promise<Answer> {
+  // commander names --at-least's value atLeast
+  const whole = (key: string, flag: string) => {
+    const value = text(flags, key);
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value)) throw new Refused(`${flag} must be a whole number, not ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+  const [exactly, atLeast] = [whole("expect", "--expect"), whole("atLeast", "--at-least")];
+  if (exactly !== undefined && atLeast !== undefined) throw new Refused("--expect or --at-least, not both");
+  const filter = { merchant_id: text(flags, "merchant"), operation: text(flags, "operation"), order_no: text(flags, "order"), http_status: text(flags, "status"), limit: REQUEST_LOG_CAPACITY };
+  const found = (await ctx.client.requests(filter)).length;
+  const what = Object.entries({ merchant: filter.merchant_id, operation: filter.operation, order: filter.order_no, status: filter.http_status })
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  const said = `${found} request${found === 1 ? "" : "s"}${what ? ` (${what})` : ""}`;
+  const failed = exactly !== undefined && found !== exactly ? `expected ${exactly}, found ${said}` : atLeast !== undefined && found < atLeast ? `expected at least ${atLeast}, found ${said}` : undefined;
+  return { json: { count: found, filter, ...(exactly !== undefined ? { expect: exactly } : {}), ...(atLeast !== undefined ? { at_least: atLeast } : {}) }, text: said, ...(failed ? { failed } : {}) };
+}
+
 async function requestsHar(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
-  const file = text(flags, "har")!;
+  const file = text(flags, "har");
+  if (file === undefined) throw new Refused("say what to do with the request log: --har <file> to write it, or --count to count it");
   const limit = Number(text(flags, "limit") ?? REQUEST_LOG_CAPACITY);
   if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_LOG_CAPACITY) throw new Refused(`--limit must be a whole number from 1 to ${REQUEST_LOG_CAPACITY}`);
   const har = (await ctx.client.requestsHar({ merchant_id: text(flags, "merchant"), limit })) as { log?: { entries?: unknown[] } };
@@ -257,6 +284,53 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   ...portalCommands(),
   {
+    words: "payout complete",
+    summary: "complete a PENDING payout now (its notification goes out)",
+    args: [new Argument("<transaction_id>", "the payout (its transaction_id)")],
+    run: async ({ client }, [id]) => {
+      const payout = await client.completePayout(id!);
+      return { json: payout, text: `payout ${id}: ${String(payout.status)}` };
+    },
+  },
+  {
+    words: "payout fail",
+    summary: "fail a PENDING payout now, as the bank would bounce it",
+    args: [new Argument("<transaction_id>", "the payout (its transaction_id)")],
+    options: [new Option("--type <failure_type>", "a failure type of the catalogue (default UNKNOWN): ACCOUNT_CLOSED, NO_ACCOUNT, ..."), new Option("--reason <text>", "default: the catalogue's text for the type")],
+    run: async ({ client }, [id], flags) => {
+      const payout = await client.failPayout(id!, { ...(text(flags, "type") ? { failure_type: text(flags, "type")! } : {}), ...(text(flags, "reason") ? { failure_reason: text(flags, "reason")! } : {}) });
+      return { json: payout, text: `payout ${id}: ${String(payout.status)} ${String(payout.failure_type ?? "")}`.trimEnd() };
+    },
+  },
+  {
+    words: "subscription charge",
+    summary: "make an active subscription's next deduction now",
+    args: [new Argument("<recurring_id>", "the subscription")],
+    run: async ({ client }, [id]) => {
+      const sub = await client.chargeSubscription(id!);
+      return { json: sub, text: `subscription ${sub.recurring_id}: ${sub.deductions} charge${sub.deductions === 1 ? "" : "s"}, ${sub.state}` };
+    },
+  },
+  {
+    words: "notifications trigger",
+    summary: "send a merchant's receiver a notification made up now, signed as Sandgate signs every one",
+    options: [merchantOption("whose notification (its key signs it)").makeOptionMandatory(), new Option("--to <url>", "the receiver (its notify_url)").makeOptionMandatory(), new Option("--event <name>", "the event (default test.notification)")],
+    run: async ({ client }, _args, flags) => {
+      const body = { merchant_id: text(flags, "merchant")!, url: text(flags, "to")!, ...(text(flags, "event") ? { event: text(flags, "event")! } : {}) };
+      const done = await client.call("triggerNotification", { body });
+      return { json: done, text: `notification ${done.notification.notification_id} (${done.notification.event}) to ${done.notification.url}: ${done.notification.state}` };
+    },
+  },
+  {
+    words: "notifications resend",
+    summary: "send a notification again (a new attempt, signed with its own sent_at)",
+    args: [new Argument("<notification_id>", "the notification")],
+    run: async ({ client }, [id]) => {
+      const n = await client.resendNotification(id!);
+      return { json: n, text: `notification ${n.notification_id}: ${n.state} after ${n.attempts.length} attempt${n.attempts.length === 1 ? "" : "s"}` };
+    },
+  },
+  {
     words: "refund settle",
     summary: "settle an accepted refund now",
     args: [new Argument("<refund_reference_id>", "the refund (its refund_reference_id)"), new Argument("<result>", "how it ends").choices(["processed", "failed"])],
@@ -294,13 +368,19 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: "requests",
-    summary: "write the request log as a HAR 1.2 file",
+    summary: "the request log: written as a HAR 1.2 file (--har), or counted (--count), a CI assertion with --expect or --at-least",
     options: [
-      new Option("--har <file>", "the file to write").makeOptionMandatory(),
+      new Option("--har <file>", "write the requests as a HAR 1.2 file"),
+      new Option("--count", "count the requests (with the filters below)"),
       merchantOption("one merchant's requests"),
+      new Option("--operation <name>", "one operation's (authorise, capture, refund, ...)"),
+      new Option("--order <order_no>", "one order's (the requests that name it at the top level: authorise, checkout, a query)"),
+      new Option("--status <http>", "an HTTP status (403) or a class (4xx)"),
+      new Option("--expect <n>", "with --count: exit 1 unless exactly n were found"),
+      new Option("--at-least <n>", "with --count: exit 1 unless at least n were found"),
       new Option("--limit <n>", `the most recent n requests (default and most: ${REQUEST_LOG_CAPACITY}, what the log keeps)`),
     ],
-    run: requestsHar,
+    run: (ctx, args, flags) => (flags.count === true ? requestsCount(ctx, flags) : requestsHar(ctx, args, flags)),
   },
   {
     words: "merchant key",
@@ -418,7 +498,9 @@ export const GROUPS: Record<string, string> = {
   refund: "refunds: settle",
   merchant: "merchants: key",
   clock: "the sandbox clock: advance",
-  notifications: "the notification outbox: deliver",
+  notifications: "the notification outbox: deliver, trigger, resend",
+  payout: "payouts: complete, fail",
+  subscription: "subscriptions: charge",
   state: "the state as a file: export, import",
   snapshot: "QA snapshots of the state: save, restore, list, delete",
 };

@@ -1,0 +1,63 @@
+// docs/ci.md's "A runner without Node": the image built from this repository, driven by a shell
+// whose PATH has docker, curl and the shell's tools but no node: `docker exec … sandgate ctl`
+// waits for it, binds the job's scenario, counts its requests, gates on coverage. Runs where a
+// Docker engine answers (`docker info`); elsewhere it is skipped, saying why.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, test } from "vitest";
+import { freePort } from "../scripts/redis-server.js";
+import { blockHolding } from "./docs-helpers.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const HAS_DOCKER = spawnSync("docker", ["info"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+const IMAGE = `sandgate-doc-test:${process.pid}`;
+const CONTAINER = `sandgate-doc-${process.pid}`;
+const dir = mkdtempSync(join(tmpdir(), "sandgate-docker-"));
+afterAll(() => {
+  if (HAS_DOCKER) spawnSync("docker", ["rm", "-f", CONTAINER], { stdio: "ignore" });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A PATH of the commands the block and the stand-in suite use, node not among them. */
+function pathWithoutNode(): string {
+  const bin = join(dir, "bin");
+  mkdirSync(bin, { recursive: true });
+  for (const tool of ["docker", "curl", "sh", "sed", "cat", "sleep"]) {
+    const where = execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim();
+    symlinkSync(where, join(bin, tool));
+  }
+  return bin;
+}
+
+describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the container with docker exec … sandgate ctl (needs a Docker engine)", () => {
+  test("built, started, waited for, bound, paid, counted, gated, removed — with no node on PATH", async () => {
+    const built = spawnSync("docker", ["build", "--network", "host", "-t", IMAGE, "."], { cwd: ROOT, encoding: "utf8", timeout: 600_000 });
+    expect(built.status, built.stderr).toBe(0);
+    const port = await freePort();
+    const block = blockHolding("docs/ci.md", ["sh"], "docker exec sandgate sandgate ctl health").text;
+    const script = block
+      .replaceAll("--name sandgate", `--name ${CONTAINER}`)
+      .replaceAll("docker exec sandgate ", `docker exec ${CONTAINER} `)
+      .replaceAll("docker rm -f sandgate", `docker rm -f ${CONTAINER}`)
+      .replaceAll("-p 8080:8080 sandgate", `-p 127.0.0.1:${port}:8080 ${IMAGE}`)
+      .replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${port}`);
+    // the merchant's suite: one direct payment of CI-JOB-42 over plain HTTP, as any language would
+    mkdirSync(join(dir, "vendor", "bin"), { recursive: true });
+    writeFileSync(
+      join(dir, "vendor", "bin", "phpunit"),
+      `#!/bin/sh\ncurl -sf "$GATEWAY_URL/v1/authorise" -H 'content-type: application/json' -d '{"merchant_id":"CI-JOB-42","account_id":"ACC-1","order_no":"DOCKER-1","currency":"USD","amount":"10.00","card":"4242424242424242","expiration_month":"12","expiration_year":"2030","security_code":"123","encryption_data":"${"a".repeat(64)}"}' | sed -n 's|.*<order_status>\\([0-9]*\\)</order_status>.*|suite: order_status \\1|p'\n`,
+    );
+    chmodSync(join(dir, "vendor", "bin", "phpunit"), 0o755);
+    const PATH = pathWithoutNode();
+    expect(spawnSync("sh", ["-c", "command -v node"], { env: { PATH } }).status, "node is not on the runner's PATH").not.toBe(0);
+    const run = spawnSync("sh", ["-e", "-c", script], { cwd: dir, encoding: "utf8", env: { PATH, HOME: dir }, timeout: 180_000 });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    // declines: the job's merchant was bound to it, and its payment was declined
+    expect(run.stdout).toContain("merchant CI-JOB-42 uses scenario declines");
+    expect(run.stdout).toContain("suite: order_status 0");
+    expect(run.stdout).toMatch(/^1 request \(merchant CI-JOB-42, operation authorise\)$/m);
+  }, 900_000);
+});
