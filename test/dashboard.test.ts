@@ -64,6 +64,22 @@ describe("pages", () => {
     await request(app).get("/__sandbox/ui/transactions/nope").expect(404);
   });
 
+  test("coverage: a summary on top (rules answered and outcomes produced, of their totals, per merchant); rules never answered folded", async () => {
+    await pay({ merchant_id: "COV-A", account_id: "A1" });
+    await pay({ merchant_id: "COV-A", account_id: "A1", card: "4000000000000002" });
+    await pay({ merchant_id: "COV-B", account_id: "A1" });
+    const page = (await request(app).get("/__sandbox/ui/coverage").expect(200)).text;
+    const summary = page.slice(page.indexOf('id="coverage-summary"'), page.indexOf("</section>", page.indexOf('id="coverage-summary"')));
+    const rules = (n: number) => new RegExp(`<strong>[\\d.]+%</strong> <span class="hint">\\(${n} of \\d+\\)</span>`);
+    expect(summary).toContain("all merchants");
+    expect(summary).toMatch(/<code>COV-A<\/code><\/a><\/td><td><strong>[\d.]+%<\/strong> <span class="hint">\(2 of \d+\)/);
+    expect(summary).toMatch(/<code>COV-B<\/code><\/a><\/td><td><strong>[\d.]+%<\/strong> <span class="hint">\(1 of \d+\)/);
+    expect(summary).toMatch(rules(2));
+    expect(page).toMatch(/<details class="never"><summary>\d+ rules never answered<\/summary>/);
+    const one = (await request(app).get("/__sandbox/ui/coverage?merchant_id=COV-B").expect(200)).text;
+    expect(one).toContain("merchant <code>COV-B</code>");
+  });
+
   test("a message carried back is shown as text", async () => {
     const res = await request(app).get("/__sandbox/").query({ error: "<script>alert(1)</script>" }).expect(200);
     expect(res.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
@@ -179,20 +195,25 @@ describe("the Receiver check tab", () => {
     expect(page).not.toContain("<b>x</b>");
   });
 
-  test("the notifications page lists one check's notifications with ?check=", async () => {
+  test("the notifications page lists one check's notifications with ?check=; probes are hidden by default, shown as probes, never resent", async () => {
     const notification = (id: string, check?: string) => ({ ...deps.store.data.notifications[0]!, notification_id: id, attempts: [], state: "delivered" as const, due_at: "", ...(check ? { check, probe: "valid" } : {}) });
     await postAuthorise(app, apmPayment({ notify_url: "http://127.0.0.1:9/hook" })).expect(200);
     expect(deps.store.data.notifications.length).toBeGreaterThan(0);
     deps.store.data.notifications.push(notification("N-CHECKED", "chk_0123456789abcdef"), notification("N-OTHER", "chk_fedcba9876543210"));
     const one = (await request(app).get("/__sandbox/ui/notifications").query({ check: "chk_0123456789abcdef" }).expect(200)).text;
     expect(one).toContain('<code id="notifications-check">chk_0123456789abcdef</code>');
-    expect(one).toContain("resend-N-CHECKED");
-    expect(one).not.toContain("resend-N-OTHER");
-    expect(one.match(/data-action="resend-/g)).toHaveLength(1);
-    expect(one).toContain('name="back" value="/__sandbox/ui/notifications?check=chk_0123456789abcdef"');
+    expect(one).toContain("receiver check chk_0123456789abcdef: valid");
+    expect(one).not.toContain("chk_fedcba9876543210");
+    expect(one).toContain('<span class="status wait">probe</span> <span class="hint">not sent yet</span>');
+    expect(one).not.toContain('data-action="resend-');
     const all = (await request(app).get("/__sandbox/ui/notifications").expect(200)).text;
-    expect(all).toContain("resend-N-OTHER");
     expect(all).not.toContain("notifications-check");
+    expect(all).not.toContain("receiver check chk_");
+    expect(all).toContain("2 receiver-check probes hidden");
+    expect(all).toMatch(/data-action="resend-ntf_/);
+    const shown = (await request(app).get("/__sandbox/ui/notifications").query({ probes: "1" }).expect(200)).text;
+    expect(shown).toContain("receiver check chk_fedcba9876543210: valid");
+    expect(shown).toContain('name="back" value="/__sandbox/ui/notifications?probes=1"');
     const hostile = (await request(app).get("/__sandbox/ui/notifications").query({ check: "<script>alert(1)</script>" }).expect(200)).text;
     expect(hostile).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(hostile).not.toContain("<script>alert");

@@ -45,12 +45,11 @@ describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the conta
       .replaceAll("-p 8080:8080 sandgate", `-p 127.0.0.1:${port}:8080 ${IMAGE}`)
       .replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${port}`);
     // the merchant's suite: one direct payment of CI-JOB-42 over plain HTTP, as any language would
-    mkdirSync(join(dir, "vendor", "bin"), { recursive: true });
     writeFileSync(
-      join(dir, "vendor", "bin", "phpunit"),
+      join(dir, "gradlew"),
       `#!/bin/sh\ncurl -sf "$GATEWAY_URL/v1/authorise" -H 'content-type: application/json' -d '{"merchant_id":"CI-JOB-42","account_id":"ACC-1","order_no":"DOCKER-1","currency":"USD","amount":"10.00","card":"4242424242424242","expiration_month":"12","expiration_year":"2030","security_code":"123","encryption_data":"${"a".repeat(64)}"}' | sed -n 's|.*<order_status>\\([0-9]*\\)</order_status>.*|suite: order_status \\1|p'\n`,
     );
-    chmodSync(join(dir, "vendor", "bin", "phpunit"), 0o755);
+    chmodSync(join(dir, "gradlew"), 0o755);
     const PATH = pathWithoutNode();
     expect(spawnSync("sh", ["-c", "command -v node"], { env: { PATH } }).status, "node is not on the runner's PATH").not.toBe(0);
     const run = spawnSync("sh", ["-e", "-c", script], { cwd: dir, encoding: "utf8", env: { PATH, HOME: dir }, timeout: 180_000 });

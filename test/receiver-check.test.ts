@@ -277,8 +277,16 @@ describe("POST /__sandbox/receiver-checks", () => {
       const listed = (await request(server).get(`/__sandbox/notifications?check=${report.check}`)).body.notifications as Notification[];
       expect(listed).toHaveLength(16);
       expect((await request(server).get("/__sandbox/notifications?check=chk_none")).body.notifications).toEqual([]);
-      // the dashboard marks them
-      expect((await request(server).get("/__sandbox/ui/notifications")).text).toContain(`receiver check ${report.check}`);
+      // the dashboard's Notifications tab hides the probes unless asked; shown, each is a probe with
+      // what the receiver answered, never a failure to resend
+      const tab = (await request(server).get("/__sandbox/ui/notifications")).text;
+      expect(tab).not.toContain(`receiver check ${report.check}`);
+      expect(tab).toContain("16 receiver-check probes hidden");
+      const shown = (await request(server).get("/__sandbox/ui/notifications?probes=1")).text;
+      expect(shown).toContain(`receiver check ${report.check}`);
+      expect(shown.match(/<span class="status wait">probe<\/span> <span class="hint">answered HTTP \d{3}<\/span>/g)).toHaveLength(16);
+      expect(shown).not.toContain('data-action="resend-');
+      expect((await request(server).get(`/__sandbox/ui/notifications?check=${report.check}`)).text).toContain(`<code id="notifications-check">${report.check}</code>`);
     } finally {
       await receiver.close();
       server.closeAllConnections();

@@ -26,6 +26,7 @@ import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, se
 import { queryText, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
+import { ruleCoverage } from "../scenarios/coverage.js";
 import { allowedActions, PORTAL_ACTIONS, refundable, type PortalResult } from "./portal.js";
 import { PORTAL_CALLS, runPortal } from "./payments.js";
 
@@ -141,14 +142,21 @@ export function dashboard(server: Deps): Router {
     const deps = depsOf(res, server);
     await applyDue(deps);
     const check = queryText(req, "check")?.trim() ?? "";
-    const list = check ? deps.store.data.notifications.filter((n) => n.check === check) : deps.store.data.notifications;
-    sendHtml(res, 200, notificationsPage(list.slice(-LIST_LIMIT).reverse(), flashOf(req), check));
+    // receiver-check probes are hidden unless asked for (?probes=1), or a check's own are (?check=)
+    const probes = queryText(req, "probes") === "1";
+    const all = deps.store.data.notifications;
+    const list = check ? all.filter((n) => n.check === check) : probes ? all : all.filter((n) => !n.check);
+    const hidden = check || probes ? 0 : all.length - list.length;
+    sendHtml(res, 200, notificationsPage(list.slice(-LIST_LIMIT).reverse(), flashOf(req), check, { probes, hidden }));
   });
 
   router.get("/ui/coverage", inUnit.all, (req, res) => {
     const deps = depsOf(res, server);
     const merchant = queryText(req, "merchant_id")?.trim() ?? "";
-    sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant));
+    // each merchant that made a request, beside the total, when no one merchant is asked for
+    const seen = merchant ? [] : [...new Set(deps.requests.list({ limit: 5_000 }).map((r) => r.merchant_id).filter((m) => m !== ""))].sort();
+    const byMerchant = seen.map((m) => deps.scenarios.coverage.report(m)).filter((report) => ruleCoverage(report).answered > 0);
+    sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant, byMerchant));
   });
 
   // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify-api.ts)

@@ -8,7 +8,7 @@ import { parseDuration } from "../admin/duration.js";
 import { OPERATOR_CALLS, type OperatorCallId } from "../api/operator-calls.js";
 import { createAdminClient, type AdminClient } from "../client.js";
 import { REQUEST_LOG_CAPACITY } from "../request-log.js";
-import type { CoverageReport } from "../scenarios/coverage.js";
+import { ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { failureOf, Refused } from "./ctl-errors.js";
 
 export interface Context {
@@ -78,16 +78,6 @@ async function health(ctx: Context, _args: string[], flags: Flags): Promise<Answ
   const why = failureOf(last, ctx.url, ctx.token !== undefined, `${probeMs} ms`);
   const failed = `the Sandgate at ${ctx.url} did not answer within ${flags.wait === true ? DEFAULT_WAIT : flags.wait} (last: ${why.message})`;
   return { json: { status: "unreachable", waited_ms: Date.now() - started, error: why }, text: "", failed };
-}
-
-/** The share of the rules of the scenarios in use that decided at least one answer (a rule two scenarios share counts once). */
-export function ruleCoverage(report: CoverageReport): { answered: number; total: number; percent: number } {
-  const rules = new Map<string, number>();
-  for (const s of report.scenarios) for (const r of s.rules) rules.set(r.rule, Math.max(rules.get(r.rule) ?? 0, r.answers));
-  const answered = [...rules.values()].filter((n) => n > 0).length;
-  // rounded down, so 99.97% never reads as 100%
-  const percent = rules.size ? Math.floor((answered / rules.size) * 1000) / 10 : 0;
-  return { answered, total: rules.size, percent };
 }
 
 function coverageText(report: CoverageReport, rules: ReturnType<typeof ruleCoverage>): string {

@@ -44,10 +44,10 @@ export function suggest(differences: readonly Difference[], requests: ReadonlyMa
     if (text !== undefined && request && closable(d, request)) byExchange.set(d.exchange, [...(byExchange.get(d.exchange) ?? []), { ...d, expected: text }]);
     else defects.push(defectLine(d));
   }
-  const seen = new Map<string, number>();
+  const sent = ordersSent(requests);
   for (const [exchange, found] of byExchange) {
     const request = requests.get(exchange)!;
-    for (const rule of rulesFor(exchange, request, found, seen)) rules.push(rule);
+    for (const rule of rulesFor(exchange, request, found, sent)) rules.push(rule);
     closes.push(...found.map((d) => differences.find((o) => o.exchange === d.exchange && o.path === d.path)!));
   }
   const scenario: ScenarioFile = {
@@ -68,14 +68,32 @@ function closable(d: Difference, request: ReplayedRequest): boolean {
   return !!array && new RegExp(`^${array}\\[\\d+\\]\\.\\w+$`).test(d.path);
 }
 
+/**
+ * Every order the recording sent, counted over all its requests (those that differed or not): the
+ * place of each among the requests of its operation that named its order_no, and how many did. A
+ * rule for an order sent more than once says which call it is for (nth), or it would decide the
+ * others too (a refund refused once and accepted the second time needs two rules, not one).
+ */
+function ordersSent(requests: ReadonlyMap<number, ReplayedRequest>): { place: Map<string, number>; times: Map<string, number> } {
+  const place = new Map<string, number>();
+  const times = new Map<string, number>();
+  for (const [exchange, { operation, fields }] of [...requests].sort(([a], [b]) => a - b)) {
+    const array = BATCH_ARRAYS[operation];
+    const orders = array ? ((fields[array] ?? []) as Record<string, unknown>[]) : operation === "authorise" || operation === "apm" ? [fields] : [];
+    orders.forEach((order, i) => {
+      const key = `${operation}|${String(order?.order_no ?? "")}`;
+      times.set(key, (times.get(key) ?? 0) + 1);
+      place.set(`${exchange}|${i}`, times.get(key)!);
+    });
+  }
+  return { place, times };
+}
+
 /** The rules of one exchange: one for a payment or a payout, one per order of a batch. */
-function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[], seen: Map<string, number>): Rule[] {
+function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[], sent: ReturnType<typeof ordersSent>): Rule[] {
   const { operation, fields } = request;
-  const nth = (key: string) => {
-    const n = (seen.get(key) ?? 0) + 1;
-    seen.set(key, n);
-    return n;
-  };
+  /** `nth` for the i-th order of this exchange, when its order was sent more than once */
+  const nthOf = (i: number, orderNo: string): Record<string, number> => ((sent.times.get(`${operation}|${orderNo}`) ?? 1) > 1 ? { nth: sent.place.get(`${exchange}|${i}`)! } : {});
   const description = `exchange #${exchange}: ${found.map((d) => `${d.path} ${d.expected}`).join(", ")}`;
   if (operation === "payout") {
     const payout: Record<string, string> = {};
@@ -84,9 +102,8 @@ function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[
   }
   if (operation === "authorise" || operation === "apm") {
     const orderNo = String(fields.order_no ?? "");
-    const n = nth(`${operation}|${orderNo}`);
     const wanted: Record<string, string> = { ...recordedStatus(request.recorded), ...Object.fromEntries(found.map((d) => [d.path.slice("respon.".length), d.expected])) };
-    return [{ id: `verify-${exchange}-${operation}`, description, when: { operation, order_no: orderNo, ...(n > 1 ? { nth: n } : {}) }, then: paymentThen(wanted) }];
+    return [{ id: `verify-${exchange}-${operation}`, description, when: { operation, order_no: orderNo, ...nthOf(0, orderNo) }, then: paymentThen(wanted) }];
   }
   const array = (fields[BATCH_ARRAYS[operation]!] ?? []) as Record<string, unknown>[];
   const byOrder = new Map<number, Difference[]>();
@@ -98,11 +115,10 @@ function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[
     const orderNo = String(array[i]?.order_no ?? "");
     const set = Object.fromEntries(list.map((d) => [d.path.split(".").at(-1)!, d.expected]));
     const failed = Object.entries(set).some(([k, v]) => k.endsWith("_status") && v === codes.batch_status.failed);
-    const n = nth(`${operation}|${orderNo}`);
     return {
       id: `verify-${exchange}-${operation}-${i + 1}`,
       description: `exchange #${exchange}, order ${orderNo}: ${list.map((d) => `${d.path.split(".").at(-1)} ${d.expected}`).join(", ")}`,
-      when: { operation, order_no: orderNo, ...(n > 1 ? { nth: n } : {}) },
+      when: { operation, order_no: orderNo, ...nthOf(i, orderNo) },
       // a refused order must not change the payment; its code and text are the gateway's
       then: { ...(failed ? { outcome: DECLINED[operation]! } : {}), fields: set },
     };

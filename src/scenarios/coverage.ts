@@ -35,6 +35,24 @@ export interface CoverageReport {
   operations: { operation: Shown; produced: Record<string, number>; never: string[] }[];
 }
 
+/** The share of the rules of the scenarios in use that decided at least one answer (a rule two scenarios share counts once). */
+export function ruleCoverage(report: CoverageReport): { answered: number; total: number; percent: number } {
+  const rules = new Map<string, number>();
+  for (const s of report.scenarios) for (const r of s.rules) rules.set(r.rule, Math.max(rules.get(r.rule) ?? 0, r.answers));
+  const answered = [...rules.values()].filter((n) => n > 0).length;
+  return { answered, total: rules.size, percent: share(answered, rules.size) };
+}
+
+/** The outcomes the operations produced, of all the catalogue's for them. */
+export function outcomeCoverage(report: CoverageReport): { produced: number; total: number; percent: number } {
+  const produced = report.operations.reduce((n, o) => n + Object.keys(o.produced).length, 0);
+  const total = produced + report.operations.reduce((n, o) => n + o.never.length, 0);
+  return { produced, total, percent: share(produced, total) };
+}
+
+/** a per cent with one decimal, rounded down: 99.97% never reads as 100% */
+const share = (part: number, whole: number) => (whole ? Math.floor((part / whole) * 1000) / 10 : 0);
+
 /** The named outcome a decision gave, including what a rule says with `refund` or `payout` instead of a name. */
 function outcomeOf(shown: Shown, outcome: string, then: Then): string {
   if (shown === "refund" && outcome === "accepted" && then.refund) {

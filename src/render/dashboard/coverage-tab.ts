@@ -1,15 +1,27 @@
 // The dashboard's coverage view: per scenario in use, how many answers each rule decided (never
 // in red), and per operation which outcomes of the catalogue were produced and which never were.
-import type { CoverageReport } from "../../scenarios/coverage.js";
+import { outcomeCoverage, ruleCoverage, type CoverageReport } from "../../scenarios/coverage.js";
 import { BASE, e, frame, table } from "./frame.js";
 
-export function coveragePage(r: CoverageReport, merchant: string): string {
+/** A line of the summary: rules answered and outcomes produced, each of its total, as a per cent. */
+function summaryRow(label: string, r: CoverageReport): string[] {
+  const rules = ruleCoverage(r);
+  const outcomes = outcomeCoverage(r);
+  return [label, `<strong>${e(rules.percent)}%</strong> <span class="hint">(${e(rules.answered)} of ${e(rules.total)})</span>`, `<strong>${e(outcomes.percent)}%</strong> <span class="hint">(${e(outcomes.produced)} of ${e(outcomes.total)})</span>`];
+}
+
+/** `byMerchant`: each merchant's own report, for the summary (when no one merchant is shown). */
+export function coveragePage(r: CoverageReport, merchant: string, byMerchant: CoverageReport[] = []): string {
   const scenarios = r.scenarios
     .map((s) => {
-      const rows = s.rules.map((rule) => [`<code>${e(rule.rule)}</code>`, rule.answers ? e(rule.answers) : `<span class="sig-bad">never</span>`]);
-      return `<section class="card"><h2>Scenario <code>${e(s.name)}</code></h2>${table(["Rule", "Answers"], rows, `coverage-${s.name}`)}</section>`;
+      // the rules that answered first; those that never did folded below them
+      const answered = s.rules.filter((rule) => rule.answers).map((rule) => [`<code>${e(rule.rule)}</code>`, e(rule.answers)]);
+      const never = s.rules.filter((rule) => !rule.answers);
+      const folded = never.length ? `<details class="never"><summary>${e(never.length)} rule${never.length === 1 ? "" : "s"} never answered</summary><p>${never.map((rule) => `<code>${e(rule.rule)}</code>`).join(" ")}</p></details>` : "";
+      return `<section class="card"><h2>Scenario <code>${e(s.name)}</code></h2>${answered.length ? table(["Rule", "Answers"], answered, `coverage-${s.name}`) : `<p class="hint">No rule of it answered yet.</p>`}${folded}</section>`;
     })
     .join("\n");
+  const summary = [summaryRow(merchant ? `merchant <code>${e(merchant)}</code>` : "all merchants", r), ...byMerchant.map((m) => summaryRow(`<a href="${BASE}/ui/coverage?merchant_id=${encodeURIComponent(m.merchant_id ?? "")}"><code>${e(m.merchant_id)}</code></a>`, m))];
   const outcomes = r.operations.map((o) => [
     e(o.operation),
     Object.entries(o.produced)
@@ -27,6 +39,7 @@ export function coveragePage(r: CoverageReport, merchant: string): string {
 <div class="shrink"><button type="submit">Show</button></div>
 </form>
 <p class="hint">What the tests exercised${merchant ? ` as merchant <code>${e(merchant)}</code>` : " (all merchants)"}: the rules of the scenarios in use that decided at least one answer, and the outcomes each operation never produced. As JSON: <a href="${BASE}/coverage${e(query)}">/__sandbox/coverage</a>; as Markdown for a CI summary: <code>?format=markdown</code> or <code>--coverage-report</code>.</p>
+<section class="card" id="coverage-summary"><h2>Summary</h2>${table(["Whose", "Rules answered", "Outcomes produced"], summary, "coverage-summary-table")}</section>
 ${scenarios || `<section class="card"><p class="hint">No request was decided by a scenario yet.</p></section>`}
 <section class="card"><h2>Outcomes</h2>${table(["Operation", "Produced", "Never produced"], outcomes, "coverage-outcomes")}</section>`,
   );

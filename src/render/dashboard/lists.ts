@@ -40,9 +40,15 @@ ${field("until", "Until", "2026-11-24T11:00:00Z")}
 }
 
 /** `check`: only that receiver check's notifications are listed (?check=<id>). */
-export function notificationsPage(list: Notification[], flash?: Flash, check = ""): string {
-  const back = `${BASE}/ui/notifications${check ? `?check=${encodeURIComponent(check)}` : ""}`;
-  const which = check ? ` Receiver check <code id="notifications-check">${e(check)}</code> only: the notifications its probes sent. <a href="${BASE}/ui/notifications">Show all</a>` : "";
+/** `probes`: receiver-check probes shown too; `hidden`: how many were left out. */
+export function notificationsPage(list: Notification[], flash?: Flash, check = "", shown: { probes: boolean; hidden: number } = { probes: true, hidden: 0 }): string {
+  const back = `${BASE}/ui/notifications${check ? `?check=${encodeURIComponent(check)}` : shown.probes ? "?probes=1" : ""}`;
+  const toggle = shown.probes
+    ? ` Receiver-check probes shown. <a href="${BASE}/ui/notifications" id="toggle-probes">Hide them</a>`
+    : shown.hidden
+      ? ` ${e(shown.hidden)} receiver-check probe${shown.hidden === 1 ? "" : "s"} hidden. <a href="${BASE}/ui/notifications?probes=1" id="toggle-probes">Show them</a>`
+      : "";
+  const which = check ? ` Receiver check <code id="notifications-check">${e(check)}</code> only: the notifications its probes sent. <a href="${BASE}/ui/notifications">Show all</a>` : toggle;
   return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.${which}</p><section class="card">${notificationsTable(list, back)}</section>`, flash);
 }
 

@@ -168,7 +168,18 @@ function portalSection(tx: Transaction, offer: PortalOffer, back: string): strin
 ${offered}</section>`;
 }
 
-/** Notifications with every attempt, and a resend button each. */
+/** What a probe's receiver answered: the verdict is the check's (its page and report), this says what came back. */
+function probeState(n: Notification): string {
+  const last = n.attempts.at(-1);
+  const answered = !last ? "not sent yet" : last.http_status === null ? `no answer (${last.error})` : `answered HTTP ${last.http_status}`;
+  return `<span class="status wait">probe</span> <span class="hint">${e(answered)}</span>`;
+}
+
+/**
+ * Notifications with every attempt, and a resend button each. A receiver check's probe (a forged,
+ * tampered or malformed notification the receiver should refuse) is shown as a probe with what the
+ * receiver answered, never as a failure, and is not resent.
+ */
 export function notificationsTable(list: Notification[], back: string): string {
   const rows = list.map((n) => {
     const attempts = n.attempts.length
@@ -181,9 +192,11 @@ export function notificationsTable(list: Notification[], back: string): string {
       `<code>${e(n.merchant_id)}</code>`,
       e(n.event) + (n.check ? `<div class="hint">receiver check ${e(n.check)}: ${e(n.probe ?? "")}</div>` : ""),
       `<span class="mono">${e(n.url)}</span>`,
-      e(n.state) + (n.error ? `<div class="hint">${e(n.error)}</div>` : ""),
+      n.check ? probeState(n) : e(n.state) + (n.error ? `<div class="hint">${e(n.error)}</div>` : ""),
       attempts,
-      postButton(`${BASE}/ui/notifications/${encodeURIComponent(n.notification_id)}/resend`, "Resend", {}, { back, test: `resend-${n.notification_id}` }),
+      n.check
+        ? `<a href="${BASE}/ui/notifications?check=${encodeURIComponent(n.check)}">the check's probes</a>`
+        : postButton(`${BASE}/ui/notifications/${encodeURIComponent(n.notification_id)}/resend`, "Resend", {}, { back, test: `resend-${n.notification_id}` }),
     ];
   });
   return table(["Created", "Merchant", "Event", "URL", "State", "Attempts", ""], rows, "notifications");
