@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", ".docs-snippets-*/"] },
+  { ignores: ["dist/", "dist.building-*/", "dist.old-*/", "node_modules/", "coverage/", ".docs-snippets-*/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -15,7 +15,7 @@ const ON_CLUSTER = ON_REPLICAS.filter((f) => f !== "test/lifecycle-transitions.t
  * rewrites dist/ under a running `npm start`, and takes a fifth of the loop) and the load test whose
  * figures want a quiet machine; `npm test` runs them.
  */
-const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/heavy-work.test.ts", "test/docker.test.ts"] : [];
+const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/heavy-work.test.ts", "test/docker.test.ts", "test/install-paths.test.ts"] : [];
 if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
 
 export default defineConfig({

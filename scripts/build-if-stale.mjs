@@ -6,7 +6,7 @@
 // resolve and link, ~100 ms less from spawn to the first answer. dist/main.js and the rest of
 // dist/ stay as they are: the library (startSandbox, its types) imports them.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 
@@ -26,14 +26,17 @@ const sources = ["src", "tsconfig.json", "tsconfig.build.json", "package.json"].
 if (always || !existsSync(built) || !existsSync(bundle) || Math.max(...sources.map(newest)) > statSync(built).mtimeMs) {
   // a first `npm start` would otherwise be silent for the ten seconds the compiler takes
   if (!always) console.error("sandgate: compiling dist/ (first start, or the sources changed): about ten seconds…");
-  // what an earlier build left (a renamed module, source maps) must not linger in dist/
-  rmSync(join(root, "dist"), { recursive: true, force: true });
+  // built into a fresh folder beside dist/ (what an earlier build left, a renamed module, does not
+  // linger) and swapped in whole: a project that links this checkout (npm install ../sandgate)
+  // keeps a whole dist/ while a build runs (npm pack, npm test), but for the instant between two renames
+  const out = join(root, `dist.building-${process.pid}`);
+  rmSync(out, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", out], { stdio: "inherit" });
   const { build } = await import("esbuild");
   await build({
-    entryPoints: [built],
-    outfile: bundle,
+    entryPoints: [join(out, "main.js")],
+    outfile: join(out, "sandgate.js"),
     bundle: true,
     platform: "node",
     format: "esm",
@@ -45,7 +48,12 @@ if (always || !existsSync(built) || !existsSync(bundle) || Math.max(...sources.m
   // esbuild writes strings, regular expressions and identifiers in ASCII (escaped) but keeps
   // comments as they are, and one "—" in a comment makes V8 hold the whole 3 MB source two bytes a
   // character: ~3.5 MB more resident from the start. What is left is in comments, where a \uXXXX is text.
-  const text = readFileSync(bundle, "utf8");
+  const text = readFileSync(join(out, "sandgate.js"), "utf8");
   const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  if (ascii !== text) writeFileSync(bundle, ascii);
+  if (ascii !== text) writeFileSync(join(out, "sandgate.js"), ascii);
+  const dist = join(root, "dist");
+  const old = join(root, `dist.old-${process.pid}`);
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(out, dist);
+  rmSync(old, { recursive: true, force: true });
 }
