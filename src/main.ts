@@ -3,6 +3,7 @@ import cluster from "node:cluster";
 import { exposureWarning, tokenWarning } from "./exposure.js";
 import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli/command-line.js";
+import { stopWithParent } from "./cli/stop-with-parent.js";
 import type { Config } from "./config.js";
 
 /** `sandgate record …`, `sandgate verify …`: the proof commands, and `sandgate ctl …` (src/cli/), each with its own flags. */
@@ -98,19 +99,6 @@ function superviseWorkers(count: number, config: Config): void {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   if (!config.keepRunning) stopWithParent(stop);
-}
-
-/**
- * `npx sandgate &` then `kill $!` stops npx, not the node process it started: that process would
- * be re-parented (to PID 1 or a subreaper) and keep answering after a CI job's clean-up. So the
- * server stops when its parent changes. In a container Sandgate is PID 1 (parent 0): nothing to watch.
- */
-function stopWithParent(stop: () => void): void {
-  const parent = process.ppid;
-  if (parent <= 1) return;
-  setInterval(() => {
-    if (process.ppid !== parent) stop();
-  }, 500).unref();
 }
 
 main().catch((err: unknown) => {

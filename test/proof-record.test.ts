@@ -2,9 +2,9 @@
 // for byte, the HAR on disk is complete after every exchange and after SIGTERM, card data and
 // secrets never reach it, payer pages and relayed notifications are recorded, an unreachable
 // gateway gives a 502 in the operation's format and no entry, and bad flags exit 2 in one line.
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -453,4 +453,30 @@ describe("masking (what the HAR may hold)", () => {
     const harmless = '{"merchant_id":"M1",  "amount": 10.50}';
     expect(maskBody(harmless, "application/json")).toBe(harmless);
   });
+});
+
+describe("sandgate record under npx", () => {
+  test("`npx sandgate record … &` then `kill $!` stops npx: the recorder, orphaned, stops within a second and the HAR is written", async () => {
+    const upstream = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent" });
+    const out = join(mkdtempSync(join(tmpdir(), "sandgate-npx-record-")), "npx.har");
+    const { BASE_URL: _vite, ...env } = process.env;
+    const npx = spawn("npx", ["--no-install", "sandgate", "record", "--upstream", upstream.url, "--out", out, "--port", "0"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let said = "";
+      npx.stdout.on("data", (d: Buffer) => (said += d.toString()));
+      for (const until = Date.now() + 20_000; !/listening on (http\S+?),/.test(said); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > until) throw new Error(`no recorder: ${said}`);
+      const recorder = /listening on (http\S+?),/.exec(said)![1]!;
+      // npm passes SIGTERM to the shell it runs the command in, which dies: the recorder is re-parented
+      npx.kill("SIGTERM");
+      await new Promise((resolve) => npx.once("exit", resolve));
+      const gone = async () => fetch(`${recorder}/__sandbox/health`).then(() => false, () => true);
+      const started = Date.now();
+      while (!(await gone()) && Date.now() - started < 3_000) await new Promise((r) => setTimeout(r, 100));
+      expect(await gone()).toBe(true);
+      expect(existsSync(out)).toBe(true);
+    } finally {
+      if (npx.exitCode === null) npx.kill("SIGKILL");
+      await upstream.close();
+    }
+  }, 30_000);
 });

@@ -1,6 +1,7 @@
 // `sandgate record --upstream <url> --out <file.har>`: the recording proxy (src/proof/recorder.ts)
 // as a command. It serves until SIGINT or SIGTERM, then says how many exchanges the HAR holds.
 import { Command, CommanderError } from "commander";
+import { stopWithParent } from "./stop-with-parent.js";
 import { DEFAULT_RECORDER_PORT, startRecorder } from "../proof/recorder.js";
 
 interface Flags {
@@ -99,5 +100,7 @@ export async function run(args: string[]): Promise<number | undefined> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // under npx, a signal to npx never reaches this process: it stops when npx is gone
+  stopWithParent(stop);
   return undefined;
 }
