@@ -37,12 +37,22 @@ export function suggest(differences: readonly Difference[], requests: ReadonlyMa
   const closes: Difference[] = [];
   const defects: string[] = [];
   const byExchange = new Map<number, Difference[]>();
+  const unclosed: Difference[] = [];
   for (const d of differences) {
     const request = requests.get(d.exchange);
     // a result text where Sandgate has none (or the other way round) is a shape difference a rule closes too
     const text = d.kind === "value" ? d.expected : d.kind === "shape" ? d.expected_value : undefined;
     if (text !== undefined && request && closable(d, request)) byExchange.set(d.exchange, [...(byExchange.get(d.exchange) ?? []), { ...d, expected: text }]);
-    else defects.push(defectLine(d));
+    else unclosed.push(d);
+  }
+  // a difference on an order whose earlier request a rule closes is most likely its knock-on (a
+  // refused refund leaves more to refund, a declined payment nothing to capture): said as such
+  const closedAt = new Map<string, number>();
+  for (const [exchange] of [...byExchange].sort(([a], [b]) => a - b)) for (const order of ordersOf(requests.get(exchange)!)) if (!closedAt.has(order)) closedAt.set(order, exchange);
+  for (const d of unclosed) {
+    const request = requests.get(d.exchange);
+    const cause = request && ordersOf(request).map((o) => closedAt.get(o)).find((at) => at !== undefined && at < d.exchange);
+    defects.push(cause === undefined ? defectLine(d) : knockOnLine(d, cause));
   }
   const sent = ordersSent(requests);
   for (const [exchange, found] of byExchange) {
@@ -145,6 +155,18 @@ function paymentThen(wanted: Record<string, string>): Rule["then"] {
     (status === undefined ? undefined : payments.find(([, o]) => statusOf(o) === status));
   const fields = Object.fromEntries(Object.entries(wanted).filter(([k]) => k !== "order_status"));
   return { ...(pick ? { outcome: pick[0] } : {}), ...(Object.keys(fields).length ? { fields } : {}) };
+}
+
+/** The order_no values a request names: a payment's or a query's own, or each of a batch's orders. */
+function ordersOf({ operation, fields }: ReplayedRequest): string[] {
+  const array = BATCH_ARRAYS[operation];
+  const orders = array ? ((fields[array] ?? []) as Record<string, unknown>[]).map((o) => o?.order_no) : [fields.order_no];
+  return orders.flatMap((o) => (typeof o === "string" && o !== "" ? o.split(",") : []));
+}
+
+/** A difference that follows from an earlier one a rule closes: verify again with the suggested rules first. */
+function knockOnLine(d: Difference, cause: number): string {
+  return `Knock-on of exchange #${cause} (a rule above closes it): ${defectLine(d).replace(/^Sandgate defect: /, "")} Verify again with the suggested rules before reporting it.`;
 }
 
 export function defectLine(d: Difference): string {

@@ -1,4 +1,5 @@
-// verify --suggest for an order the recording sent more than once: every rule for it says which
+// verify --suggest: rules for an order the recording sent more than once, and differences that follow from another.
+// For an order the recording sent more than once: every rule for it says which
 // call it is for (nth), counted over all the recorded requests, those that agreed too. Before, only
 // requests with differences were counted: a refund refused first and accepted the second time got
 // one rule without nth, which then refused the first call too and broke the exchange that had matched.
@@ -37,6 +38,28 @@ describe("--suggest and orders sent more than once", () => {
     expect(scenario.rules.map((r) => r.when)).toEqual([
       { operation: "authorise", order_no: "ORD-2", nth: 2 },
       { operation: "authorise", order_no: "ORD-3" },
+    ]);
+  });
+});
+
+describe("--suggest and differences that follow from another", () => {
+  test("a query's difference on an order whose earlier refund a rule closes is a knock-on, not a Sandgate defect; another order's stays a defect", () => {
+    const requests = new Map<number, ReplayedRequest>([
+      [1, authorise("ORD-9")],
+      [2, refund("ORD-9", "30.00")],
+      [3, { operation: "retrievalTrans", fields: { order_no: "ORD-9,ORD-10" } }],
+      [4, { operation: "retrievalTrans", fields: { order_no: "ORD-10" } }],
+    ]);
+    const found = [
+      differs(2, "refund", "refund_orders[0].refund_status", "0", "1"),
+      // the refused refund left the payment paid; Sandgate, having accepted it, says partly refunded
+      differs(3, "retrievalTrans", "orders_list[0].payment_status", "3000", "4000"),
+      differs(4, "retrievalTrans", "orders_list[0].website", "shop.example", ""),
+    ];
+    const { defects } = suggest(found, requests, "default");
+    expect(defects).toEqual([
+      expect.stringMatching(/^Knock-on of exchange #2 \(a rule above closes it\): retrievalTrans: Sandgate gives orders_list\[0\]\.payment_status = 4000; the gateway 3000 \(recording exchange #3\)\. Verify again/),
+      expect.stringMatching(/^Sandgate defect: retrievalTrans: .*exchange #4/),
     ]);
   });
 });
