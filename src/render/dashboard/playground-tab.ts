@@ -36,19 +36,19 @@ const FORMS: Record<PlaygroundKind, { title: string; button: string; intro: stri
     button: "Pay",
     intro:
       "<code>POST /v1/authorise</code> with card data. The scenario in force decides by the card (in <code>default</code>: 4242 4242 4242 4242 approves, 4000 0000 0000 0002 declines), unless you name an outcome. A named outcome without a card number pays with 4242 4242 4242 4242.",
-    noOutcome: "— decided by the card and the scenario —",
+    noOutcome: "— the card and scenario decide —",
   },
   checkout: {
     title: "Hosted checkout",
     button: "Start checkout",
     intro: "<code>POST /v1/checkout</code>: the payment waits while the payer enters a card at Sandgate's hosted checkout page. A named outcome ends the payment whatever card the payer enters.",
-    noOutcome: "— decided by the card the payer enters —",
+    noOutcome: "— the payer's card decides —",
   },
   apm: {
     title: "APM payment",
     button: "Start APM payment",
     intro: "<code>POST /v1/authorise</code> with <code>payment_method</code>: the payment waits until the payer chooses how it ends at the APM page, unless a rule or a named outcome decides now.",
-    noOutcome: "— the payer decides at the APM page —",
+    noOutcome: "— the payer decides —",
   },
 };
 
@@ -62,7 +62,7 @@ function merchantFields(kind: PlaygroundKind, d: PlaygroundData, v: PlaygroundVa
   // a merchant id not offered (sent by hand) stays visible, so the error beside it makes sense
   if (v.merchant_id && !d.merchants.some((m) => m.merchant_id === v.merchant_id)) merchants.push([v.merchant_id, v.merchant_id]);
   const groups = d.merchants
-    .map((m) => `<optgroup label="${e(`${m.merchant_id} · ${m.name}`)}">${m.accounts.map((a) => `<option value="${e(a.account_id)}"${a.account_id === v.account_id ? " selected" : ""}>${e(`${a.account_id} · ${a.account_name} (${a.payment_methods.join(", ")})`)}</option>`).join("")}</optgroup>`)
+    .map((m) => `<optgroup label="${e(`${m.merchant_id} · ${m.name}`)}">${m.accounts.map((a) => `<option value="${e(a.account_id)}" title="${e(`${a.account_name}: ${a.payment_methods.join(", ")}`)}"${a.account_id === v.account_id ? " selected" : ""}>${e(`${a.account_id} · ${methodsShown(a.payment_methods)}`)}</option>`).join("")}</optgroup>`)
     .join("");
   const known = d.merchants.some((m) => m.accounts.some((a) => a.account_id === v.account_id));
   const other = v.account_id && !known ? `<option value="${e(v.account_id)}" selected>${e(v.account_id)}</option>` : "";
@@ -110,6 +110,9 @@ ${field(`${kind}-notify`, "notify_url (empty: no notification)", textInput(`${ki
 </form>
 </section>`;
 }
+
+/** An account's methods as its option says them: three at most, the rest counted (all of them in its title), so the list fits its column. */
+const methodsShown = (methods: string[]) => (methods.length > 3 ? `${methods.slice(0, 3).join(", ")} +${methods.length - 3}` : methods.join(", "));
 
 export function playgroundPage(d: PlaygroundData): string {
   const cards = d.testCards.map((c) => `<option value="${e(c.card)}">${e(c.outcome)}</option>`).join("");
