@@ -286,6 +286,10 @@ describe("POST /__sandbox/receiver-checks", () => {
       expect(shown).toContain(`receiver check ${report.check}`);
       expect(shown.match(/<span class="status wait">probe<\/span> <span class="hint">answered HTTP \d{3}<\/span>/g)).toHaveLength(16);
       expect(shown).not.toContain('data-action="resend-');
+      // each with the check's verdict on that answer, as its report has it (this receiver passes)
+      const verdicts = shown.match(/<span class="status (ok|bad|wait)">(pass|warning|fail)<\/span> <span class="hint">\(expects: /g) ?? [];
+      expect(verdicts).toHaveLength(16);
+      expect(verdicts.filter((v) => v.includes(">pass<"))).toHaveLength(report.probes.filter((p) => p.verdict === "pass").length);
       expect((await request(server).get(`/__sandbox/ui/notifications?check=${report.check}`)).text).toContain(`<code id="notifications-check">${report.check}</code>`);
     } finally {
       await receiver.close();

@@ -27,8 +27,23 @@ import { queryText, pathParam } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
 import { ruleCoverage } from "../scenarios/coverage.js";
+import { PROBES, type Verdict } from "../receiver-check/probes.js";
+import { answerClass } from "../receiver-check/run.js";
+import type { ProbeVerdicts } from "../render/dashboard/transactions.js";
+import type { Notification } from "../domain/types.js";
 import { allowedActions, PORTAL_ACTIONS, refundable, type PortalResult } from "./portal.js";
 import { PORTAL_CALLS, runPortal } from "./payments.js";
+
+/** Each receiver-check probe's verdict on what its receiver answered last, as the check judged it. */
+function probeVerdicts(list: readonly Notification[]): ProbeVerdicts {
+  const verdicts = new Map<string, { verdict: Verdict; expects: string }>();
+  for (const n of list) {
+    const probe = n.check && PROBES.find((p) => p.id === n.probe);
+    const last = n.attempts.at(-1);
+    if (probe && last) verdicts.set(n.notification_id, { verdict: probe.rule[answerClass(last.http_status)], expects: probe.expects });
+  }
+  return verdicts;
+}
 
 /** What the flash says after a portal action: what the gateway did, and where the payment stands. */
 const portalSaid = ({ action, result, transaction: tx }: PortalResult): string => {
@@ -147,7 +162,8 @@ export function dashboard(server: Deps): Router {
     const all = deps.store.data.notifications;
     const list = check ? all.filter((n) => n.check === check) : probes ? all : all.filter((n) => !n.check);
     const hidden = check || probes ? 0 : all.length - list.length;
-    sendHtml(res, 200, notificationsPage(list.slice(-LIST_LIMIT).reverse(), flashOf(req), check, { probes, hidden }));
+    const shown = list.slice(-LIST_LIMIT).reverse();
+    sendHtml(res, 200, notificationsPage(shown, flashOf(req), check, { probes, hidden }, probeVerdicts(shown)));
   });
 
   router.get("/ui/coverage", inUnit.all, (req, res) => {

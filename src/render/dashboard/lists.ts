@@ -3,7 +3,7 @@ import { codes } from "../../codes.js";
 import { EXCHANGES_KEPT, type RequestLogEntry } from "../../request-log.js";
 import type { Notification, Payout, Subscription } from "../../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
-import { notificationsTable, requestsTable } from "./transactions.js";
+import { notificationsTable, requestsTable, type ProbeVerdicts } from "./transactions.js";
 
 /** The request log's filters as the page's form shows them (every value as typed). */
 export interface RequestsFilterView {
@@ -41,7 +41,7 @@ ${field("until", "Until", "2026-11-24T11:00:00Z")}
 
 /** `check`: only that receiver check's notifications are listed (?check=<id>). */
 /** `probes`: receiver-check probes shown too; `hidden`: how many were left out. */
-export function notificationsPage(list: Notification[], flash?: Flash, check = "", shown: { probes: boolean; hidden: number } = { probes: true, hidden: 0 }): string {
+export function notificationsPage(list: Notification[], flash?: Flash, check = "", shown: { probes: boolean; hidden: number } = { probes: true, hidden: 0 }, verdicts?: ProbeVerdicts): string {
   const back = `${BASE}/ui/notifications${check ? `?check=${encodeURIComponent(check)}` : shown.probes ? "?probes=1" : ""}`;
   const toggle = shown.probes
     ? ` Receiver-check probes shown. <a href="${BASE}/ui/notifications" id="toggle-probes">Hide them</a>`
@@ -49,7 +49,7 @@ export function notificationsPage(list: Notification[], flash?: Flash, check = "
       ? ` ${e(shown.hidden)} receiver-check probe${shown.hidden === 1 ? "" : "s"} hidden. <a href="${BASE}/ui/notifications?probes=1" id="toggle-probes">Show them</a>`
       : "";
   const which = check ? ` Receiver check <code id="notifications-check">${e(check)}</code> only: the notifications its probes sent. <a href="${BASE}/ui/notifications">Show all</a>` : toggle;
-  return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.${which}</p><section class="card">${notificationsTable(list, back)}</section>`, flash);
+  return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.${which}</p><section class="card">${notificationsTable(list, back, verdicts)}</section>`, flash);
 }
 
 export function payoutsPage(list: Payout[], flash?: Flash): string {

@@ -168,11 +168,16 @@ function portalSection(tx: Transaction, offer: PortalOffer, back: string): strin
 ${offered}</section>`;
 }
 
-/** What a probe's receiver answered: the verdict is the check's (its page and report), this says what came back. */
-function probeState(n: Notification): string {
+/** A probe's verdict on the receiver's answer, and what a correct receiver answers (receiver-check/probes.ts), by notification id. */
+export type ProbeVerdicts = ReadonlyMap<string, { verdict: "pass" | "warning" | "fail"; expects: string }>;
+
+/** What a probe's receiver answered, and the check's verdict on it. */
+function probeState(n: Notification, verdicts: ProbeVerdicts): string {
   const last = n.attempts.at(-1);
   const answered = !last ? "not sent yet" : last.http_status === null ? `no answer (${last.error})` : `answered HTTP ${last.http_status}`;
-  return `<span class="status wait">probe</span> <span class="hint">${e(answered)}</span>`;
+  const judged = last ? verdicts.get(n.notification_id) : undefined;
+  const verdict = judged ? ` <span class="status ${judged.verdict === "pass" ? "ok" : judged.verdict === "fail" ? "bad" : "wait"}">${e(judged.verdict)}</span> <span class="hint">(expects: ${e(judged.expects)})</span>` : "";
+  return `<span class="status wait">probe</span> <span class="hint">${e(answered)}</span>${verdict}`;
 }
 
 /**
@@ -180,7 +185,7 @@ function probeState(n: Notification): string {
  * tampered or malformed notification the receiver should refuse) is shown as a probe with what the
  * receiver answered, never as a failure, and is not resent.
  */
-export function notificationsTable(list: Notification[], back: string): string {
+export function notificationsTable(list: Notification[], back: string, verdicts: ProbeVerdicts = new Map()): string {
   const rows = list.map((n) => {
     const attempts = n.attempts.length
       ? `<details><summary>${e(n.attempts.length)} attempt(s)</summary>${n.attempts
@@ -192,7 +197,7 @@ export function notificationsTable(list: Notification[], back: string): string {
       `<code>${e(n.merchant_id)}</code>`,
       e(n.event) + (n.check ? `<div class="hint">receiver check ${e(n.check)}: ${e(n.probe ?? "")}</div>` : ""),
       `<span class="mono">${e(n.url)}</span>`,
-      n.check ? probeState(n) : e(n.state) + (n.error ? `<div class="hint">${e(n.error)}</div>` : ""),
+      n.check ? probeState(n, verdicts) : e(n.state) + (n.error ? `<div class="hint">${e(n.error)}</div>` : ""),
       attempts,
       n.check
         ? `<a href="${BASE}/ui/notifications?check=${encodeURIComponent(n.check)}">the check's probes</a>`
