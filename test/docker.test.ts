@@ -1,9 +1,10 @@
 // docs/ci.md's "A runner without Node": the image built from this repository, driven by a shell
 // whose PATH has docker, curl and the shell's tools but no node: `docker exec … sandgate ctl`
-// waits for it, binds the job's scenario, counts its requests, gates on coverage. Runs where a
+// waits for it, binds the job's scenario, counts its requests, gates on coverage, and the page's
+// one-off `docker run --rm --network host … sandgate ctl health` reaches it too. Runs where a
 // Docker engine answers (`docker info`); elsewhere it is skipped, saying why.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,6 +45,14 @@ describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the conta
       .replaceAll("docker rm -f sandgate", `docker rm -f ${CONTAINER}`)
       .replaceAll("-p 8080:8080 sandgate", `-p 127.0.0.1:${port}:8080 ${IMAGE}`)
       .replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${port}`);
+    // the page's one-off container beside it, run before the block removes Sandgate's
+    const oneOff = /`(docker run --rm --network host sandgate sandgate ctl health\s+--url http:\/\/127\.0\.0\.1:8080)`/.exec(readFileSync(join(ROOT, "docs", "ci.md"), "utf8"))![1]!
+      .replace(/\s+/g, " ")
+      .replace("--network host sandgate ", `--network host ${IMAGE} `)
+      .replace("127.0.0.1:8080", `127.0.0.1:${port}`);
+    const lines = script.split("\n");
+    const rm = lines.findIndex((l) => l.startsWith("docker rm -f"));
+    const withOneOff = [...lines.slice(0, rm), oneOff, ...lines.slice(rm)].join("\n");
     // the merchant's suite: one direct payment of CI-JOB-42 over plain HTTP, as any language would
     writeFileSync(
       join(dir, "gradlew"),
@@ -52,11 +61,13 @@ describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the conta
     chmodSync(join(dir, "gradlew"), 0o755);
     const PATH = pathWithoutNode();
     expect(spawnSync("sh", ["-c", "command -v node"], { env: { PATH } }).status, "node is not on the runner's PATH").not.toBe(0);
-    const run = spawnSync("sh", ["-e", "-c", script], { cwd: dir, encoding: "utf8", env: { PATH, HOME: dir }, timeout: 180_000 });
+    const run = spawnSync("sh", ["-e", "-c", withOneOff], { cwd: dir, encoding: "utf8", env: { PATH, HOME: dir }, timeout: 180_000 });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     // declines: the job's merchant was bound to it, and its payment was declined
     expect(run.stdout).toContain("merchant CI-JOB-42 uses scenario declines");
     expect(run.stdout).toContain("suite: order_status 0");
     expect(run.stdout).toMatch(/^1 request \(merchant CI-JOB-42, operation authorise\)$/m);
+    // the one-off container reached Sandgate's published port on the host's network
+    expect(run.stdout).toContain(`Sandgate at http://127.0.0.1:${port} is up`);
   }, 900_000);
 });
