@@ -28,11 +28,10 @@ import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
 import { ruleCoverage } from "../scenarios/coverage.js";
 import { PROBES, type Verdict } from "../receiver-check/probes.js";
-import { answerClass } from "../receiver-check/run.js";
+import { verdictOn } from "../receiver-check/run.js";
 import type { ProbeVerdicts } from "../render/dashboard/transactions.js";
 import type { Notification } from "../domain/types.js";
-import { allowedActions, PORTAL_ACTIONS, refundable, type PortalResult } from "./portal.js";
-import { PORTAL_CALLS, runPortal } from "./payments.js";
+import { allowedActions, PORTAL_ACTIONS, PORTAL_CALLS, refundable, runPortal, type PortalResult } from "./portal.js";
 
 /** Each receiver-check probe's verdict on what its receiver answered last, as the check judged it. */
 function probeVerdicts(list: readonly Notification[]): ProbeVerdicts {
@@ -40,7 +39,7 @@ function probeVerdicts(list: readonly Notification[]): ProbeVerdicts {
   for (const n of list) {
     const probe = n.check && PROBES.find((p) => p.id === n.probe);
     const last = n.attempts.at(-1);
-    if (probe && last) verdicts.set(n.notification_id, { verdict: probe.rule[answerClass(last.http_status)], expects: probe.expects });
+    if (probe && last) verdicts.set(n.notification_id, { verdict: verdictOn(probe, last.http_status), expects: probe.expects });
   }
   return verdicts;
 }

@@ -11,8 +11,7 @@ import { resultView } from "../pages/finish.js";
 import type { Transaction } from "../domain/types.js";
 import { completePaymentNow } from "./actions.js";
 import { answerJson, pathParam } from "./shared.js";
-import { PORTAL_ACTIONS, portalAction, type PortalAction, type PortalInput, type PortalResult } from "./portal.js";
-import type { Done } from "./actions.js";
+import { PORTAL_ACTIONS, PORTAL_CALLS, runPortal } from "./portal.js";
 
 /** The payment as the payer's return and the merchant's query see it now. */
 export const completionView = (deps: Deps, tx: Transaction) => ({
@@ -21,31 +20,6 @@ export const completionView = (deps: Deps, tx: Transaction) => ({
   /** the page it waits at now ("3ds" after a checkout chose 3-D Secure), or "" once finished */
   stage: stageOf(tx) ?? "",
 });
-
-/**
- * The portal's input from a JSON body or a dashboard form (empty fields left out), or what is wrong
- * with it: the gateway judges the amounts, but an amount that is not text is refused here rather
- * than read as "all of it".
- */
-export function portalInput(action: PortalAction, body: unknown): Done<PortalInput> {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const wrong = ["amount", "reason", "decision"].filter((name) => b[name] !== undefined && typeof b[name] !== "string");
-  if (wrong.length) return invalid(`${wrong.join(" and ")} must be text (e.g. "amount": "30.00")`);
-  const textOf = (name: string) => ((b[name] as string | undefined)?.trim() ? (b[name] as string).trim() : undefined);
-  const decision = textOf("decision");
-  if (action === "review" && decision !== "approve" && decision !== "reject") return invalid(`decision must be "approve" or "reject", not ${JSON.stringify(decision ?? "")}`);
-  return { value: { amount: textOf("amount"), reason: textOf("reason"), decision: decision as PortalInput["decision"] } };
-}
-
-const invalid = (message: string): Done<never> => ({ problem: { status: 400, error: "invalid_field", message } });
-
-/** Runs a portal action on a checked input. */
-export const runPortal = async (deps: Deps, id: string, action: PortalAction, body: unknown): Promise<Done<PortalResult>> => {
-  const input = portalInput(action, body);
-  return "problem" in input ? input : portalAction(deps, id, action, input.value);
-};
-
-export const PORTAL_CALLS = { capture: "capturePayment", cancel: "cancelPayment", refund: "refundPayment", review: "reviewPayment" } as const satisfies Record<PortalAction, string>;
 
 export function paymentsApi(server: Deps, on: On): void {
   for (const action of PORTAL_ACTIONS) {

@@ -17,9 +17,11 @@ import { transition, type Action } from "../domain/transitions.js";
 import { sign, signatureFields } from "../signature/signature.js";
 import type { Transaction } from "../domain/types.js";
 import type { Done } from "./actions.js";
+import { PORTAL_CALLS, type PortalAction } from "../api/operator-calls.js";
 
-export const PORTAL_ACTIONS = ["capture", "cancel", "refund", "review"] as const;
-export type PortalAction = (typeof PORTAL_ACTIONS)[number];
+export { PORTAL_CALLS, type PortalAction };
+/** the actions, in the order a page offers them */
+export const PORTAL_ACTIONS = Object.keys(PORTAL_CALLS) as PortalAction[];
 
 export interface PortalInput {
   /** capture: what to capture (default: all of it); refund: what to refund (default: all that is left) */
@@ -105,3 +107,26 @@ export async function portalAction(deps: Deps, transactionId: string, action: Po
   const now = await deps.store.unit((unit) => unit.records.transaction(transactionId), { merchant: tx.merchant_id });
   return { value: { action, result, transaction: view(now ?? tx) } };
 }
+
+/**
+ * The portal's input from a JSON body or a dashboard form (empty fields left out), or what is wrong
+ * with it: the gateway judges the amounts, but an amount that is not text is refused here rather
+ * than read as "all of it".
+ */
+export function portalInput(action: PortalAction, body: unknown): Done<PortalInput> {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const wrong = ["amount", "reason", "decision"].filter((name) => b[name] !== undefined && typeof b[name] !== "string");
+  if (wrong.length) return invalid(`${wrong.join(" and ")} must be text (e.g. "amount": "30.00")`);
+  const textOf = (name: string) => ((b[name] as string | undefined)?.trim() ? (b[name] as string).trim() : undefined);
+  const decision = textOf("decision");
+  if (action === "review" && decision !== "approve" && decision !== "reject") return invalid(`decision must be "approve" or "reject", not ${JSON.stringify(decision ?? "")}`);
+  return { value: { amount: textOf("amount"), reason: textOf("reason"), decision: decision as PortalInput["decision"] } };
+}
+
+const invalid = (message: string): Done<never> => ({ problem: { status: 400, error: "invalid_field", message } });
+
+/** Runs a portal action on a checked input. */
+export const runPortal = async (deps: Deps, id: string, action: PortalAction, body: unknown): Promise<Done<PortalResult>> => {
+  const input = portalInput(action, body);
+  return "problem" in input ? input : portalAction(deps, id, action, input.value);
+};

@@ -84,6 +84,9 @@ export function answerClass(status: number | null): AnswerClass {
   return status < 500 ? "4xx" : "5xx";
 }
 
+/** A probe's verdict on one answer of the receiver (the check's report and the dashboard judge alike). */
+export const verdictOn = (probe: Probe, httpStatus: number | null): Verdict => probe.rule[answerClass(httpStatus)];
+
 /** A check's notification is never retried: its state says how its attempts went, and nothing is due. */
 function finish(n: Notification): void {
   const failed = n.attempts.filter((a) => a.error !== "");
@@ -196,7 +199,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
       silent = outcome.code === "timeout" ? silent + 1 : 0;
       sent.set(probe.id, [...(sent.get(probe.id) ?? []), n]);
       const { http_status, error, duration_ms, response_body } = attempt;
-      results.push({ notification_id: n.notification_id, event: n.event, attempt: attempt.attempt, http_status, error, duration_ms, response_body, verdict: probe.rule[answerClass(http_status)] });
+      results.push({ notification_id: n.notification_id, event: n.event, attempt: attempt.attempt, http_status, error, duration_ms, response_body, verdict: verdictOn(probe, http_status) });
       if (silent >= SILENT_LIMIT) {
         stopped = `receiver does not answer: ${SILENT_LIMIT} requests in a row got no answer within ${DEFAULT_TIMEOUT_MS / 1000} s`;
         break;
