@@ -295,7 +295,10 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     },
     merchant: (id) => merchants.get(id),
     addMerchant: (m) => add("merchants", m),
-    nowOf: (merchantId, sandboxNow) => (offsetOf(merchantId) ? new Date(sandboxNow.getTime() + offsetOf(merchantId)) : sandboxNow),
+    nowOf(merchantId, sandboxNow) {
+      const offset = offsetOf(merchantId);
+      return offset ? new Date(sandboxNow.getTime() + offset) : sandboxNow;
+    },
     advanceMerchantClock(merchantId, ms) {
       const m = merchants.get(merchantId);
       if (!m) return;
