@@ -4,10 +4,12 @@ import { HAS_REDIS } from "./scripts/redis-server.js";
 /**
  * The suites that also run on two Sandgate processes sharing one Redis (requests alternating between
  * them): what differs on Redis, the store's contract (every transition committed and read back),
- * units and turns (races, over-refunds), shared scenario state (bindings, nth counters), faults,
- * cards at rest. The shipped scenarios' decisions are the same code on any store: in process only.
+ * units and turns (races, over-refunds), shared scenario state (bindings, nth counters), faults
+ * (of the gateway's scenarios, of the network to Redis), cards at rest. The shipped scenarios' decisions are the same code on any store: in process only.
  */
-const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/cards-at-rest.test.ts"];
+const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/redis-faults.test.ts", "test/cards-at-rest.test.ts"];
+/** Suites that need Redis and start Sandgate processes: never in process. */
+const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts"];
 /** On a Cluster what differs again is which node holds a merchant's keys: the same suites but the transitions, which one Redis proves */
 const ON_CLUSTER = ON_REPLICAS.filter((f) => f !== "test/lifecycle-transitions.test.ts");
 /**
@@ -25,7 +27,7 @@ export default defineConfig({
     projects: [
       // the in-process suites first, on both cores (as `npm run test:fast` runs them); then the replica
       // suites one file at a time: their figures (gaps under load, leases) are taken on a quiet machine
-      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: ["test/replicas.test.ts", ...NOT_IN_THE_EDIT_LOOP], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: [...REPLICAS_ONLY, ...NOT_IN_THE_EDIT_LOOP], maxWorkers: 2, sequence: { groupOrder: 0 } } },
       ...(HAS_REDIS
         ? [
             { extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"], maxWorkers: 1, sequence: { groupOrder: 1 } } },

@@ -100,13 +100,15 @@ export async function startRedis(): Promise<TestRedis> {
 }
 
 export interface TestRedisCluster {
-  /** the first node; a cluster client finds the others from it */
+  /** the first node (its announced port, if any); a cluster client finds the others from it */
   url: string;
   ports: number[];
   /** stops node i (SIGTERM: its append-only file is flushed); the others go on serving their slots */
   stop(i: number): Promise<void>;
   /** starts node i again on its port, folder and cluster config: it rejoins with its slots and data */
   start(i: number): Promise<void>;
+  /** resolves once every node says cluster_state:ok (after a restart of every node, about 2 s) */
+  ok(): Promise<void>;
   /** stops every node and removes their folders */
   close(): Promise<void>;
 }
@@ -151,7 +153,12 @@ async function clusterOk(ports: number[], timeoutMs = 10_000): Promise<void> {
   }
 }
 
-export async function startRedisCluster(): Promise<TestRedisCluster> {
+/**
+ * `announce`: the port each node tells clients to reach it on (a proxy in front of it, as the fault
+ * tests put there), given its own; the cluster's own traffic goes to each node's bus port directly.
+ */
+export async function startRedisCluster(options: { announce?: (port: number) => Promise<number> } = {}): Promise<TestRedisCluster> {
+  const announced: number[] = [];
   const ports: number[] = [];
   const dirs: string[] = [];
   const nodes: (ChildProcess | undefined)[] = [];
@@ -165,10 +172,12 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     spawnRedis(ports[i]!, [
       ...["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${ports[i]}.conf`, "--cluster-node-timeout", "2000", "--cluster-require-full-coverage", "no"],
       ...["--dir", dirs[i]!, "--appendonly", "yes", "--save", ""],
+      ...(options.announce ? ["--cluster-announce-port", String(announced[i]), "--cluster-announce-bus-port", String(ports[i]! + 10_000)] : []),
     ]);
   try {
     for (let i = 0; i < 3; i++) {
       ports.push(await clusterPort(ports));
+      if (options.announce) announced.push(await options.announce(ports[i]!));
       dirs.push(mkdtempSync(join(tmpdir(), "sandgate-redis-cluster-")));
       nodes.push(await spawnNode(i));
     }
@@ -179,7 +188,7 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     throw error;
   }
   return {
-    url: `redis://127.0.0.1:${ports[0]}`,
+    url: `redis://127.0.0.1:${announced[0] ?? ports[0]}`,
     ports,
     async stop(i) {
       const running = nodes[i];
@@ -189,6 +198,7 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     async start(i) {
       nodes[i] = await spawnNode(i);
     },
+    ok: () => clusterOk(ports),
     close,
   };
 }

@@ -1,13 +1,13 @@
 // `npm run bench:replicas [-- --reps 3 --quick]`, and a part of `npm run bench`.
 // The shared store partitioned by merchant: a request takes only its merchant's turn in Redis, so
 // replicas (--workers 2 --redis-url) serve different merchants at once. Measured, every server in
-// its own process (Redis, a fresh --redis-prefix per run, and the delay proxy too), the load from
+// its own process (Redis, a fresh --redis-prefix per run, and the fault proxy too), the load from
 // autocannon in this one, 16 merchants (BM01…BM16) taken in turn, 10 connections:
 //   1. direct payments: one process in memory, one process with --data, --workers 2 on Redis, one
 //      process on Redis;
 //   2. captures of 50 fresh payments each: one process in memory, --workers 2 on Redis;
 //   3. Redis round trips on a request's critical path, counted black-box: Redis behind a proxy
-//      (delay-proxy.mjs) that holds every chunk D ms each way, one connection sending requests
+//      (fault-proxy.ts) that holds every chunk D ms each way, one connection sending requests
 //      one at a time: (median latency at D = 5 ms − at D = 0) / 2D; and, since a timer holding a
 //      chunk 5 ms fires a little later, the same difference over what D adds to a PING's round
 //      trip through the proxy (measured, sequential PINGs from this process);
@@ -196,13 +196,13 @@ let prefixes = 0;
 /** Sandgate on Redis with a prefix of its own (a store no run saw before), --workers n when n > 1 */
 const onRedis = (url: string, workers = 1) => startSandgate([...(workers > 1 ? ["--workers", String(workers)] : []), "--redis-url", url, "--redis-prefix", `bench-${process.pid}-${++prefixes}:`]);
 
-/** delay-proxy.mjs in its own process, in front of Redis on `targetPort`; its delay set through stdin */
+/** fault-proxy.ts in its own process, in front of Redis on `targetPort`; its delay set through stdin */
 async function startProxy(targetPort: number) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL("./delay-proxy.mjs", import.meta.url)), "0", String(targetPort)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../fault-proxy.ts", import.meta.url)), "0", String(targetPort)], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout });
   const said = (re: RegExp) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
-      const exited = () => reject(new Error("delay-proxy.mjs exited"));
+      const exited = () => reject(new Error("fault-proxy.ts exited"));
       const heard = (line: string) => {
         const m = re.exec(line);
         if (!m) return;

@@ -8,15 +8,17 @@ import { forgetFullNumber } from "../domain/card-on-file.js";
 import { createIds, type Ids } from "../ids.js";
 import { KEY_FIELD, type Collection } from "../domain/types.js";
 import { createRepository, type Repository } from "../domain/records.js";
-import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, INSTALL, acquireKeys, commitKeys, partitionKeys, installKeys, type PartitionKeys } from "./redis-scripts.js";
+import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, RESOLVE, INSTALL, acquireKeys, commitKeys, partitionKeys, installKeys, resolveKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable } from "./store.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
-import type { Redis, Cluster } from "ioredis";
+import type { Link } from "./redis-link.js";
 import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.js";
 
 /** How long a merchant's turn survives a replica that stopped answering (each commit renews it). */
 export const LEASE_MS = 2_000;
+/** How long a commit that did not land stays fenced off (a command delayed in the network longer than this is not expected). */
+const FENCE_MS = 60_000;
 
 /**
  * Keeps a turn's lease (`lock`, held with `token`) while it is held: renewed every third of the
@@ -44,28 +46,42 @@ type Script = (keys: string[], args: (string | number)[]) => Promise<unknown>;
 
 export interface Scripts {
   acquire: Script;
+  /** sent once: a commit whose reply was lost is resolved by its fence (Partition.commit) */
   commit: Script;
   install: Script;
   release: Script;
   renew: Script;
+  resolve: Script;
 }
 
-/** A script on this client, called with its keys and arguments. */
-export function defineScript(client: Redis | Cluster, name: string, lua: string): Script {
+/**
+ * A script on this link, called with its keys and arguments; sent again on a new connection when
+ * its reply was lost (link.again), unless `once`: every script but COMMIT may run twice.
+ */
+export function defineScript(link: Link, name: string, lua: string, once = false): Script {
+  const client = link.client;
   client.defineCommand(name, { lua });
   const call = (client as unknown as Record<string, (n: number, ...a: (string | number)[]) => Promise<unknown>>)[name]!;
-  return (keys, args) => call.call(client, keys.length, ...keys, ...args);
+  if (once) return (keys, args) => call.call(client, keys.length, ...keys, ...args);
+  return (keys, args) => link.again(() => call.call(client, keys.length, ...keys, ...args));
 }
 
-/** The partition's scripts on this client: one definition each. */
-export function defineScripts(client: Redis | Cluster): Scripts {
-  const define = (name: string, lua: string) => defineScript(client, name, lua);
-  return { acquire: define("sandgateAcquire", ACQUIRE), commit: define("sandgateCommit", COMMIT), install: define("sandgateInstall", INSTALL), release: define("sandgateRelease", RELEASE), renew: define("sandgateRenew", RENEW) };
+/** The partition's scripts on this link: one definition each. */
+export function defineScripts(link: Link): Scripts {
+  const define = (name: string, lua: string, once = false) => defineScript(link, name, lua, once);
+  return {
+    acquire: define("sandgateAcquire", ACQUIRE),
+    commit: define("sandgateCommit", COMMIT, true),
+    install: define("sandgateInstall", INSTALL),
+    release: define("sandgateRelease", RELEASE),
+    renew: define("sandgateRenew", RENEW),
+    resolve: define("sandgateResolve", RESOLVE),
+  };
 }
 
 /** What a partition needs from the store that holds it. */
 export interface PartitionContext {
-  client: Redis | Cluster;
+  link: Link;
   scripts: Scripts;
   prefix: string;
   /** this replica's token: whose turn it is */
@@ -109,6 +125,8 @@ const FINDABLE: { c: Collection; kind: string; field: string }[] = [
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** commits sent by this process: with the replica's token, each commit's fence */
+let fences = 0;
 
 export class Partition {
   readonly keys: PartitionKeys;
@@ -220,16 +238,17 @@ export class Partition {
 
   /** A new copy of the merchant from Redis. */
   async load(epoch: string, version: number): Promise<void> {
-    const { client, scenarios } = { client: this.ctx.client, scenarios: this.ctx.scenarios() };
-    const [counters, nthOld, nthYoung] = await Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]);
+    const { link, scenarios } = { link: this.ctx.link, scenarios: this.ctx.scenarios() };
+    const client = link.client;
+    const [counters, nthOld, nthYoung] = await link.again(() => Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]));
     const next = { version: STATE_VERSION, seed: this.ctx.seed(), counters: JSON.parse(counters ?? "{}") } as State;
     await this.ctx.loading(() =>
       Promise.all(
         COLLECTIONS.map(async (c, i) => {
-          const keys = await client.zrange(this.keys.order[i]!, "0", "-1");
+          const keys = await link.again(() => client.zrange(this.keys.order[i]!, "0", "-1"));
           const list: object[] = [];
           for (let at = 0; at < keys.length; at += 500) {
-            const values = await client.hmget(this.keys.records[i]!, ...keys.slice(at, at + 500));
+            const values = await link.again(() => client.hmget(this.keys.records[i]!, ...keys.slice(at, at + 500)));
             for (const v of values) if (v !== null) list.push(JSON.parse(v) as object);
           }
           (next as unknown as Record<string, object[]>)[c] = list;
@@ -326,12 +345,34 @@ export class Partition {
     const rest = `"x":${JSON.stringify(removed.map(({ c, k }) => [c, k]))},"nth":${JSON.stringify(nth)}${countersChanged ? `,"counters":${counters}` : ""}`;
     const where = this.findable(changes);
     const [next] = await Promise.all([
-      this.ctx.scripts.commit(commitKeys(this.keys), [this.ctx.token, LEASE_MS, release ? 1 : 0, NTH_COUNTER_LIMIT / 2, rest, countersChanged ? counters : "", ...args]),
+      this.commit((fence) => [this.ctx.token, LEASE_MS, release ? 1 : 0, NTH_COUNTER_LIMIT / 2, rest, countersChanged ? counters : "", fence, ...args]),
       this.ctx.indexed(this.merchantId, where, this.dueAt()),
     ]);
     if (release) this.lease.stop();
-    if (Number(next) < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
-    this.version = Number(next);
+    if (next < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
+    this.version = next;
     this.lastCounters = counters;
+  }
+
+  /**
+   * Sends COMMIT with a fresh fence, and when its reply is lost asks (on the new connection)
+   * whether that fence landed: yes → the version it made, as if the reply had come; no → the fence
+   * is declared dead (a late copy of the command is refused) and the commit is sent again under a
+   * new one, the turn still being this replica's. Never twice, never reported failed when it happened.
+   */
+  private async commit(args: (fence: string) => (string | number)[]): Promise<number> {
+    const base = this.version;
+    for (let attempt = 1; ; attempt++) {
+      const fence = `${this.ctx.token}.${++fences}`;
+      const sentOn = this.ctx.link.connection;
+      try {
+        return Number(await this.ctx.scripts.commit(commitKeys(this.keys), args(fence)));
+      } catch (err) {
+        await this.ctx.link.recover(err, attempt, sentOn);
+        const landed = Number(await this.ctx.scripts.resolve(resolveKeys(this.keys), [this.epoch, base, fence, FENCE_MS]));
+        if (landed > 0) return landed;
+        if (landed < 0) throw new StoreUnavailable("the connection to Redis was lost while a commit was on it, and whether it was written cannot be told");
+      }
+    }
   }
 }

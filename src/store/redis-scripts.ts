@@ -6,7 +6,8 @@
 //   lock                the merchant's turn: a random token with a lease (PX)
 //   epoch               "<generation>/<random>": names this installation of the merchant (its initial records written)
 //   version             +1 per commit; the stream entry of commit v has the id "<v>-1"
-//   changes             a capped stream: each commit's records, removals, counters and nth counts
+//   changes             a capped stream: each commit's records, removals, counters and nth counts (d), and its fence (f)
+//   fenced              hash: fences of commits that did not land, and never will (kept a minute)
 //   seq                 the order counter of o:<collection>
 //   counters            the merchant's id counters (JSON)
 //   nth:young, nth:old  nth-call counts in two generations, like the in-process ones
@@ -37,6 +38,7 @@ export function partitionKeys(prefix: string, merchantId: string) {
     counters: k("counters"),
     nthYoung: k("nth:young"),
     nthOld: k("nth:old"),
+    fenced: k("fenced"),
     records: COLLECTIONS.map((c) => k(`c:${c}`)),
     order: COLLECTIONS.map((c) => k(`o:${c}`)),
   };
@@ -50,21 +52,28 @@ export function globalKeys(prefix: string) {
 
 /** KEYS of ACQUIRE and CHANGES: lock, epoch, version, changes. */
 export const acquireKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes];
-/** KEYS of COMMIT: lock, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
-export const commitKeys = (p: PartitionKeys) => [p.lock, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
+/** KEYS of COMMIT: lock, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets, fenced. */
+export const commitKeys = (p: PartitionKeys) => [p.lock, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order, p.fenced];
+/** KEYS of RESOLVE: epoch, version, changes, fenced. */
+export const resolveKeys = (p: PartitionKeys) => [p.epoch, p.version, p.changes, p.fenced];
 /** KEYS of INSTALL: lock, epoch, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
 export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
 
 /**
- * Takes the merchant's turn if free (ARGV[1] = '' only reads: a catch-up without the turn), and
- * says what the caller's copy needs. Returns {0} when another replica has the turn; {3} when the
+ * Takes the merchant's turn if free or already the caller's (a reply lost on the way: the caller
+ * asks again; ARGV[1] = '' only reads: a catch-up without the turn), and says what the caller's copy needs. Returns {0} when another replica has the turn; {3} when the
  * merchant is not installed in this generation (the caller installs it); {2, epoch, version} when the
  * caller must load it whole (another installation, or it fell behind the stream); {1, epoch, version,
  * entry...} with the commits it missed.
  * KEYS: see acquireKeys. ARGV: token, lease ms, generation, the caller's epoch and version.
  */
 export const ACQUIRE = `
-if ARGV[1] ~= '' and not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+if ARGV[1] ~= '' then
+  local holder = redis.call('GET', KEYS[1])
+  if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  elseif holder then return {0}
+  else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+end
 local epoch = redis.call('GET', KEYS[2])
 if not epoch or string.sub(epoch, 1, #ARGV[3] + 1) ~= ARGV[3] .. '/' then return {3} end
 local version = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -81,18 +90,20 @@ return out
 
 /**
  * Writes a unit's changes if the caller still holds the merchant's turn, announces them on the
- * stream and renews (or gives up) the turn. Returns the new version, or -1 when the turn was lost.
- * The stream entry is {"r":[[collection number, record], ...], <rest>}, built here from the
+ * stream with the commit's fence (a random id) and renews (or gives up) the turn. Returns the new
+ * version, -1 when the turn was lost, -2 when the fence was declared not landed (RESOLVE).
+ * The stream entry's d is {"r":[[collection number, record], ...], <rest>}, built here from the
  * records sent (so each record crosses the wire once).
  * KEYS: see commitKeys. ARGV: token, lease ms, release (1/0), nth generation size, the entry's rest
- * (its other members as JSON text), counters ('' unchanged), then n records (collection number
- * from 1, key, JSON), m removals (collection number, key), p nth counts (key, count), each list
- * after its length.
+ * (its other members as JSON text), counters ('' unchanged), fence, then n records (collection
+ * number from 1, key, JSON), m removals (collection number, key), p nth counts (key, count), each
+ * list after its length.
  */
 export const COMMIT = `
+if redis.call('HEXISTS', KEYS[#KEYS], ARGV[7]) == 1 then return -2 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local collections = (#KEYS - 7) / 2
-local i = 7
+local collections = (#KEYS - 8) / 2
+local i = 8
 local n = tonumber(ARGV[i]); i = i + 1
 local written = {}
 for j = 1, n do
@@ -115,9 +126,43 @@ n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]); i = i + 2 end
 if n > 0 and redis.call('HLEN', KEYS[4]) >= tonumber(ARGV[4]) then redis.call('RENAME', KEYS[4], KEYS[5]) end
 local version = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', version .. '-1', 'd', '{"r":[' .. table.concat(written, ',') .. '],' .. ARGV[5] .. '}')
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', version .. '-1', 'd', '{"r":[' .. table.concat(written, ',') .. '],' .. ARGV[5] .. '}', 'f', ARGV[7])
 if ARGV[3] == '1' then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return version
+`;
+
+/**
+ * Whether a commit whose reply was lost landed: its version (base + 1) when the stream holds it
+ * with its fence. Otherwise its fence is declared not landed, so that the commit, should it still
+ * reach Redis late, is refused (COMMIT's -2): 0. When the answer cannot be told (the merchant was
+ * installed again meanwhile, or the stream no longer goes back that far): -1, fenced all the same.
+ * KEYS: see resolveKeys. ARGV: the caller's epoch, the version its commit started from, the fence, how long fences are kept (ms).
+ */
+export const RESOLVE = `
+local landed = tonumber(ARGV[2]) + 1
+local unknown = redis.call('GET', KEYS[1]) ~= ARGV[1]
+if not unknown then
+  local at = landed .. '-1'
+  local entry = redis.call('XRANGE', KEYS[3], at, at)
+  if #entry == 1 and entry[1][2][4] == ARGV[3] then return landed end
+  unknown = #entry == 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= landed
+end
+redis.call('HSET', KEYS[4], ARGV[3], 1)
+redis.call('PEXPIRE', KEYS[4], ARGV[4])
+if unknown then return -1 end
+return 0
+`;
+
+/**
+ * Takes a turn (the settings') if free or already the caller's (a reply lost on the way: the
+ * caller asks again). Returns 1 when the caller has it, 0 when another does. KEYS: lock. ARGV: token, lease ms.
+ */
+export const TAKE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
 `;
 
 /**
@@ -169,14 +214,15 @@ return redis.call('HGETALL', KEYS[1])
 
 /**
  * Writes the settings if the caller holds their turn; a new generation (a reset of everything)
- * also forgets every merchant, where each record is and what falls due when. Returns the new
- * version, or -1 when the turn was lost.
+ * also forgets every merchant, where each record is and what falls due when, once (sent again
+ * after a lost reply, it does not forget what was installed since). Returns the new version, or -1
+ * when the turn was lost.
  * KEYS: lock, settings, merchants, where, due. ARGV: token, lease ms, settings JSON, new generation ('' unchanged).
  */
 export const SETTINGS_WRITE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 redis.call('HSET', KEYS[2], 'json', ARGV[3])
-if ARGV[4] ~= '' then
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[2], 'gen') ~= ARGV[4] then
   redis.call('HSET', KEYS[2], 'gen', ARGV[4])
   redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
 end

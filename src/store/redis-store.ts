@@ -15,15 +15,14 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { packageVersion } from "../paths.js";
-import type { Socket } from "node:net";
-import { Cluster, Redis } from "ioredis";
+import { connect } from "./redis-link.js";
 import { createIds } from "../ids.js";
 import { loadFixtures } from "./fixtures.js";
 import { stateFromFixtures } from "./initial-state.js";
 import { mergedRecords, mergedState } from "./merged-records.js";
 import { createRepository, type Repository } from "../domain/records.js";
 import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type PartitionContext } from "./redis-partition.js";
-import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
+import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, TAKE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
@@ -72,64 +71,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Where a unit runs: one merchant's partition, everything (read-only, with the settings' turn), or nothing. */
 type Context = { partition: Partition } | { all: true; merged?: State } | { none: true };
 
-function connect(options: RedisStoreOptions): Redis | Cluster {
-  const common = {
-    lazyConnect: true,
-    // a request fails at once while Redis is away (503), rather than waiting in a queue
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2_000,
-  };
-  // back within 200 ms of Redis (a restart): requests answer again at once, not after a backoff
-  const retry = (times: number) => Math.min(times * 50, 200);
-  // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
-  // commands would wait for the previous request's answer; commands are sent at once without it)
-  if (!options.cluster) return coalesceWrites(new Redis(options.url, { ...common, retryStrategy: retry }));
-  const url = new URL(options.url);
-  const cluster = new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }], {
-    ...common,
-    clusterRetryStrategy: retry,
-    redisOptions: { username: url.username || undefined, password: decodeURIComponent(url.password) || undefined, connectTimeout: 2_000, maxRetriesPerRequest: 0 },
-  });
-  cluster.on("+node", (node: Redis) => coalesceWrites(node));
-  return cluster;
-}
-
-/**
- * The commands a replica sends while the event loop handles one round of I/O leave in one write
- * (one system call) when that round ends, not one write each: ioredis writes every command to its
- * socket at once, and those calls were the largest single cost of a request on Redis. A request's
- * turn and settings check go together, its commit and index writes too, and so do the commands of
- * requests that arrived together. Nothing waits: the socket is uncorked before the loop sleeps.
- */
-function coalesceWrites(redis: Redis): Redis {
-  redis.on("connect", () => {
-    const socket = (redis as unknown as { stream?: Socket }).stream;
-    if (!socket || corked.has(socket)) return;
-    corked.add(socket);
-    const write = socket.write;
-    let pending = false;
-    const flush = () => {
-      pending = false;
-      socket.uncork();
-    };
-    socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
-      if (!pending) {
-        pending = true;
-        socket.cork();
-        setImmediate(flush);
-      }
-      return write.apply(this, args);
-    } as Socket["write"];
-  });
-  return redis;
-}
-const corked = new WeakSet<Socket>();
-
 /** What Redis holds at the prefix, read without changing anything (`sandgate migrate --dry-run`). */
 export async function inspectRedisStore(options: RedisStoreOptions): Promise<{ layout: number; merchants: number; records?: Record<string, number>; running?: boolean }> {
   const global = globalKeys(options.prefix);
-  const client = connect(options);
+  const client = connect(options).client;
   client.on("error", () => undefined);
   try {
     await client.connect().catch((err: Error) => Promise.reject(new StoreError(`cannot reach Redis at ${shown(options.url)} (${err.message}); start it, or check --redis-url`)));
@@ -145,7 +90,8 @@ export async function inspectRedisStore(options: RedisStoreOptions): Promise<{ l
 export async function openRedisStore(options: RedisStoreOptions): Promise<Store> {
   const fixtures = loadFixtures(options.fixturesDir);
   const global = globalKeys(options.prefix);
-  const client = connect(options);
+  const link = connect(options);
+  const { client, again } = link;
   let lastError: Error | undefined;
   // while running, what fails is reported by the commands that fail (503 I0050)
   client.on("error", (err: Error) => (lastError = err));
@@ -157,8 +103,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     throw new StoreError(`cannot reach Redis at ${shown(options.url)} (${why.message}); start it, or check --redis-url`);
   }
 
-  const scripts = defineScripts(client);
-  const define = (name: string, lua: string) => defineScript(client, name, lua);
+  const scripts = defineScripts(link);
+  const define = (name: string, lua: string) => defineScript(link, name, lua);
+  const take = define("sandgateTake", TAKE);
   const settingsInit = define("sandgateSettingsInit", SETTINGS_INIT);
   const settingsWrite = define("sandgateSettingsWrite", SETTINGS_WRITE);
   const dropOld = define("sandgateDropOld", DROP_OLD);
@@ -171,7 +118,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   let known: { v: number; seed: string; gen: string; json: string; layout: number };
   let earlier: EarlierSandbox | undefined;
   try {
-    if ((await layoutAt(client, options.prefix, global.settings)) === 1) earlier = await takeLayoutOne(client, options.prefix, shown(options.url), options.namesCard ?? (() => false));
+    if ((await again(() => layoutAt(client, options.prefix, global.settings))) === 1) earlier = await takeLayoutOne(client, options.prefix, shown(options.url), options.namesCard ?? (() => false));
     const seed = earlier?.state.seed || options.seed || randomBytes(8).toString("hex");
     const flat = (await settingsInit([global.settings], [seed, randomBytes(6).toString("hex"), earlier?.settings ?? "", REDIS_LAYOUT])) as string[];
     known = readSettings(flat);
@@ -209,8 +156,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const unavailable = (err: unknown) => (err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message));
   /** The settings' version, and the settings when it moved. */
   async function checkSettings(): Promise<void> {
-    const [v, layout] = await client.hmget(global.settings, "v", "layout");
-    if (Number(v ?? 0) !== known.v || Number(layout ?? 2) !== known.layout) adopt(readSettings(await client.hgetall(global.settings).then((h) => Object.entries(h).flat())));
+    const [v, layout] = await again(() => client.hmget(global.settings, "v", "layout"));
+    if (Number(v ?? 0) !== known.v || Number(layout ?? 2) !== known.layout) adopt(readSettings(await again(() => client.hgetall(global.settings)).then((h) => Object.entries(h).flat())));
     const refusal = refused();
     if (refusal) throw refusal;
   }
@@ -233,7 +180,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     return at === undefined ? [] : [[m, at]];
   });
   const ctx: PartitionContext = {
-    client,
+    link,
     scripts,
     prefix: options.prefix,
     token,
@@ -262,10 +209,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     },
     async indexed(merchantId, where, dueAt, installed) {
       const sent: Promise<unknown>[] = [];
-      if (installed) sent.push(client.sadd(global.merchants, merchantId));
-      if (where.length) sent.push(client.hset(global.where, Object.fromEntries(where)));
-      if (dueAt === null) sent.push(client.zrem(global.due, merchantId));
-      else if (dueAt !== undefined) sent.push(client.zadd(global.due, dueAt, merchantId));
+      if (installed) sent.push(again(() => client.sadd(global.merchants, merchantId)));
+      if (where.length) sent.push(again(() => client.hset(global.where, Object.fromEntries(where))));
+      if (dueAt === null) sent.push(again(() => client.zrem(global.due, merchantId)));
+      else if (dueAt !== undefined) sent.push(again(() => client.zadd(global.due, dueAt, merchantId)));
       await Promise.all(sent);
     },
   };
@@ -337,12 +284,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   // ---- every merchant, read-only (the settings' turn)
   const held = () => [...partitions.values()].map((p) => p.records);
   const everything = mergedRecords(held, (m) => partitions.get(m)?.records, () => mergedState(known.seed, [...partitions.values()].map((p) => p.state)));
-  /** the id of the last request log entry this replica has from the shared log */
+  /** the id of the last request log entry this replica has from the shared log, and the entries' own ids lately taken */
   let lastRequest = "";
+  const sharedIds = new Set<string>();
 
   /** Every merchant of this generation brought up to date here, without their turns. */
   async function catchUpAll(): Promise<void> {
-    const merchants = new Set([...fixtureMerchants, ...(await client.smembers(global.merchants))]);
+    const merchants = new Set([...fixtureMerchants, ...(await again(() => client.smembers(global.merchants)))]);
     await Promise.all(
       [...merchants].map(async (m) => {
         const p = partition(m);
@@ -363,11 +311,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   /** The other replicas' request log entries, into this one's log. */
   async function takeRequests(): Promise<void> {
     if (!parts) return;
-    const logged = await client.xrange(global.requests, lastRequest === "" ? "-" : `(${lastRequest}`, "+");
+    const logged = await again(() => client.xrange(global.requests, lastRequest === "" ? "-" : `(${lastRequest}`, "+"));
     for (const [id, fields] of logged) {
       lastRequest = id;
       const { entry, exchange } = JSON.parse(fields[1]!) as { entry: RequestLogEntry; exchange?: Exchange };
-      if (!entry.id.startsWith(`req-${tag}-`)) parts.requests.addShared(entry, exchange);
+      if (entry.id.startsWith(`req-${tag}-`) || sharedIds.has(entry.id)) continue; // this replica's own, or sent twice (a lost reply)
+      sharedIds.add(entry.id);
+      if (sharedIds.size > REQUEST_LOG_CAPACITY) sharedIds.delete(sharedIds.values().next().value!);
+      parts.requests.addShared(entry, exchange);
     }
   }
 
@@ -377,7 +328,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
    * security code reaches Redis.
    */
   function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", JSON.stringify({ entry, exchange })).catch(() => undefined);
+    const d = JSON.stringify({ entry, exchange });
+    again(() => client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", d)).catch(() => undefined);
   }
 
   /** the settings' lease, renewed while this replica holds their turn: a list of every merchant may take longer than the lease */
@@ -402,7 +354,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const globalTurns = createTurns(
     async () => {
       try {
-        for (let waited = 0; !(await client.set(global.lock, token, "PX", LEASE_MS, "NX")); waited++) await sleep(waited < 20 ? 1 : 5);
+        for (let waited = 0; !Number(await take([global.lock], [token, LEASE_MS])); waited++) await sleep(waited < 20 ? 1 : 5);
         globalLease.keep();
         await Promise.all([checkSettings(), takeRequests()]);
       } catch (err) {
@@ -418,11 +370,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
 
   // Redis keeps locks in its append-only file across a restart: a lock this replica no longer holds
   // (its turn ended with Redis away, and the release never arrived) would make every replica wait
-  // out the lease. Reconnected, it gives them back. A turn being taken at that moment loses it: its
-  // commit is refused (503), nothing is written twice.
+  // out the lease. Reconnected, it gives back those of the turns not in use here (a turn being
+  // taken or used goes on: its commands are sent again on the new connection).
   client.on("ready", () => {
-    for (const p of partitions.values()) if (!p.turns.holding) void p.releaseTurn();
-    if (!globalTurns.holding) void releaseGlobal();
+    for (const p of partitions.values()) if (!p.turns.busy) void p.releaseTurn();
+    if (!globalTurns.busy) void releaseGlobal();
   });
 
   const none = createRepository(stateFromFixtures({ ...fixtures, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], payouts: [] }, known.seed));
@@ -507,11 +459,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const snapshots: Shelf = {
     async put(name, text) {
       const { first, last } = endsOf(name, text);
-      await client.multi().hset(global.snapshots, name, text).hset(global.snapshotEnds, name, JSON.stringify([first, last])).exec();
+      await again(() => client.multi().hset(global.snapshots, name, text).hset(global.snapshotEnds, name, JSON.stringify([first, last])).exec());
     },
-    get: async (name) => (await client.hget(global.snapshots, name)) ?? undefined,
+    get: async (name) => (await again(() => client.hget(global.snapshots, name))) ?? undefined,
     async ends() {
-      const [names, kept] = await Promise.all([client.hkeys(global.snapshots), client.hgetall(global.snapshotEnds)]);
+      const [names, kept] = await again(() => Promise.all([client.hkeys(global.snapshots), client.hgetall(global.snapshotEnds)]));
       const ends = await Promise.all(
         names.map(async (name) => {
           if (kept[name]) {
@@ -519,20 +471,20 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
             return { name, first, last };
           }
           // saved before their ends were kept beside them: read whole, once
-          const text = await client.hget(global.snapshots, name);
+          const text = await again(() => client.hget(global.snapshots, name));
           return text === null ? undefined : endsOf(name, text);
         }),
       );
       return ends.filter((e) => e !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
     },
     async remove(name) {
-      const [[, removed]] = (await client.multi().hdel(global.snapshots, name).hdel(global.snapshotEnds, name).exec()) as [[Error | null, number]];
+      const [[, removed]] = (await again(() => client.multi().hdel(global.snapshots, name).hdel(global.snapshotEnds, name).exec())) as [[Error | null, number]];
       return removed > 0;
     },
   };
 
   async function locate(kind: Locatable, id: string): Promise<string | undefined> {
-    return (await client.hget(global.where, `${kind}:${id}`)) ?? undefined;
+    return (await again(() => client.hget(global.where, `${kind}:${id}`))) ?? undefined;
   }
 
   async function dueScopesIn(here: Context | undefined, now: Date): Promise<(UnitScope | undefined)[]> {
@@ -541,10 +493,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     const at = now.getTime();
     // the index, the merchants held here, and fixture merchants not installed yet whose fixtures have work due
     const waiting = fixtureDue.filter(([, due]) => due <= at).map(([m]) => m);
-    const [due, installed] = await Promise.all([
-      client.zrangebyscore(global.due, "-inf", at),
-      waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[]),
-    ]);
+    const [due, installed] = await again(() =>
+      Promise.all([client.zrangebyscore(global.due, "-inf", at), waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[])]),
+    );
     const merchants = new Set(due);
     waiting.forEach((m, i) => installed[i] || merchants.add(m));
     for (const p of partitions.values()) if ((p.records.nextDueAt() ?? Infinity) <= at) merchants.add(p.merchantId);
@@ -581,7 +532,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       return;
     }
     await globalUnit(here, async () => {
-      const merchants = await client.smembers(global.merchants);
+      const merchants = await again(() => client.smembers(global.merchants));
       await writeSettings(randomBytes(6).toString("hex"));
       dropAll();
       // what the old generation left: dropped now, unless a replica installed it again meanwhile

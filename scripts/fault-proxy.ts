@@ -1,0 +1,168 @@
+// A TCP proxy in front of a Redis node that makes a network's faults on demand, for the shared
+// store's fault tests and `npm run bench:faults`. It passes bytes as they come, each way, except:
+// - loseReply: each chunk Redis sends back is lost with this probability: the proxy drops it and
+//   closes both sides, as a network that fails after Redis ran the commands and before their
+//   replies arrive (the commands happened; the client never hears of it);
+// - resetMidCommand: each chunk the client sends is cut with this probability: its first half goes
+//   on, then both sides are reset (Redis discards the half command; whole ones before it ran);
+// - delayMs: every chunk, each way, is held this long (in order: none overtakes one ahead of it);
+// - next: the next chunk of commands that `matches`, once: its reply lost as above ("lose reply"),
+//   or the chunk cut as above ("cut"): a fault aimed at one command (a commit, say);
+// - halfOpen(): the connections open now pass nothing more, either way, and are never closed by
+//   the proxy (a connection whose other end is gone without a word); new connections work.
+// Redis Cluster nodes announce the proxy's port (startRedisCluster's `announce`), so a cluster
+// client finds every node through its proxy.
+//
+// In a process of its own (the replicas bench: `node --import tsx scripts/fault-proxy.ts <listen
+// port, 0 for any> <target port> [delay ms]`) it prints "listening on <port>", and a line "<ms>" on
+// stdin sets the delay, answered with "delay <ms>" (chunks already held keep their time).
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export interface Faults {
+  loseReply?: number;
+  resetMidCommand?: number;
+  delayMs?: number;
+  next?: { matches: (commands: Buffer) => boolean; fault: "lose reply" | "cut" };
+}
+
+export interface FaultProxy {
+  port: number;
+  /** the faults from now on (each unset one: none) */
+  set(faults: Faults): void;
+  halfOpen(): void;
+  /** what the proxy did so far */
+  readonly counts: { connections: number; lostReplies: number; resets: number; halfOpen: number };
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  frozen: boolean;
+  /** the reply to a command sent is to be lost (Faults.next) */
+  loseNext: boolean;
+}
+
+/** Starts a proxy on 127.0.0.1 (`port`, or any free one) to 127.0.0.1:`target`. */
+export async function startFaultProxy(target: number, port = 0): Promise<FaultProxy> {
+  let faults: Faults = {};
+  const counts = { connections: 0, lostReplies: 0, resets: 0, halfOpen: 0 };
+  const pairs = new Set<Pair>();
+
+  /** the fault aimed at this chunk of commands, if any (once) */
+  const aimedAt = (chunk: Buffer) => {
+    const next = faults.next;
+    if (!next?.matches(chunk)) return undefined;
+    faults = { ...faults, next: undefined };
+    return next.fault;
+  };
+
+  /** from → to, through the faults; `replies`: this direction carries Redis's replies */
+  function pipe(pair: Pair, from: Socket, to: Socket, replies: boolean): void {
+    const held: { due: number; chunk: Buffer | null }[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const pass = (chunk: Buffer | null) => {
+      if (pair.frozen || to.destroyed) return;
+      if (chunk === null) return void to.end();
+      if (replies && (pair.loseNext || (faults.loseReply && Math.random() < faults.loseReply))) {
+        counts.lostReplies++;
+        pair.client.destroy();
+        pair.upstream.destroy();
+        return;
+      }
+      const aimed = replies ? undefined : aimedAt(chunk);
+      if (aimed === "lose reply") pair.loseNext = true;
+      if (!replies && chunk.length > 1 && (aimed === "cut" || (faults.resetMidCommand && Math.random() < faults.resetMidCommand))) {
+        counts.resets++;
+        to.write(chunk.subarray(0, chunk.length >> 1), () => {
+          pair.upstream.resetAndDestroy();
+          pair.client.resetAndDestroy();
+        });
+        return;
+      }
+      to.write(chunk);
+    };
+    const flush = () => {
+      timer = undefined;
+      const now = performance.now();
+      while (held.length && held[0]!.due <= now) pass(held.shift()!.chunk);
+      if (held.length) timer = setTimeout(flush, held[0]!.due - now);
+    };
+    const hold = (chunk: Buffer | null) => {
+      const delay = faults.delayMs ?? 0;
+      if (delay <= 0 && !held.length) return pass(chunk);
+      const due = Math.max(performance.now() + delay, held.at(-1)?.due ?? 0);
+      held.push({ due, chunk });
+      timer ??= setTimeout(flush, due - performance.now());
+    };
+    from.on("data", hold);
+    from.on("end", () => hold(null));
+    from.on("close", () => clearTimeout(timer));
+  }
+
+  const server: Server = createServer((client) => {
+    counts.connections++;
+    const upstream = connect(target, "127.0.0.1");
+    const pair: Pair = { client, upstream, frozen: false, loseNext: false };
+    pairs.add(pair);
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    pipe(pair, client, upstream, false);
+    pipe(pair, upstream, client, true);
+    // one side gone: the other goes too (unless half-open, where nothing more is said)
+    const gone = (other: Socket) => () => {
+      pairs.delete(pair);
+      if (!pair.frozen) other.destroy();
+    };
+    client.on("close", gone(upstream));
+    upstream.on("close", gone(client));
+    client.on("error", () => undefined);
+    upstream.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+
+  return {
+    port: (server.address() as { port: number }).port,
+    set(next) {
+      faults = { ...next };
+    },
+    halfOpen() {
+      for (const pair of pairs) {
+        if (pair.frozen) continue;
+        pair.frozen = true;
+        counts.halfOpen++;
+        // Redis's side goes once its client has gone for good (kept here, it would hold the connection open forever)
+        pair.client.once("close", () => pair.upstream.destroy());
+      }
+    },
+    counts,
+    async close() {
+      for (const pair of pairs) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [listen = "0", target, delay = "0"] = process.argv.slice(2);
+  if (!target) throw new Error("usage: fault-proxy.ts <listen port> <target port> [delay ms]");
+  const proxy = await startFaultProxy(Number(target), Number(listen));
+  proxy.set({ delayMs: Number(delay) });
+  process.stdout.write(`listening on ${proxy.port}\n`);
+  createInterface({ input: process.stdin }).on("line", (line) => {
+    proxy.set({ delayMs: Number(line) });
+    process.stdout.write(`delay ${Number(line)}\n`);
+  });
+  process.stdin.on("end", () => process.exit(0));
+  process.on("SIGTERM", () => process.exit(0));
+}

@@ -1,0 +1,210 @@
+// A replica's connection to Redis (one client: one connection, or one per node of a Cluster), and
+// what happens to the commands on it when it fails. A network can drop a connection after Redis ran
+// a command and before its reply arrived, cut a command in half, or go silent without closing
+// (half-open). The client (ioredis) fails every command that was on a lost connection; this file
+// decides what happens next, so that a lost reply costs a slower answer, not a 503:
+// - the connection is made again at once; backoff only while Redis refuses connections;
+// - a connection silent for SILENT_MS while a reply is awaited is given up (half-open);
+// - again(send): a command that may safely run twice (a read, a write of whole values, a script
+//   that checks what it changes) is sent again once the connection is back. The one command that
+//   may not, a merchant's COMMIT, is not sent through it: redis-partition.ts asks its fence whether
+//   it landed before sending it again;
+// - while Redis refuses connections (it is down), a command fails at once: 503 I0050, as before.
+import type { Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { Cluster, Redis, ReplyError } from "ioredis";
+import { StoreError } from "./store.js";
+
+/** A connection that has not answered for this long while a reply is awaited is given up. */
+export const SILENT_MS = 1_000;
+/** How long a command waits for the connection to be back before it fails (Redis down: at once). */
+const RECONNECT_MS = 2_000;
+/** How often one command is sent in all, each time on a new connection. */
+const ATTEMPTS = 4;
+/** After a refused connection, Redis counts as down this long unless a connection is made. */
+const DOWN_FOR_MS = 1_000;
+/** Errors of a connection that could not be made: Redis (or its host) is not there. */
+/** a cluster node's connection on its way (a command sent to it now would fail at once) */
+const CONNECTING = new Set(["connecting", "connect", "reconnecting"]);
+const REFUSED = new Set(["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+
+export interface Link {
+  readonly client: Redis | Cluster;
+  /** sends `send()`'s command, and again on the new connection when the one it was on was lost */
+  again<T>(send: () => Promise<T>): Promise<T>;
+  /**
+   * After a command sent on connection `sentOn` failed with `err` on its `attempt`: resolves once it is worth sending again
+   * (the connection is back); rejects with `err` when it is not (Redis answered with an error,
+   * Redis is down, or the command had its attempts).
+   */
+  recover(err: unknown, attempt: number, sentOn: number): Promise<void>;
+  /** the connection commands go on now: given to recover() as the one a failed command was sent on */
+  readonly connection: number;
+}
+
+export interface LinkOptions {
+  url: string;
+  cluster?: boolean | undefined;
+}
+
+export function connect(options: LinkOptions): Link {
+  const common = {
+    lazyConnect: true,
+    // a command is sent at once or fails at once (again() decides what then), never queued unsent
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: RECONNECT_MS,
+    socketTimeout: SILENT_MS,
+  };
+  // a lost connection is made again at once, and once more soon after; while Redis refuses, every
+  // 150–200 ms (back within 200 ms of its restart)
+  const retry = (times: number) => (times === 1 ? 0 : times === 2 ? 10 : Math.min(times * 50, 200));
+  // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
+  // commands would wait for the previous request's answer; commands are sent at once without it)
+  let client: Redis | Cluster;
+  if (!options.cluster) client = coalesceWrites(new Redis(options.url, { ...common, retryStrategy: retry }));
+  else {
+    const url = new URL(options.url);
+    client = new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }], {
+      ...common,
+      clusterRetryStrategy: retry,
+      // a command whose connection closed is not sent again by the client itself: again() decides
+      retryDelayOnFailover: 0,
+      redisOptions: { username: url.username || undefined, password: decodeURIComponent(url.password) || undefined, connectTimeout: RECONNECT_MS, socketTimeout: SILENT_MS, maxRetriesPerRequest: 0 },
+    });
+  }
+  return linked(client);
+}
+
+/** The health of `client`'s connections, and the retries that follow from it. */
+function linked(client: Redis | Cluster): Link {
+  let refusedAt = -Infinity;
+  let readyAt = performance.now();
+  /** +1 each time a connection is ready (one Redis: a new connection) */
+  let connection = 0;
+  /** one Redis: a connection made since `sentOn` (the one it was sent on may say "ready" a moment after it was lost); a cluster: no node connecting */
+  const usable = (sentOn: number) => {
+    if (client.status !== "ready") return false;
+    if (client instanceof Cluster) return !client.nodes().some((node) => CONNECTING.has(node.status));
+    return connection !== sentOn;
+  };
+  /** commands waiting for the connection: each goes on once usable (a connection ready), or fails once Redis refuses */
+  let waiting: { sentOn: number; resolve(): void; reject(): void }[] = [];
+  const wake = (ready: boolean) => {
+    const woken = waiting.filter((w) => !ready || usable(w.sentOn));
+    waiting = waiting.filter((w) => !woken.includes(w));
+    for (const w of woken) (ready ? w.resolve : w.reject)();
+  };
+  const ready = () => {
+    connection++;
+    readyAt = performance.now();
+    wake(true);
+  };
+  const refused = () => {
+    refusedAt = performance.now();
+    wake(false);
+  };
+  const failed = (err: Error & { code?: string }) => {
+    if (REFUSED.has(err.code ?? "") || /connect ETIMEDOUT/.test(err.message)) refused();
+  };
+  /**
+   * Two connections in a row that close before they are ready count as refused: what a proxy in
+   * front of a stopped Redis does (it accepts, then closes). One alone may be a lost reply to the
+   * connection's own first command.
+   */
+  const unready = new Map<string, number>(); // by address: a cluster makes a new connection to a node each time
+  const watch = (connection: Redis) => {
+    const address = `${connection.options.host}:${connection.options.port}`;
+    let wasReady = false;
+    connection.on("ready", () => {
+      wasReady = true;
+      unready.delete(address);
+    });
+    connection.on("close", () => {
+      const times = wasReady ? 0 : (unready.get(address) ?? 0) + 1;
+      if (times) unready.set(address, times);
+      if (times >= 2) refused();
+      wasReady = false;
+    });
+  };
+  client.on("ready", ready);
+  client.on("error", failed);
+  if (client instanceof Cluster) {
+    client.on("node error", failed);
+    client.on("+node", (node: Redis) => {
+      coalesceWrites(node);
+      watch(node);
+      node.on("ready", ready);
+    });
+  } else watch(client);
+  const down = () => refusedAt > readyAt && performance.now() - refusedAt < DOWN_FOR_MS;
+  /** Resolves once commands can be sent again after one failed on connection `sentOn`. */
+  const back = (sentOn: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (usable(sentOn)) return resolve();
+      if (down()) return reject(new Error("down"));
+      const timer = setTimeout(() => {
+        waiting = waiting.filter((w) => w !== waiter);
+        reject(new Error("not back"));
+      }, RECONNECT_MS);
+      const waiter = {
+        sentOn,
+        resolve: () => (clearTimeout(timer), resolve()),
+        reject: () => (clearTimeout(timer), reject(new Error("down"))),
+      };
+      waiting.push(waiter);
+    });
+
+  async function recover(err: unknown, attempt: number, sentOn: number): Promise<void> {
+    if (err instanceof ReplyError || err instanceof StoreError || attempt >= ATTEMPTS || down()) throw err;
+    await back(sentOn).catch(() => Promise.reject(err));
+  }
+  return {
+    client,
+    get connection() {
+      return connection;
+    },
+    recover,
+    async again<T>(send: () => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        const sentOn = connection;
+        try {
+          return await send();
+        } catch (err) {
+          await recover(err, attempt, sentOn);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The commands a replica sends while the event loop handles one round of I/O leave in one write
+ * (one system call) when that round ends, not one write each: ioredis writes every command to its
+ * socket at once, and those calls were the largest single cost of a request on Redis. A request's
+ * turn and settings check go together, its commit and index writes too, and so do the commands of
+ * requests that arrived together. Nothing waits: the socket is uncorked before the loop sleeps.
+ */
+function coalesceWrites(redis: Redis): Redis {
+  redis.on("connect", () => {
+    const socket = (redis as unknown as { stream?: Socket }).stream;
+    if (!socket || corked.has(socket)) return;
+    corked.add(socket);
+    const write = socket.write;
+    let pending = false;
+    const flush = () => {
+      pending = false;
+      socket.uncork();
+    };
+    socket.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+      if (!pending) {
+        pending = true;
+        socket.cork();
+        setImmediate(flush);
+      }
+      return write.apply(this, args);
+    } as Socket["write"];
+  });
+  return redis;
+}
+const corked = new WeakSet<Socket>();

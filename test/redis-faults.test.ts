@@ -1,0 +1,199 @@
+// Two replicas that reach Redis (one, or a Cluster in "replicas (cluster)") through a proxy that
+// makes the network's faults (scripts/fault-proxy.ts): replies lost after Redis ran the commands,
+// commands cut in half, connections that go silent, replies that come late; and Redis stopped for
+// 5 s. The load (scripts/bench/fault-load.ts) pays, refunds over a few captured payments until they
+// run dry, and queries what was acknowledged; then, faults off, every replica must hold exactly
+// what was acknowledged: nothing missing, nothing applied twice, nothing over-refunded, the same on both.
+import { afterAll, afterEach, describe, expect, test } from "vitest";
+import { inject } from "vitest";
+import { startFaultProxy, type FaultProxy, type Faults } from "../scripts/fault-proxy.js";
+import { check, load, prepare, type LoadResult } from "../scripts/bench/fault-load.js";
+import { startRedis, startRedisCluster } from "../scripts/redis-server.js";
+import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
+import { Cluster, Redis } from "ioredis";
+import { ACME, directPayment } from "./helpers.js";
+
+const cluster = inject("redisCluster");
+
+interface Faulty {
+  /** the replicas' Redis: through a proxy (one per node) */
+  url: string;
+  proxies: FaultProxy[];
+  set(faults: Faults): void;
+  /** stops every node */
+  stop(): Promise<void>;
+  /** starts every node again, and resolves once Redis serves (a cluster: once every node says so) */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A Redis (or a Cluster) of this file's own, every node behind a fault proxy. */
+async function faultyRedis(): Promise<Faulty> {
+  const proxies: FaultProxy[] = [];
+  const proxied = async (port: number) => {
+    const proxy = await startFaultProxy(port);
+    proxies.push(proxy);
+    return proxy.port;
+  };
+  if (cluster) {
+    const redis = await startRedisCluster({ announce: proxied });
+    const all = (run: (i: number) => Promise<void>) => Promise.all(redis.ports.map((_, i) => run(i))).then(() => undefined);
+    return { url: redis.url, proxies, set: (f) => proxies.forEach((p) => p.set(f)), stop: () => all(redis.stop), start: () => all(redis.start).then(redis.ok), close: async () => (await Promise.all(proxies.map((p) => p.close())), await redis.close()) };
+  }
+  const redis = await startRedis();
+  const url = `redis://127.0.0.1:${await proxied(redis.port)}/0`;
+  return { url, proxies, set: (f) => proxies.forEach((p) => p.set(f)), stop: redis.stop, start: redis.start, close: async () => (await Promise.all(proxies.map((p) => p.close())), await redis.close()) };
+}
+
+let redis: Faulty | undefined;
+const ownRedis = async () => (redis ??= await faultyRedis());
+afterAll(async () => redis?.close());
+afterEach(() => redis?.set({}));
+
+let prefix = "";
+/** two replicas on a fresh prefix (`prefix`) */
+async function twoReplicas(): Promise<string[]> {
+  const { url } = await ownRedis();
+  prefix = freshPrefix();
+  const args = ["--redis-url", url, ...(cluster ? ["--redis-cluster"] : []), "--redis-prefix", prefix, "--seed", "faults"];
+  const replicas: Replica[] = await Promise.all([spawnSandgate(args), spawnSandgate(args)]);
+  return replicas.map((r) => r.url);
+}
+
+/** A payment through `url`: its answer and how long it took. */
+async function pay(url: string) {
+  const started = performance.now();
+  const res = await fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) });
+  return { status: res.status, text: await res.text(), ms: performance.now() - started };
+}
+
+/** Reads Redis (through the proxies, faults off). */
+async function reading<T>(read: (redis: Redis | Cluster) => Promise<T>): Promise<T> {
+  const { url } = await ownRedis();
+  const client = cluster ? new Cluster([{ host: "127.0.0.1", port: Number(new URL(url).port) }]) : new Redis(url);
+  try {
+    return await read(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+type Counts = FaultProxy["counts"];
+const counted = (): Counts => {
+  const sum = { connections: 0, lostReplies: 0, resets: 0, halfOpen: 0 };
+  for (const p of redis!.proxies) for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += p.counts[k];
+  return sum;
+};
+
+/** the load under `faults` for `ms` (`during` every 2 s), then the checks with the faults off; `made`: what the proxies did */
+async function underFaults(faults: Faults, ms: number, during?: () => void): Promise<LoadResult & { problems: string[]; made: Counts }> {
+  const urls = await twoReplicas();
+  const refundable = await prepare(urls[0]!);
+  const before = counted();
+  redis!.set(faults);
+  const timer = during && setInterval(during, 2_000);
+  const result = await load(urls, refundable, { ms });
+  clearInterval(timer);
+  redis!.set({});
+  const after = counted();
+  const made = { connections: 0, lostReplies: after.lostReplies - before.lostReplies, resets: after.resets - before.resets, halfOpen: after.halfOpen - before.halfOpen };
+  return { ...result, problems: await check(urls, result), made };
+}
+
+describe(`replicas on ${cluster ? "a Redis Cluster" : "one Redis"} behind a network that fails`, () => {
+  /** each network fault: how long the load runs under it, what the proxies must have done, and the share of requests that may answer 5xx */
+  const FAULTS: { name: string; faults: Faults; ms: number; during?: () => void; made: keyof Counts; atLeast: number; limit: number }[] = [
+    { name: "2 % of Redis's replies lost: at most 1 % of requests answer 5xx", faults: { loseReply: 0.02 }, ms: 8_000, made: "lostReplies", atLeast: 40, limit: 0.01 },
+    { name: "0.5 % of replies lost: at most 0.2 % answer 5xx", faults: { loseReply: 0.005 }, ms: 8_000, made: "lostReplies", atLeast: 10, limit: 0.002 },
+    { name: "1 % of commands cut in half and the connection reset: at most 0.2 % answer 5xx", faults: { resetMidCommand: 0.01 }, ms: 5_000, made: "resets", atLeast: 10, limit: 0.002 },
+    // a replica notices a silent connection after SILENT_MS (1 s): the requests on it wait that long, then go on
+    { name: "connections gone half-open every 2 s: at most 1 % answer 5xx, none waits 5 s", faults: {}, ms: 5_000, during: () => redis!.proxies.forEach((p) => p.halfOpen()), made: "halfOpen", atLeast: 2, limit: 0.01 },
+  ];
+  for (const { name, faults, ms, during, made, atLeast, limit } of FAULTS) {
+    test(`${name}; every replica holds exactly what was acknowledged`, async () => {
+      const run = await underFaults(faults, ms, during);
+      expect(run.made[made]).toBeGreaterThanOrEqual(atLeast); // the faults happened
+      expect(run.failed / run.requests, `${run.failed} of ${run.requests} failed: ${run.failures.slice(0, 3).join(" | ")}`).toBeLessThanOrEqual(limit);
+      expect(run.slowestMs).toBeLessThan(5_000);
+      expect(run.problems).toEqual([]);
+      expect(run.payments.length).toBeGreaterThan(100);
+    }, 60_000);
+  }
+
+  test("replies 20 ms late each way: slower answers, none fails, and the same holds", async () => {
+    const run = await underFaults({ delayMs: 20 }, 3_000);
+    expect(run.requests).toBeGreaterThan(20);
+    expect(run.failures).toEqual([]);
+    expect(run.problems).toEqual([]);
+  }, 60_000);
+
+  test("Redis stopped for 5 s: each request answers 503 I0050 within 100 ms meanwhile, and normally within 1 s of Redis being back", async () => {
+    const urls = await twoReplicas();
+    for (const url of urls) expect((await pay(url)).status).toBe(200);
+    await redis!.stop();
+    const until = performance.now() + 5_000;
+    const during: { status: number; text: string; ms: number }[] = [];
+    await Promise.all(urls.map(async (url) => {
+      while (performance.now() < until) during.push(await pay(url));
+    }));
+    expect(during.length).toBeGreaterThan(50);
+    expect(during.filter((a) => a.status !== 503 || !a.text.includes("I0050:Sandbox store unavailable"))).toEqual([]);
+    expect(Math.max(...during.map((a) => a.ms))).toBeLessThan(100);
+
+    await redis!.start();
+    const back = performance.now();
+    const waited = await Promise.all(
+      urls.map(async (url) => {
+        for (;;) {
+          if ((await pay(url)).status === 200) return performance.now() - back;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }),
+    );
+    for (const ms of waited) expect(ms).toBeLessThan(1_000);
+  }, 60_000);
+});
+
+describe("a commit whose reply does not come back is resolved by its fence, not guessed", () => {
+  /** the chunk of commands that holds a merchant's COMMIT (its stream entry's members are among its arguments) */
+  const commit = (commands: Buffer) => commands.includes('"nth":');
+  /** the merchant's changes stream (one entry per commit) and its fences declared not landed */
+  const written = () =>
+    reading(async (redis) => {
+      const entries = await redis.xrange(`${prefix}m:{${ACME.merchant_id}}:changes`, "-", "+");
+      return { entries: entries.map(([, fields]) => fields[1]!), fenced: await redis.hlen(`${prefix}m:{${ACME.merchant_id}}:fenced`) };
+    });
+
+  test("it landed (the reply was lost after Redis ran it): the payment is acknowledged, and written once", async () => {
+    const [a, b] = await twoReplicas();
+    expect((await pay(a!)).status).toBe(200); // the merchant installed
+    const lost = counted().lostReplies;
+    redis!.set({ next: { matches: commit, fault: "lose reply" } });
+    const answer = await pay(a!);
+    expect(counted().lostReplies).toBe(lost + 1);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain("<result_info>0000:Success</result_info>");
+    const { entries, fenced } = await written();
+    expect(fenced).toBe(0); // asked, the fence said: landed
+    expect(new Set(entries).size).toBe(entries.length); // no commit written twice
+    const id = /<transaction_id>([^<]+)</.exec(answer.text)![1]!;
+    const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then((r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>);
+    expect(seen.transactions.filter((t) => t.transaction_id === id)).toHaveLength(1);
+  });
+
+  test("it did not land (cut in half on its way): its fence is declared dead, it is sent again, the payment is acknowledged and written once", async () => {
+    const [a, b] = await twoReplicas();
+    expect((await pay(a!)).status).toBe(200);
+    const resets = counted().resets;
+    redis!.set({ next: { matches: commit, fault: "cut" } });
+    const answer = await pay(a!);
+    expect(counted().resets).toBe(resets + 1);
+    expect(answer.status).toBe(200);
+    const { entries, fenced } = await written();
+    expect(fenced).toBe(1); // asked, the fence said: not landed (and now never will)
+    expect(new Set(entries).size).toBe(entries.length);
+    const id = /<transaction_id>([^<]+)</.exec(answer.text)![1]!;
+    const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then((r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>);
+    expect(seen.transactions.filter((t) => t.transaction_id === id)).toHaveLength(1);
+  });
+});
