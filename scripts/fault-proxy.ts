@@ -13,9 +13,12 @@
 // Redis Cluster nodes announce the proxy's port (startRedisCluster's `announce`), so a cluster
 // client finds every node through its proxy.
 //
-// In a process of its own (the replicas bench: `node --import tsx scripts/fault-proxy.ts <listen
-// port, 0 for any> <target port> [delay ms]`) it prints "listening on <port>", and a line "<ms>" on
-// stdin sets the delay, answered with "delay <ms>" (chunks already held keep their time).
+// In a process of its own (the benches: `node --import tsx scripts/fault-proxy.ts <listen port, 0
+// for any> <target port> [delay ms]`) it prints "listening on <port>" and takes lines on stdin:
+// "<ms>" sets the delay, answered "delay <ms>" (chunks already held keep their time); a JSON object
+// sets the faults (Faults, without `next`), answered "faults"; "half-open" answers "half-open";
+// "counts" answers "counts <JSON>".
+import { spawn } from "node:child_process";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -153,16 +156,62 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
   };
 }
 
+/** The proxy in a process of its own (what the benches use: the load generator's process stays the load generator's), driven through its stdin. */
+export async function spawnFaultProxy(target: number) {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "0", String(target)], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout });
+  const said = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const exited = () => reject(new Error("fault-proxy.ts exited"));
+      const heard = (line: string) => {
+        const m = re.exec(line);
+        if (!m) return;
+        lines.off("line", heard);
+        child.off("exit", exited);
+        resolve(m);
+      };
+      lines.on("line", heard);
+      child.once("exit", exited);
+    });
+  const ask = async (line: string, answer: RegExp) => {
+    const heard = said(answer);
+    child.stdin.write(`${line}\n`);
+    return heard;
+  };
+  const port = Number((await said(/^listening on (\d+)$/))[1]);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    delay: (ms: number) => ask(String(ms), new RegExp(`^delay ${ms}$`)).then(() => undefined),
+    set: (faults: Omit<Faults, "next">) => ask(JSON.stringify(faults), /^faults$/).then(() => undefined),
+    halfOpen: () => ask("half-open", /^half-open$/).then(() => undefined),
+    counts: async () => JSON.parse((await ask("counts", /^counts (.*)$/))[1]!) as FaultProxy["counts"],
+    stop: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.stdin.end()))),
+  };
+}
+
+/** What a line on stdin asks of the proxy, and the line it answers. */
+function command(proxy: FaultProxy, line: string): string {
+  if (line === "half-open") {
+    proxy.halfOpen();
+    return "half-open";
+  }
+  if (line === "counts") return `counts ${JSON.stringify(proxy.counts)}`;
+  if (line.startsWith("{")) {
+    proxy.set(JSON.parse(line) as Faults);
+    return "faults";
+  }
+  proxy.set({ delayMs: Number(line) });
+  return `delay ${Number(line)}`;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [listen = "0", target, delay = "0"] = process.argv.slice(2);
   if (!target) throw new Error("usage: fault-proxy.ts <listen port> <target port> [delay ms]");
   const proxy = await startFaultProxy(Number(target), Number(listen));
   proxy.set({ delayMs: Number(delay) });
   process.stdout.write(`listening on ${proxy.port}\n`);
-  createInterface({ input: process.stdin }).on("line", (line) => {
-    proxy.set({ delayMs: Number(line) });
-    process.stdout.write(`delay ${Number(line)}\n`);
-  });
+  createInterface({ input: process.stdin }).on("line", (line) => process.stdout.write(`${command(proxy, line)}\n`));
   process.stdin.on("end", () => process.exit(0));
   process.on("SIGTERM", () => process.exit(0));
 }

@@ -12,6 +12,9 @@ import { startRedis, startRedisCluster } from "../scripts/redis-server.js";
 import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster, Redis } from "ioredis";
 import { ACME, directPayment } from "./helpers.js";
+import { defaultFixturesDir } from "../src/paths.js";
+import { openRedisStore } from "../src/store/redis-store.js";
+import { TurnLost, type Store } from "../src/store/store.js";
 
 const cluster = inject("redisCluster");
 
@@ -133,14 +136,19 @@ describe(`replicas on ${cluster ? "a Redis Cluster" : "one Redis"} behind a netw
     await redis!.stop();
     const until = performance.now() + 5_000;
     const during: { status: number; text: string; ms: number }[] = [];
-    await Promise.all(urls.map(async (url) => {
-      while (performance.now() < until) during.push(await pay(url));
-    }));
+    try {
+      await Promise.all(
+        urls.map(async (url) => {
+          while (performance.now() < until) during.push(await pay(url));
+        }),
+      );
+    } finally {
+      await redis!.start();
+    }
     expect(during.length).toBeGreaterThan(50);
     expect(during.filter((a) => a.status !== 503 || !a.text.includes("I0050:Sandbox store unavailable"))).toEqual([]);
     expect(Math.max(...during.map((a) => a.ms))).toBeLessThan(100);
 
-    await redis!.start();
     const back = performance.now();
     const waited = await Promise.all(
       urls.map(async (url) => {
@@ -195,5 +203,52 @@ describe("a commit whose reply does not come back is resolved by its fence, not 
     const id = /<transaction_id>([^<]+)</.exec(answer.text)![1]!;
     const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then((r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>);
     expect(seen.transactions.filter((t) => t.transaction_id === id)).toHaveLength(1);
+  });
+});
+
+describe("a unit whose turn ran out before it wrote anything (a replica cut off for longer than the lease)", () => {
+  /** a unit that renames the merchant; on its first run another replica takes the turn before it commits */
+  const renaming = (runs: { n: number }) => async (unit: Store) => {
+    runs.n++;
+    const merchant = unit.records.merchant(ACME.merchant_id)!;
+    merchant.name = `renamed by run ${runs.n}`;
+    unit.records.changed("merchants", merchant);
+    if (runs.n === 1) await reading((redis) => redis.set(`${prefix}m:{${ACME.merchant_id}}:lock`, "another replica", "PX", 300));
+    await unit.commit(true);
+    return merchant.name;
+  };
+  const open = async () => {
+    const { url } = await ownRedis();
+    prefix = freshPrefix();
+    const options = { url, cluster, prefix, fixturesDir: defaultFixturesDir, seed: "turn-lost" };
+    return Promise.all([openRedisStore(options), openRedisStore(options)]);
+  };
+  const nameOn = (store: Store) => store.unit((unit) => unit.records.merchant(ACME.merchant_id)!.name, { merchant: ACME.merchant_id });
+
+  test("a gateway request's unit (again): run again from its start once the turn is free, and only that run is written", async () => {
+    const [one, other] = await open();
+    try {
+      const runs = { n: 0 };
+      expect(await one.unit(renaming(runs), { merchant: ACME.merchant_id, again: true })).toBe("renamed by run 2");
+      expect(runs.n).toBe(2);
+      expect(await nameOn(other)).toBe("renamed by run 2");
+    } finally {
+      await Promise.all([one.close(), other.close()]);
+    }
+  });
+
+  test("any other unit: refused (503), and nothing of it is written", async () => {
+    const [one, other] = await open();
+    try {
+      const before = await nameOn(other);
+      const runs = { n: 0 };
+      await expect(one.unit(renaming(runs), { merchant: ACME.merchant_id })).rejects.toThrow(TurnLost);
+      expect(runs.n).toBe(1);
+      await new Promise((r) => setTimeout(r, 300)); // the other replica's turn lapses
+      expect(await nameOn(other)).toBe(before);
+      expect(await nameOn(one)).toBe(before); // the refused unit's change is gone from its own copy too
+    } finally {
+      await Promise.all([one.close(), other.close()]);
+    }
   });
 });

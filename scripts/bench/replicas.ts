@@ -19,16 +19,15 @@
 // which the load generator shares with the servers and Redis: ratios against a baseline of the same
 // run mean more than absolute req/s. CPU µs/req is the server's process tree (primary and workers);
 // redis-server's own CPU (/proc/<pid>/stat) is reported apart.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { startRedis } from "../redis-server.js";
+import { spawnFaultProxy } from "../fault-proxy.js";
 import { startSandgate, type Service } from "./processes.js";
 import { median, run, type Run } from "./run.js";
 import { SIG, type Step, type Workload } from "./workloads.js";
@@ -196,35 +195,6 @@ let prefixes = 0;
 /** Sandgate on Redis with a prefix of its own (a store no run saw before), --workers n when n > 1 */
 const onRedis = (url: string, workers = 1) => startSandgate([...(workers > 1 ? ["--workers", String(workers)] : []), "--redis-url", url, "--redis-prefix", `bench-${process.pid}-${++prefixes}:`]);
 
-/** fault-proxy.ts in its own process, in front of Redis on `targetPort`; its delay set through stdin */
-async function startProxy(targetPort: number) {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../fault-proxy.ts", import.meta.url)), "0", String(targetPort)], { stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout });
-  const said = (re: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const exited = () => reject(new Error("fault-proxy.ts exited"));
-      const heard = (line: string) => {
-        const m = re.exec(line);
-        if (!m) return;
-        lines.off("line", heard);
-        child.off("exit", exited);
-        resolve(m);
-      };
-      lines.on("line", heard);
-      child.once("exit", exited);
-    });
-  const port = Number((await said(/^listening on (\d+)$/))[1]);
-  return {
-    url: `redis://127.0.0.1:${port}/0`,
-    async delay(ms: number) {
-      const done = said(new RegExp(`^delay ${ms}$`));
-      child.stdin.write(`${ms}\n`);
-      await done;
-    },
-    stop: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.stdin.end()))),
-  };
-}
-
 // ---- the bench ------------------------------------------------------------------------------------
 
 export async function benchReplicas(reps: number, log: (t: string) => void, quick = false): Promise<ReplicasBench> {
@@ -236,7 +206,7 @@ export async function benchReplicas(reps: number, log: (t: string) => void, quic
   const dir = mkdtempSync(join(tmpdir(), "sandgate-bench-replicas-"));
   const redis = await startRedis();
   const client = new Redis(redis.url);
-  const proxy = await startProxy(redis.port).catch(async (error: unknown) => {
+  const proxy = await spawnFaultProxy(redis.port).catch(async (error: unknown) => {
     client.disconnect();
     await redis.close();
     throw error;

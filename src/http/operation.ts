@@ -123,7 +123,8 @@ export async function runOperation(op: Operation, input: GatewayInput, deps: Dep
     // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
     // the merchant's unit: its records only (a request without one is refused before it reads any)
     const merchant = text(body.merchant_id);
-    reply = await deps.store.unit((store) => decideAndHandle(op, unitDeps(deps, store), input, requestId, body, seen), merchant ? { merchant } : { none: true });
+    // (run again from the start if the merchant's turn was lost before its changes were written: nothing outside the store happened yet)
+    reply = await deps.store.unit((store) => decideAndHandle(op, unitDeps(deps, store), input, requestId, body, seen), merchant ? { merchant, again: true } : { none: true });
   } catch (err) {
     const known = err instanceof GatewayError || err instanceof StoreUnavailable;
     if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");

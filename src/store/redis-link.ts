@@ -20,9 +20,13 @@ export const SILENT_MS = 1_000;
 /** How long a command waits for the connection to be back before it fails (Redis down: at once). */
 const RECONNECT_MS = 2_000;
 /** How often one command is sent in all, each time on a new connection. */
-const ATTEMPTS = 4;
+const ATTEMPTS = 5;
+/** On a Cluster, a command is sent again after this pause (20 ms in all over its attempts). */
+const CLUSTER_PAUSE_MS = 5;
 /** After a refused connection, Redis counts as down this long unless a connection is made. */
 const DOWN_FOR_MS = 1_000;
+/** Connections in a row to one address that close before they are ready: Redis is down behind a proxy. */
+const UNREADY_IS_DOWN = 3;
 /** Errors of a connection that could not be made: Redis (or its host) is not there. */
 /** a cluster node's connection on its way (a command sent to it now would fail at once) */
 const CONNECTING = new Set(["connecting", "connect", "reconnecting"]);
@@ -56,9 +60,9 @@ export function connect(options: LinkOptions): Link {
     connectTimeout: RECONNECT_MS,
     socketTimeout: SILENT_MS,
   };
-  // a lost connection is made again at once, and once more soon after; while Redis refuses, every
-  // 150–200 ms (back within 200 ms of its restart)
-  const retry = (times: number) => (times === 1 ? 0 : times === 2 ? 10 : Math.min(times * 50, 200));
+  // a lost connection is made again at once, and twice more soon after; while Redis refuses, every
+  // 200 ms (back within 200 ms of its restart)
+  const retry = (times: number) => (times <= UNREADY_IS_DOWN ? (times - 1) * 5 : 200);
   // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
   // commands would wait for the previous request's answer; commands are sent at once without it)
   let client: Redis | Cluster;
@@ -108,8 +112,8 @@ function linked(client: Redis | Cluster): Link {
     if (REFUSED.has(err.code ?? "") || /connect ETIMEDOUT/.test(err.message)) refused();
   };
   /**
-   * Two connections in a row that close before they are ready count as refused: what a proxy in
-   * front of a stopped Redis does (it accepts, then closes). One alone may be a lost reply to the
+   * Three connections in a row that close before they are ready count as refused: what a proxy in
+   * front of a stopped Redis does (it accepts, then closes). One or two may be lost replies to a
    * connection's own first command.
    */
   const unready = new Map<string, number>(); // by address: a cluster makes a new connection to a node each time
@@ -123,7 +127,7 @@ function linked(client: Redis | Cluster): Link {
     connection.on("close", () => {
       const times = wasReady ? 0 : (unready.get(address) ?? 0) + 1;
       if (times) unready.set(address, times);
-      if (times >= 2) refused();
+      if (times >= UNREADY_IS_DOWN) refused();
       wasReady = false;
     });
   };
@@ -158,6 +162,8 @@ function linked(client: Redis | Cluster): Link {
   async function recover(err: unknown, attempt: number, sentOn: number): Promise<void> {
     if (err instanceof ReplyError || err instanceof StoreError || attempt >= ATTEMPTS || down()) throw err;
     await back(sentOn).catch(() => Promise.reject(err));
+    // a cluster may not know the node's new connection yet (it finds it by a redirection): a moment more each time
+    if (client instanceof Cluster) await new Promise((resolve) => setTimeout(resolve, CLUSTER_PAUSE_MS));
   }
   return {
     client,

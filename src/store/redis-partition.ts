@@ -10,7 +10,7 @@ import { KEY_FIELD, type Collection } from "../domain/types.js";
 import { createRepository, type Repository } from "../domain/records.js";
 import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, RESOLVE, INSTALL, acquireKeys, commitKeys, partitionKeys, installKeys, resolveKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
-import { StoreUnavailable } from "./store.js";
+import { StoreUnavailable, TurnLost } from "./store.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
 import type { Link } from "./redis-link.js";
 import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.js";
@@ -349,7 +349,7 @@ export class Partition {
       this.ctx.indexed(this.merchantId, where, this.dueAt()),
     ]);
     if (release) this.lease.stop();
-    if (next < 0) throw new StoreUnavailable("this replica's turn ran out before its changes were written");
+    if (next < 0) throw new TurnLost("this replica's turn ran out before its changes were written");
     this.version = next;
     this.lastCounters = counters;
   }

@@ -26,7 +26,7 @@ import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, TAKE, acquireKeys
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
-import { endsOf, groupCommit, StoreError, StoreRefusal, StoreUnavailable, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
+import { endsOf, groupCommit, StoreError, StoreRefusal, StoreUnavailable, TurnLost, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
@@ -235,13 +235,18 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
           try {
             await p.write(false);
           } catch (err) {
-            p.epoch = "";
+            spoil(p);
             throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
           }
         })),
       );
     return commit;
   };
+  /** What this copy holds may differ from Redis now: it is loaded whole next turn, and no unit joins this one. */
+  function spoil(p: Partition): void {
+    p.epoch = "";
+    p.turns.spoil();
+  }
   /** Drops the merchants served least recently while more records than allowed are held (not while a unit reads every merchant). */
   function trim(): void {
     if (globalTurns.busy) return;
@@ -379,15 +384,20 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
 
   const none = createRepository(stateFromFixtures({ ...fixtures, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], payouts: [] }, known.seed));
 
-  async function merchantUnit<T>(merchantId: string, work: (store: Store) => T | Promise<T>): Promise<T> {
-    const p = partition(merchantId);
-    const [entered, settings] = await Promise.allSettled([p.turns.enter(), checkSettings()]);
-    if (entered.status === "rejected") throw entered.reason;
-    try {
-      if (settings.status === "rejected") throw unavailable(settings.reason);
-      return await work(view({ partition: p }));
-    } finally {
-      p.turns.leave();
+  /** A unit of one merchant, in its turn; `again`: run again (twice at most) when its turn was lost before it wrote anything. */
+  async function merchantUnit<T>(merchantId: string, work: (store: Store) => T | Promise<T>, again = false): Promise<T> {
+    for (let run = 1; ; run++) {
+      const p = partition(merchantId);
+      const [entered, settings] = await Promise.allSettled([p.turns.enter(), checkSettings()]);
+      if (entered.status === "rejected") throw entered.reason;
+      try {
+        if (settings.status === "rejected") throw unavailable(settings.reason);
+        return await work(view({ partition: p }));
+      } catch (err) {
+        if (!(again && err instanceof TurnLost && run < 3)) throw err;
+      } finally {
+        p.turns.leave();
+      }
     }
   }
 
@@ -398,7 +408,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       if (merchantId === undefined || merchantId === here.partition.merchantId) return work(view(here));
       throw new StoreError(`a unit of ${here.partition.merchantId} cannot open one of ${merchantId}`);
     }
-    if (merchantId !== undefined) return merchantUnit(merchantId, work);
+    if (merchantId !== undefined) return merchantUnit(merchantId, work, Boolean(scope && "merchant" in scope && scope.again));
     if (here) return work(view(here));
     if (scope) {
       await checkSettings().catch((err: unknown) => Promise.reject(unavailable(err)));
@@ -515,7 +525,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       const p = here.partition;
       // the unit's last write, and no other unit on this turn: it gives the turn back too
       if (last && p.turns.handOver()) return p.write(true).catch((err: unknown) => {
-        p.epoch = "";
+        spoil(p);
         void p.releaseTurn();
         throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
       });

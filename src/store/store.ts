@@ -84,9 +84,11 @@ export interface Store {
  * What a unit works on. One merchant: its records only, locked for the unit with a shared store
  * (other merchants' units run meanwhile). `none`: no records (a request refused before it reads
  * any, or naming a record that does not exist). Left out: everything, read-only across merchants
- * with a shared store (lists, settings such as the scenario choice and the clock).
+ * with a shared store (lists, settings such as the scenario choice and the clock). `again`: the
+ * unit's work may be run again from its start when its turn was lost before anything of it was
+ * written (TurnLost): it does nothing outside the store before it commits (a gateway request).
  */
-export type UnitScope = { merchant: string } | { none: true };
+export type UnitScope = { merchant: string; again?: true } | { none: true };
 
 /** Texts kept by name (snapshots): in memory, in a folder, or in a Redis hash. */
 export interface Shelf {
@@ -208,6 +210,11 @@ export class StoreError extends Error {
 /** The shared store cannot be reached (or lost this replica's turn): the request is answered 503 I0050 and changes nothing. */
 export class StoreUnavailable extends Error {
   override name = "StoreUnavailable";
+}
+
+/** The turn ran out before the unit's changes were written (a replica cut off from Redis for longer than the lease): nothing of them was. */
+export class TurnLost extends StoreUnavailable {
+  override name = "TurnLost";
 }
 
 /** The shared store is there but this replica must not use it (it holds a newer format): the reason is said to every caller. */

@@ -18,6 +18,8 @@ export interface Turns {
    * arriving from then on wait for the next turn.
    */
   handOver(): boolean;
+  /** the copy this turn works on no longer matches Redis (a commit refused): no unit joins it, the next takes a new turn */
+  spoil(): void;
   /** true while this replica holds the turn */
   readonly holding: boolean;
   /** true while a unit runs or waits here, or the turn is being taken or given back */
@@ -36,6 +38,7 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
   let taking = false;
   /** the last unit's write gave the turn back: nothing left to finish */
   let handedOver = false;
+  let spoiled = false;
   let waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   function next(): void {
@@ -68,7 +71,7 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
       return holding || taking || ending || open > 0 || waiting.length > 0;
     },
     enter() {
-      if (holding && !ending && performance.now() - heldSince < TURN_MS) {
+      if (holding && !ending && !spoiled && performance.now() - heldSince < TURN_MS) {
         open++;
         return Promise.resolve();
       }
@@ -85,8 +88,12 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
       void done.finally(() => {
         holding = false;
         ending = false;
+        spoiled = false;
         next();
       });
+    },
+    spoil() {
+      spoiled = true;
     },
     handOver() {
       if (open !== 1 || waiting.length || ending) return false;
