@@ -1,7 +1,7 @@
 // `npm run bench:faults [-- --seconds 10] [--cluster-only|--one-only]`
 // Two replicas (each its own process) on one Redis and on a 3-master Redis Cluster, every node
 // behind a fault proxy (scripts/fault-proxy.ts, each its own process), under the fault tests' load
-// (fault-load.ts: 8 clients, one merchant paying, refunding over four captured payments until they
+// after 5 s of it unmeasured (fault-load.ts: 8 clients, one merchant paying, refunding over four captured payments until they
 // run dry, querying) for each fault in turn: none, 2 % and 0.5 % of replies lost, 1 % of commands
 // cut in half, every connection gone half-open every 2 s. Per run: requests, req/s against the run
 // without faults, how many answered 5xx, what the proxies did, the slowest answer, and whether every
@@ -15,6 +15,7 @@ import { startSandgate } from "./processes.js";
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, "cluster-only": { type: "boolean", default: false }, "one-only": { type: "boolean", default: false } } });
 const ms = Number(values.seconds) * 1000;
 const log = (text: string) => process.stderr.write(`${text}\n`);
+const WARM_UP_MS = 5_000;
 
 const FAULTS: { name: string; faults: Faults; halfOpen?: boolean }[] = [
   { name: "none", faults: {} },
@@ -45,6 +46,7 @@ async function topology(cluster: boolean): Promise<string[]> {
   const rows: string[] = [];
   let baseline = 0;
   try {
+    await load(urls, await prepare(urls[0]!), { ms: WARM_UP_MS }); // the replicas warmed up (JIT), unmeasured
     for (const { name, faults, halfOpen } of FAULTS) {
       const refundable = await prepare(urls[0]!);
       const before = await counts();

@@ -13,7 +13,7 @@
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Cluster, Redis, ReplyError } from "ioredis";
-import { StoreError } from "./store.js";
+import { StoreError, StoreUnavailable } from "./store.js";
 
 /** A connection that has not answered for this long while a reply is awaited is given up. */
 export const SILENT_MS = 1_000;
@@ -27,9 +27,9 @@ const CLUSTER_PAUSE_MS = 5;
 const DOWN_FOR_MS = 1_000;
 /** Connections in a row to one address that close before they are ready: Redis is down behind a proxy. */
 const UNREADY_IS_DOWN = 3;
-/** Errors of a connection that could not be made: Redis (or its host) is not there. */
-/** a cluster node's connection on its way (a command sent to it now would fail at once) */
+/** A cluster node's connection on its way (a command sent to it now would fail at once). */
 const CONNECTING = new Set(["connecting", "connect", "reconnecting"]);
+/** Errors of a connection that could not be made: Redis (or its host) is not there. */
 const REFUSED = new Set(["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 
 export interface Link {
@@ -37,9 +37,9 @@ export interface Link {
   /** sends `send()`'s command, and again on the new connection when the one it was on was lost */
   again<T>(send: () => Promise<T>): Promise<T>;
   /**
-   * After a command sent on connection `sentOn` failed with `err` on its `attempt`: resolves once it is worth sending again
-   * (the connection is back); rejects with `err` when it is not (Redis answered with an error,
-   * Redis is down, or the command had its attempts).
+   * After a command sent on connection `sentOn` failed with `err` on its `attempt`: resolves once
+   * it is worth sending again (the connection is back); rejects with `err` when it is not (Redis
+   * answered with an error, Redis is down, or the command had its attempts).
    */
   recover(err: unknown, attempt: number, sentOn: number): Promise<void>;
   /** the connection commands go on now: given to recover() as the one a failed command was sent on */
@@ -160,9 +160,10 @@ function linked(client: Redis | Cluster): Link {
     });
 
   async function recover(err: unknown, attempt: number, sentOn: number): Promise<void> {
-    if (err instanceof ReplyError || err instanceof StoreError || attempt >= ATTEMPTS || down()) throw err;
+    // Redis's own answer (an error reply) and the store's verdicts are final; anything else is the connection's
+    if (err instanceof ReplyError || err instanceof StoreError || err instanceof StoreUnavailable || attempt >= ATTEMPTS || down()) throw err;
     await back(sentOn).catch(() => Promise.reject(err));
-    // a cluster may not know the node's new connection yet (it finds it by a redirection): a moment more each time
+    // a cluster may not know the node's new connection yet (it finds it by a redirection): a moment more
     if (client instanceof Cluster) await new Promise((resolve) => setTimeout(resolve, CLUSTER_PAUSE_MS));
   }
   return {
@@ -171,15 +172,14 @@ function linked(client: Redis | Cluster): Link {
       return connection;
     },
     recover,
-    async again<T>(send: () => Promise<T>): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
-        const sentOn = connection;
-        try {
-          return await send();
-        } catch (err) {
-          await recover(err, attempt, sentOn);
-        }
-      }
+    again<T>(send: () => Promise<T>): Promise<T> {
+      // (the first send is the path of every request: no async frame around it)
+      const retried = (attempt: number, sentOn: number) => (err: unknown): Promise<T> =>
+        recover(err, attempt, sentOn).then(() => {
+          const on = connection;
+          return send().catch(retried(attempt + 1, on));
+        });
+      return send().catch(retried(1, connection));
     },
   };
 }

@@ -363,7 +363,7 @@ export class Partition {
   private async commit(args: (fence: string) => (string | number)[]): Promise<number> {
     const base = this.version;
     for (let attempt = 1; ; attempt++) {
-      const fence = `${this.ctx.token}.${++fences}`;
+      const fence = `${this.ctx.token.slice(0, 8)}${(++fences).toString(36)}`;
       const sentOn = this.ctx.link.connection;
       try {
         return Number(await this.ctx.scripts.commit(commitKeys(this.keys), args(fence)));
