@@ -11,7 +11,8 @@
 // clock, the seed, the generation a reset of everything starts) is a versioned settings record:
 // every unit checks its version as it takes its turn (in the same round trip), and it changes only
 // in a unit that names no merchant, under its own turn. Such a unit reads every merchant's records
-// (the dashboard's lists) and changes none.
+// (the dashboard's lists) and changes none. The connection to Redis, and what a command does when
+// it fails half-way (sent again, or a commit resolved by its fence), is redis-link.ts's.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { packageVersion } from "../paths.js";
