@@ -14,6 +14,8 @@ import { Cluster } from "ioredis";
 import { defaultFixturesDir } from "../src/paths.js";
 import { LEASE_MS } from "../src/store/redis-partition.js";
 import { openRedisStore } from "../src/store/redis-store.js";
+import { loadFixtures } from "../src/store/fixtures.js";
+import { stateFromFixtures } from "../src/store/initial-state.js";
 import { startSandbox } from "../src/sandbox.js";
 import { freePort, startRedis, startRedisCluster } from "../scripts/redis-server.js";
 
@@ -408,6 +410,21 @@ describe("merchants as partitions", () => {
     expect(everything).not.toContain(card);
     expect(everything).not.toContain("9731");
   });
+
+  test("a state file of one merchant with 60,000 payments is installed in one turn, and another replica finds them", async () => {
+    const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "big" };
+    const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+    try {
+      const state = stateFromFixtures(loadFixtures(defaultFixturesDir), "big");
+      const paid = state.transactions.find((t) => t.merchant_id === ACME.merchant_id)!;
+      for (let i = 0; i < 60_000; i++) state.transactions.push({ ...paid, transaction_id: `BIG${i}`, order_no: `BIG-${i}` });
+      await one.restore(state, ACME.merchant_id); // (its arguments spread into one call overflowed the stack at 50,000)
+      const found = await two.unit((unit) => [unit.records.transactionsByOrder(ACME.merchant_id, "BIG-0").length, unit.records.transactionsByOrder(ACME.merchant_id, "BIG-59999").length], { merchant: ACME.merchant_id });
+      expect(found).toEqual([1, 1]);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  }, 30_000);
 
   test("a unit that runs longer than the lease keeps its merchant's turn: another replica waits for it, and its commit is written", async () => {
     const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };

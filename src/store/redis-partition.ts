@@ -61,9 +61,11 @@ export interface Scripts {
 export function defineScript(link: Link, name: string, lua: string, once = false): Script {
   const client = link.client;
   client.defineCommand(name, { lua });
-  const call = (client as unknown as Record<string, (n: number, ...a: (string | number)[]) => Promise<unknown>>)[name]!;
-  if (once) return (keys, args) => call.call(client, keys.length, ...keys, ...args);
-  return (keys, args) => link.again(() => call.call(client, keys.length, ...keys, ...args));
+  // keys and arguments go as two lists (the client flattens them): spread into one call, an install of
+  // 50,000 records overflowed the stack
+  const call = (client as unknown as Record<string, (n: number, keys: string[], args: (string | number)[]) => Promise<unknown>>)[name]!;
+  if (once) return (keys, args) => call.call(client, keys.length, keys, args);
+  return (keys, args) => link.again(() => call.call(client, keys.length, keys, args));
 }
 
 /** The partition's scripts on this link: one definition each. */
