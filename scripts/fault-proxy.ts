@@ -24,6 +24,7 @@ import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { startRedis, startRedisCluster } from "./redis-server.js";
 
 export interface Faults {
   loseReply?: number;
@@ -186,8 +187,37 @@ export async function spawnFaultProxy(target: number) {
     set: (faults: Omit<Faults, "next">) => ask(JSON.stringify(faults), /^faults$/).then(() => undefined),
     halfOpen: () => ask("half-open", /^half-open$/).then(() => undefined),
     counts: async () => JSON.parse((await ask("counts", /^counts (.*)$/))[1]!) as FaultProxy["counts"],
-    stop: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.stdin.end()))),
+    close: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.stdin.end()))),
   };
+}
+
+/**
+ * A Redis of its own (one, or a 3-master Cluster whose nodes announce their proxy's port) with
+ * every node behind a proxy that `proxy` starts in front of the node's port (in this process, or
+ * its own): the address clients use, the proxies, and every node to stop and start again.
+ */
+export async function redisBehindProxies<P extends { port: number; close(): Promise<void> }>(cluster: boolean, proxy: (port: number) => Promise<P>) {
+  const proxies: P[] = [];
+  const proxied = async (port: number) => {
+    const started = await proxy(port);
+    proxies.push(started);
+    return started.port;
+  };
+  const closeProxies = () => Promise.all(proxies.map((p) => p.close()));
+  if (cluster) {
+    const redis = await startRedisCluster({ announce: proxied });
+    const every = (run: (i: number) => Promise<void>) => Promise.all(redis.ports.map((_, i) => run(i))).then(() => undefined);
+    return {
+      url: redis.url,
+      proxies,
+      stop: () => every(redis.stop),
+      /** every node started again; resolves once the cluster serves (every node says cluster_state:ok) */
+      start: () => every(redis.start).then(redis.ok),
+      close: async () => (await closeProxies(), await redis.close()),
+    };
+  }
+  const redis = await startRedis();
+  return { url: `redis://127.0.0.1:${await proxied(redis.port)}/0`, proxies, stop: redis.stop, start: redis.start, close: async () => (await closeProxies(), await redis.close()) };
 }
 
 /** What a line on stdin asks of the proxy, and the line it answers. */

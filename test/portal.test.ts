@@ -4,83 +4,73 @@
 // "portal": the gateway's transitions and amounts, its notification, its request log entry, and
 // its own message when it refuses.
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { afterAll, describe, expect, test } from "vitest";
 import { runSandgate } from "../scripts/sandgate-process.js";
 import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage } from "./browser-helpers.js";
 import { directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
 import { ENVELOPE } from "./lifecycle-helpers.js";
-import { startReceiver, type Receiver } from "./receiver.js";
+import { sandboxWithReceiver } from "./receiver.js";
 
-let sandbox: Sandbox;
-let receiver: Receiver;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "portal" });
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await receiver.close();
-});
-const received = () => receiver.received;
-const notifyUrl = () => receiver.url;
+const live = sandboxWithReceiver("portal");
+const received = () => live.receiver.received;
+const notifyUrl = () => live.receiver.url;
 
 /** A payment of 100.00 on A10001 (manual capture) made by the merchant's server; `card` picks review or approval. */
 async function payment(card = "4242424242424242"): Promise<string> {
   const body = directPayment({ order_no: nextOrderNo("PORTAL"), amount: "100.00", card, notify_url: notifyUrl() });
-  const res = await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${live.sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return textOf(parseXml(await res.text()).transaction_id);
 }
 
 /** The payment as the operator API lists it. */
 async function queried(id: string): Promise<Record<string, string>> {
-  const all = await sandbox.admin.transactions({});
+  const all = await live.sandbox.admin.transactions({});
   return all.find((t) => t.transaction_id === id) as unknown as Record<string, string>;
 }
 
 /** payment_status as the merchant's own query (/v1/retrievalTrans) answers it. */
 async function paymentStatus(id: string): Promise<string> {
   const body = new URLSearchParams({ ...ENVELOPE, transaction_id: id });
-  const res = await fetch(`${sandbox.url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+  const res = await fetch(`${live.sandbox.url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
   return ((await res.json()) as { orders_list: { payment_status: string }[] }).orders_list[0]!.payment_status;
 }
 
 describe("the portal through the operator API and sandgate ctl", () => {
   test("a partial capture, then partial refunds with a reason: the gateway's rules, a portal history line, the request log, a notification", async () => {
     const id = await payment();
-    const captured = await sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: { amount: "60.00" } });
+    const captured = await live.sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: { amount: "60.00" } });
     expect(captured.result).toMatchObject({ capture_status: "1", amount: "60.00" });
     expect(captured.transaction).toMatchObject({ state: "paid", captured_amount: "60.00", refunded_amount: "0.00" });
 
-    const refunded = await sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: { amount: "25.00", reason: "one item returned" } });
+    const refunded = await live.sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: { amount: "25.00", reason: "one item returned" } });
     expect(refunded.result).toMatchObject({ refund_status: "1", refund_amount: "25.00", refund_reason: "one item returned" });
     expect(refunded.transaction).toMatchObject({ state: "partially_refunded", refunded_amount: "25.00" });
     // the rest by default: what is left of the 60.00 captured
-    const rest = await sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: {} });
+    const rest = await live.sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: {} });
     expect(rest.result.refund_amount).toBe("35.00");
 
     const tx = await queried(id);
     const history = (tx as unknown as { history: { event: string; source: string }[] }).history;
     expect(history.filter((h) => h.source === "portal").map((h) => h.event.split(" ")[0])).toEqual(["capture", "refund", "refund"]);
     // each is in the request log as the merchant's own request, signed with its key
-    const logged = (await sandbox.admin.requests({ merchant_id: tx.merchant_id })).slice(-3);
+    const logged = (await live.sandbox.admin.requests({ merchant_id: tx.merchant_id })).slice(-3);
     expect(logged.map((r) => [r.operation, r.http_status, r.signature?.matched])).toEqual([["capture", 200, true], ["refund", 200, true], ["refund", 200, true]]);
-    await sandbox.deps.notifier.drain();
+    await live.sandbox.deps.notifier.drain();
     expect(received().filter((n) => (n.data as { transaction_id?: string }).transaction_id === id).map((n) => n.event)).toEqual(expect.arrayContaining(["payment.captured", "refund.accepted"]));
   });
 
   test("what the state forbids is refused with the gateway's own message, and nothing changes", async () => {
     const id = await payment();
-    await sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} });
-    await expect(sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({ status: 409, error: "refused", message: expect.stringMatching(/E0101:Already captured/) });
-    await expect(sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: { amount: "100.01" } })).rejects.toMatchObject({ status: 409, error: "refused", message: expect.stringMatching(/: E0402:/) });
-    await expect(sandbox.admin.call("cancelPayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({ status: 409 });
+    await live.sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} });
+    await expect(live.sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({ status: 409, error: "refused", message: expect.stringMatching(/E0101:Already captured/) });
+    await expect(live.sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: { amount: "100.01" } })).rejects.toMatchObject({ status: 409, error: "refused", message: expect.stringMatching(/: E0402:/) });
+    await expect(live.sandbox.admin.call("cancelPayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({ status: 409 });
     expect(await queried(id)).toMatchObject({ state: "paid", captured_amount: "100.00", refunded_amount: "0.00" });
-    await expect(sandbox.admin.call("capturePayment", { params: { transaction_id: "9999999999999999" }, body: {} })).rejects.toMatchObject({ status: 404, error: "transaction_not_found" });
+    await expect(live.sandbox.admin.call("capturePayment", { params: { transaction_id: "9999999999999999" }, body: {} })).rejects.toMatchObject({ status: 404, error: "transaction_not_found" });
   });
 
   test("ctl payment capture, review, cancel, refund; a refusal exits 3 with the gateway's message", async () => {
-    const env = { SANDGATE_URL: sandbox.url, ADMIN_TOKEN: "" };
+    const env = { SANDGATE_URL: live.sandbox.url, ADMIN_TOKEN: "" };
     const id = await payment();
     const capture = await runSandgate(["ctl", "payment", "capture", id, "--amount", "40.00"], { env });
     expect([capture.code, capture.stdout]).toEqual([0, `payment ${id}: paid (captured 40.00, refunded 0.00 USD)\n`]);
@@ -104,7 +94,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the portal on a transaction's page in Chromium (
   test("a tester captures part, refunds part, cancels, approves a review; a refused action shows the gateway's message", async () => {
     browser = await launch();
     const { page, problems } = await watchedPage(browser);
-    const open = async (id: string) => page.goto(`${sandbox.url}/__sandbox/ui/transactions/${id}`);
+    const open = async (id: string) => page.goto(`${live.sandbox.url}/__sandbox/ui/transactions/${id}`);
     const flash = async () => (await page.textContent("#flash"))?.trim();
 
     const id = await payment();

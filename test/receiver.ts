@@ -2,6 +2,8 @@
 // (JSON, or a form's fields), on a port of its own (0: a free one).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
+import { startSandbox, type Sandbox } from "../src/sandbox.js";
 
 export interface Receiver {
   url: string;
@@ -26,4 +28,21 @@ export async function startReceiver(port = 0, path = "/hook"): Promise<Receiver>
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * For a test file: a sandbox on a free port (seeded with `seed`) and a receiver for its
+ * notifications, started before the file's tests and closed after them.
+ */
+export function sandboxWithReceiver(seed: string): { readonly sandbox: Sandbox; readonly receiver: Receiver } {
+  const live = {} as { sandbox: Sandbox; receiver: Receiver };
+  beforeAll(async () => {
+    live.sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed });
+    live.receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await live.sandbox.close();
+    await live.receiver.close();
+  });
+  return live;
 }

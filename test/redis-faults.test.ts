@@ -6,9 +6,8 @@
 // what was acknowledged: nothing missing, nothing applied twice, nothing over-refunded, the same on both.
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { inject } from "vitest";
-import { startFaultProxy, type FaultProxy, type Faults } from "../scripts/fault-proxy.js";
+import { redisBehindProxies, startFaultProxy, type FaultProxy, type Faults } from "../scripts/fault-proxy.js";
 import { check, load, prepare, type LoadResult } from "../scripts/bench/fault-load.js";
-import { startRedis, startRedisCluster } from "../scripts/redis-server.js";
 import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster, Redis } from "ioredis";
 import { ACME, directPayment } from "./helpers.js";
@@ -18,40 +17,13 @@ import { TurnLost, type Store } from "../src/store/store.js";
 
 const cluster = inject("redisCluster");
 
-interface Faulty {
-  /** the replicas' Redis: through a proxy (one per node) */
-  url: string;
-  proxies: FaultProxy[];
-  set(faults: Faults): void;
-  /** stops every node */
-  stop(): Promise<void>;
-  /** starts every node again, and resolves once Redis serves (a cluster: once every node says so) */
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A Redis (or a Cluster) of this file's own, every node behind a fault proxy. */
-async function faultyRedis(): Promise<Faulty> {
-  const proxies: FaultProxy[] = [];
-  const proxied = async (port: number) => {
-    const proxy = await startFaultProxy(port);
-    proxies.push(proxy);
-    return proxy.port;
-  };
-  if (cluster) {
-    const redis = await startRedisCluster({ announce: proxied });
-    const all = (run: (i: number) => Promise<void>) => Promise.all(redis.ports.map((_, i) => run(i))).then(() => undefined);
-    return { url: redis.url, proxies, set: (f) => proxies.forEach((p) => p.set(f)), stop: () => all(redis.stop), start: () => all(redis.start).then(redis.ok), close: async () => (await Promise.all(proxies.map((p) => p.close())), await redis.close()) };
-  }
-  const redis = await startRedis();
-  const url = `redis://127.0.0.1:${await proxied(redis.port)}/0`;
-  return { url, proxies, set: (f) => proxies.forEach((p) => p.set(f)), stop: redis.stop, start: redis.start, close: async () => (await Promise.all(proxies.map((p) => p.close())), await redis.close()) };
-}
-
-let redis: Faulty | undefined;
-const ownRedis = async () => (redis ??= await faultyRedis());
+/** A Redis (or a Cluster) of this file's own, every node behind a fault proxy in this process. */
+let redis: Awaited<ReturnType<typeof redisBehindProxies<FaultProxy>>> | undefined;
+const ownRedis = async () => (redis ??= await redisBehindProxies(cluster, (port) => startFaultProxy(port)));
+/** the faults of every proxy from now on */
+const setFaults = (faults: Faults) => redis?.proxies.forEach((p) => p.set(faults));
 afterAll(async () => redis?.close());
-afterEach(() => redis?.set({}));
+afterEach(() => setFaults({}));
 
 let prefix = "";
 /** two replicas on a fresh prefix (`prefix`) */
@@ -93,11 +65,11 @@ async function underFaults(faults: Faults, ms: number, during?: () => void): Pro
   const urls = await twoReplicas();
   const refundable = await prepare(urls[0]!);
   const before = counted();
-  redis!.set(faults);
+  setFaults(faults);
   const timer = during && setInterval(during, 2_000);
   const result = await load(urls, refundable, { ms });
   clearInterval(timer);
-  redis!.set({});
+  setFaults({});
   const after = counted();
   const made = { connections: 0, lostReplies: after.lostReplies - before.lostReplies, resets: after.resets - before.resets, halfOpen: after.halfOpen - before.halfOpen };
   return { ...result, problems: await check(urls, result), made };
@@ -176,7 +148,7 @@ describe("a commit whose reply does not come back is resolved by its fence, not 
     const [a, b] = await twoReplicas();
     expect((await pay(a!)).status).toBe(200); // the merchant installed
     const lost = counted().lostReplies;
-    redis!.set({ next: { matches: commit, fault: "lose reply" } });
+    setFaults({ next: { matches: commit, fault: "lose reply" } });
     const answer = await pay(a!);
     expect(counted().lostReplies).toBe(lost + 1);
     expect(answer.status).toBe(200);
@@ -193,7 +165,7 @@ describe("a commit whose reply does not come back is resolved by its fence, not 
     const [a, b] = await twoReplicas();
     expect((await pay(a!)).status).toBe(200);
     const resets = counted().resets;
-    redis!.set({ next: { matches: commit, fault: "cut" } });
+    setFaults({ next: { matches: commit, fault: "cut" } });
     const answer = await pay(a!);
     expect(counted().resets).toBe(resets + 1);
     expect(answer.status).toBe(200);

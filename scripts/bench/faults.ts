@@ -7,8 +7,7 @@
 // without faults, how many answered 5xx, what the proxies did, the slowest answer, and whether every
 // replica then holds exactly what was acknowledged.
 import { parseArgs } from "node:util";
-import { spawnFaultProxy, type Faults } from "../fault-proxy.js";
-import { startRedis, startRedisCluster } from "../redis-server.js";
+import { redisBehindProxies, spawnFaultProxy, type Faults } from "../fault-proxy.js";
 import { check, load, prepare } from "./fault-load.js";
 import { startSandgate } from "./processes.js";
 
@@ -25,18 +24,10 @@ const FAULTS: { name: string; faults: Faults; halfOpen?: boolean }[] = [
   { name: "half-open every 2 s", faults: {}, halfOpen: true },
 ];
 
-type Proxy = Awaited<ReturnType<typeof spawnFaultProxy>>;
-
 async function topology(cluster: boolean): Promise<string[]> {
-  const proxies: Proxy[] = [];
-  const proxied = async (port: number) => {
-    const proxy = await spawnFaultProxy(port);
-    proxies.push(proxy);
-    return proxy.port;
-  };
-  const redis = cluster ? await startRedisCluster({ announce: proxied }) : await startRedis();
-  const url = cluster ? redis.url : `redis://127.0.0.1:${await proxied((redis as Awaited<ReturnType<typeof startRedis>>).port)}/0`;
-  const flags = ["--redis-url", url, ...(cluster ? ["--redis-cluster"] : []), "--redis-prefix", `faults-${process.pid}:`];
+  const redis = await redisBehindProxies(cluster, spawnFaultProxy);
+  const { proxies } = redis;
+  const flags = ["--redis-url", redis.url, ...(cluster ? ["--redis-cluster"] : []), "--redis-prefix", `faults-${process.pid}:`];
   const replicas = await Promise.all([startSandgate(flags), startSandgate(flags)]);
   const urls = replicas.map((r) => r.url);
   const counts = async () => {
@@ -66,7 +57,6 @@ async function topology(cluster: boolean): Promise<string[]> {
     }
   } finally {
     await Promise.all(replicas.map((r) => r.stop()));
-    await Promise.all(proxies.map((p) => p.stop()));
     await redis.close();
   }
   return rows;

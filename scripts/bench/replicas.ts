@@ -283,7 +283,7 @@ export async function benchReplicas(reps: number, log: (t: string) => void, quic
   } finally {
     client.disconnect();
     proxied.disconnect();
-    await proxy.stop();
+    await proxy.close();
     await redis.close();
     rmSync(dir, { recursive: true, force: true });
   }

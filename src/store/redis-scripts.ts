@@ -60,6 +60,16 @@ export const resolveKeys = (p: PartitionKeys) => [p.epoch, p.version, p.changes,
 export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
 
 /**
+ * Lua taking the lock KEYS[1] for the token ARGV[1] with a lease of ARGV[2] ms, if free or already
+ * the token's (its lease renewed: a reply lost on the way, the caller asks again); otherwise the
+ * script returns `taken` (another holds it). ACQUIRE and TAKE share it.
+ */
+const holdLock = (taken: string) => `local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2])
+elseif holder then return ${taken}
+else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end`;
+
+/**
  * Takes the merchant's turn if free or already the caller's (a reply lost on the way: the caller
  * asks again; ARGV[1] = '' only reads: a catch-up without the turn), and says what the caller's copy needs. Returns {0} when another replica has the turn; {3} when the
  * merchant is not installed in this generation (the caller installs it); {2, epoch, version} when the
@@ -68,12 +78,7 @@ export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.
  * KEYS: see acquireKeys. ARGV: token, lease ms, generation, the caller's epoch and version.
  */
 export const ACQUIRE = `
-if ARGV[1] ~= '' then
-  local holder = redis.call('GET', KEYS[1])
-  if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  elseif holder then return {0}
-  else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-end
+if ARGV[1] ~= '' then ${holdLock("{0}")} end
 local epoch = redis.call('GET', KEYS[2])
 if not epoch or string.sub(epoch, 1, #ARGV[3] + 1) ~= ARGV[3] .. '/' then return {3} end
 local version = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -158,10 +163,7 @@ return 0
  * caller asks again). Returns 1 when the caller has it, 0 when another does. KEYS: lock. ARGV: token, lease ms.
  */
 export const TAKE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if holder then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+${holdLock("0")}
 return 1
 `;
 
