@@ -60,9 +60,9 @@ export function connect(options: LinkOptions): Link {
     connectTimeout: RECONNECT_MS,
     socketTimeout: SILENT_MS,
   };
-  // a lost connection is made again at once, and twice more soon after; while Redis refuses, every
-  // 200 ms (back within 200 ms of its restart)
-  const retry = (times: number) => (times <= UNREADY_IS_DOWN ? (times - 1) * 5 : 200);
+  // a lost connection is made again at once, up to three times in a row (Redis down behind a proxy
+  // is known within milliseconds); while Redis refuses, every 200 ms (back within 200 ms of its restart)
+  const retry = (times: number) => (times <= UNREADY_IS_DOWN ? 0 : 200);
   // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
   // commands would wait for the previous request's answer; commands are sent at once without it)
   let client: Redis | Cluster;
