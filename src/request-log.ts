@@ -11,7 +11,10 @@ export interface RequestLogEntry {
   ip: string;
   merchant_id: string;
   account_id: string;
+  /** the order the request names; a batch's first order */
   order_no: string;
+  /** a batch that names more than one order: each (the first ORDERS_LOGGED), found by any of them */
+  order_nos?: string[];
   http_status: number;
   result: string;
   rule: string;
@@ -19,6 +22,9 @@ export interface RequestLogEntry {
   note?: string;
   signature: Omit<SignatureCheck, "signature"> & { expected: string } | null;
 }
+
+/** The orders of one batch the log names its request by (a batch may hold hundreds). */
+export const ORDERS_LOGGED = 50;
 
 /** An IPv4 caller as it is written everywhere else ("::ffff:127.0.0.1" → "127.0.0.1"). */
 export const normaliseIp = (ip: string) => ip.replace(/^::ffff:/, "");
@@ -100,7 +106,7 @@ function matcher(f: RequestFilter): (e: RequestLogEntry) => boolean {
   const until = f.until === undefined ? Infinity : Date.parse(f.until);
   return (e) => {
     if (f.merchant_id !== undefined && e.merchant_id !== f.merchant_id) return false;
-    if (f.order_no !== undefined && e.order_no !== f.order_no) return false;
+    if (f.order_no !== undefined && e.order_no !== f.order_no && !e.order_nos?.includes(f.order_no)) return false;
     if (f.operation !== undefined && e.operation !== f.operation) return false;
     if (!statusOk(e.http_status)) return false;
     const at = Date.parse(e.at);

@@ -37,6 +37,27 @@ describe("request log filters", () => {
     expect(await listed(app, { since: new Date(Date.parse(all.at(-1)!.at) + 1000).toISOString() })).toEqual([]);
   });
 
+  test("a batch (capture, refund, cancel) is found by each order it names, as a payment's other requests are", async () => {
+    const { app, captured } = await traffic();
+    const ofOrder = await listed(app, { order_no: "ORD-1002" });
+    expect(ofOrder.map((r) => r.id)).toEqual([captured.headers["x-request-id"]]);
+    expect(ofOrder[0]!.order_no).toBe("ORD-1002");
+    const paid = await request(app).post("/v1/authorise").send(directPayment({ order_no: "BATCH-2", amount: "10.00" }));
+    const second = { transaction_id: /<transaction_id>([^<]+)</.exec(paid.text)![1]!, order_no: "BATCH-2", currency: "USD", amount: "10.00" };
+    const batch = await request(app)
+      .post("/v1/refund")
+      .send({ ...ACME, encryption_data: "a".repeat(64), refund_orders: [{ transaction_id: "1000000000001002", order_no: "ORD-1002", currency: "USD", amount: "75.50", refund_amount: "1.00" }, { ...second, refund_amount: "1.00" }] });
+    for (const orderNo of ["ORD-1002", "BATCH-2"]) expect((await listed(app, { order_no: orderNo })).map((r) => r.id)).toContain(batch.headers["x-request-id"]);
+    const entry = (await listed(app, { operation: "refund" })).at(-1) as Logged & { order_nos?: string[] };
+    expect([entry.order_no, entry.order_nos]).toEqual(["ORD-1002", ["ORD-1002", "BATCH-2"]]);
+    expect(await listed(app, { order_no: "NOT-IN-IT" })).toEqual([]);
+    // the payment's page lists it among the requests for its order
+    const page = (await request(app).get(`/__sandbox/ui/transactions/${second.transaction_id}`).expect(200)).text;
+    const requests = page.slice(page.indexOf("Requests for this order"));
+    expect(requests).toContain("<td>authorise</td>");
+    expect(requests).toContain("<td>refund</td>");
+  });
+
   test("a time that is not one is refused in the operator API's error shape", async () => {
     const { app } = await makeApp();
     for (const path of ["/__sandbox/requests", "/__sandbox/requests.har"]) {

@@ -21,7 +21,7 @@ import { maskRequest } from "../domain/masking.js";
 import { faultedBody, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { text } from "./fields.js";
-import { normaliseIp, type Exchange } from "../request-log.js";
+import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../request-log.js";
 import type { Format, Reply } from "./reply.js";
 import type { RequestSource } from "../domain/types.js";
 
@@ -281,6 +281,22 @@ function exchangeOf(input: GatewayInput, headers: Record<string, string>, body: 
   };
 }
 
+/** The order a request names: its order_no, or those of a batch's orders (capture_orders, refund_orders, ...). */
+function ordersOf(body: Body): { order_no: string; order_nos?: string[] } {
+  const own = text(body.order_no);
+  if (own) return { order_no: own };
+  const named = new Set<string>();
+  for (const list of Object.values(body)) {
+    if (!Array.isArray(list)) continue;
+    for (const order of list) {
+      const orderNo = order && typeof order === "object" ? text((order as Body).order_no) : "";
+      if (orderNo && named.size < ORDERS_LOGGED) named.add(orderNo);
+    }
+  }
+  const [first = "", ...more] = named;
+  return more.length ? { order_no: first, order_nos: [first, ...more] } : { order_no: first };
+}
+
 function record(deps: Deps, op: Operation, input: GatewayInput, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
   const entry = {
     id,
@@ -290,7 +306,7 @@ function record(deps: Deps, op: Operation, input: GatewayInput, id: string, body
     ip: normaliseIp(input.clientAddress),
     merchant_id: text(body.merchant_id),
     account_id: text(body.account_id),
-    order_no: text(body.order_no),
+    ...ordersOf(body),
     http_status: reply.status ?? 200,
     result: reply.result,
     rule: reply.rule ?? "",
