@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 
 /** The keys a body schema accepts (every option's, for a union). */
-function keysOf(schema: z.ZodType): string[] {
+export function keysOf(schema: z.ZodType): string[] {
   if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
   if (schema instanceof z.ZodUnion) return [...new Set((schema.options as z.ZodType[]).flatMap(keysOf))];
   return [];
