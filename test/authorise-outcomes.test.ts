@@ -228,6 +228,18 @@ describe("merchants", () => {
     expect(merchant?.accounts.map((a) => a.account_id)).toEqual(["ACC-1"]);
   });
 
+  test("a refused request provisions nothing: neither the merchant nor the account it names", async () => {
+    const { app, deps } = await makeApp();
+    const merchants = structuredClone(deps.store.data.merchants);
+    // well-formed, and refused by what it asks (404 subscription not found), as a malformed one is (400)
+    const cancel = await request(app).post("/v1/subscription/cancel").send({ merchant_id: "CI-RUN-78", account_id: "ACC-1", recurring_id: "R1", encryption_data: "a".repeat(64) });
+    expect([cancel.status, cancel.body.return_message]).toEqual([404, expect.stringMatching(/^E0501:/)]);
+    const onFixture = await request(app).post("/v1/subscription/cancel").send({ merchant_id: "M10001", account_id: "NEW-ACC", recurring_id: "R1", encryption_data: "a".repeat(64) });
+    expect(onFixture.status).toBe(404);
+    expect((await postAuthorise(app, directPayment({ merchant_id: "CI-RUN-78", amount: "ten" }))).status).toBe(400);
+    expect(deps.store.data.merchants).toEqual(merchants);
+  });
+
   test.each([
     ["an unknown merchant", { merchant_id: "M99999" }, "I0010"],
     ["an unknown account of a known merchant", { account_id: "A99999" }, "I0011"],

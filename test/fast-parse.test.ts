@@ -8,70 +8,7 @@ import { z } from "zod";
 import { OPERATIONS } from "../src/app.js";
 import { apmRequest, paymentRequest } from "../src/gateway/payment-schema.js";
 import { compileFastParse, fastParse, NOT_SURE } from "../src/http/fast-parse.js";
-import { apmPayment, directPayment, fullApmRequest, fullPaymentRequest } from "./helpers.js";
-import { ENVELOPE } from "./lifecycle-helpers.js";
-const ORDER = { transaction_id: "1234567890123456", order_no: "ORD-1", currency: "USD", amount: "10.00" };
-const PAYOUT = {
-  ...ENVELOPE,
-  request_id: "3f1c2a9e-8b7d-4c6e-9a5b-000000000001",
-  payment_currency: "USD",
-  payment_amount: "100.00",
-  payment_method: "SWIFT",
-  beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "123456789", bank_country_code: "US" } },
-};
-
-/** Valid requests per operation (the operation's own schema validates them). */
-const VALID: Record<string, Record<string, unknown>[]> = {
-  authorise: [fullPaymentRequest(), directPayment(), fullApmRequest(), apmPayment()],
-  checkout: [fullPaymentRequest({ card: "", security_code: "" }), directPayment()],
-  capture: [{ ...ENVELOPE, capture_orders: [ORDER, { ...ORDER, order_no: "ORD-2" }] }],
-  cancel: [{ ...ENVELOPE, cancel_orders: [ORDER] }],
-  review: [{ ...ENVELOPE, review_orders: [{ ...ORDER, review_flag: "1" }] }],
-  refund: [{ ...ENVELOPE, refund_orders: [{ ...ORDER, refund_amount: "3.00", refund_reason: "damaged" }] }],
-  retrievalTrans: [{ ...ENVELOPE, order_no: "ORD-1" }, { ...ENVELOPE, transaction_id: "1234567890123456", start_time: "2026-01-01 00:00:00" }],
-  retrievalRefund: [{ ...ENVELOPE, transaction_id: "1234567890123456" }],
-  subscriptionCancel: [{ ...ENVELOPE, recurring_id: "R12345678901234" }],
-  paymentMethodsOptimise: [{ ...ENVELOPE, currency: "BRL", amount: "25.00", billing_country: "BR" }],
-  payout: [PAYOUT],
-};
-
-/** Values that sit on the edges of the fields' rules. */
-const AWKWARD = [
-  "", " ", "abc", "10.00", "0.00", "0", "1", "-1", "12.345", "1e999", "NaN", "USD", "usd", "US", "u", "2030", "12", "123", "4242424242424242",
-  "https://shop.example.com/r", "ftp://x", "jane@example.com", "jane@", "01-02-1990", "1990-02-01", "-8", "+5.5", "24", "month", "fortnight",
-  "2026-01-01", "YES", "NO", "Tent#,#T-1#,#10.00#,#1", "Tent#,#T-1", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c", '{"a":"b"}', "[]",
-  JSON.stringify([ORDER]), "\u{1F600}", "x".repeat(70),
-];
-const awkward: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(...AWKWARD),
-  fc.string({ maxLength: 6 }),
-  fc.integer({ min: -3, max: 3000 }),
-  fc.double(),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constant([]),
-  fc.constant({}),
-  fc.constant([ORDER]),
-);
-
-const ABSENT = Symbol("absent");
-/** A value like `base`: mostly kept, sometimes replaced by an awkward one; objects and arrays changed inside. */
-function around(base: unknown, depth = 0): fc.Arbitrary<unknown> {
-  if (Array.isArray(base)) return fc.oneof({ weight: 6, arbitrary: fc.tuple(...base.map((b) => around(b, depth + 1))) }, { weight: 1, arbitrary: awkward });
-  if (base !== null && typeof base === "object") {
-    const entries = Object.entries(base as Record<string, unknown>);
-    const kept = entries.map(([k, v]) => fc.oneof({ weight: 6, arbitrary: around(v, depth + 1) }, { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) }).map((x) => [k, x] as const));
-    const added = fc.array(fc.tuple(fc.constantFrom("extra", "note", "subscription", "additional_information", "customer_details", "refund_reason", "card", "token_id", "__proto__"), awkward), { maxLength: 2 });
-    const object = fc.tuple(fc.tuple(...kept), added).map(([fields, more]) => {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of [...fields, ...more]) if (v !== ABSENT) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-      return out;
-    });
-    return depth === 0 ? object : fc.oneof({ weight: 6, arbitrary: object }, { weight: 1, arbitrary: awkward });
-  }
-  return fc.oneof({ weight: 5, arbitrary: fc.constant(base) }, { weight: 2, arbitrary: awkward });
-}
-
+import { around, awkward, VALID } from "./gateway-bodies.js";
 /** Objects as [key, value] lists, so that a comparison also sees the keys' order. */
 function ordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(ordered);

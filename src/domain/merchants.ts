@@ -52,8 +52,8 @@ export const accountOf = (records: Pick<Repository, "merchant">, merchantId: str
 export interface Caller {
   merchant: Merchant;
   account: Account;
-  /** Adds what was provisioned to the state; called only once the request is accepted. */
-  commitProvisioning(): void;
+  /** Adds what was provisioned to the state (true when there was something); called only once the request is accepted. */
+  commitProvisioning(): boolean;
 }
 
 export function findCaller(
@@ -76,11 +76,17 @@ export function findCaller(
     merchant,
     account,
     commitProvisioning() {
-      if (!known && !records.merchant(merchantId)) records.addMerchant(merchant);
+      let added = false;
+      if (!known && !records.merchant(merchantId)) {
+        records.addMerchant(merchant);
+        added = true;
+      }
       if (!knownAccount && !merchant.accounts.includes(account)) {
         merchant.accounts.push(account);
         records.changed("merchants", merchant);
+        added = true;
       }
+      return added;
     },
   };
 }

@@ -204,9 +204,10 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
     : await op.handle({ requestId, body, caller, signature, baseUrl, now, decision, decide, via: input.via ?? "api" }, deps);
   reply.rule ??= decision.rule;
   if (then.status !== undefined) reply.status = then.status;
+  // a merchant or account first used by this request is kept when the request was accepted (or
+  // changed something of it, as a scenario's 503 that still takes effect): never for a refusal
+  if ((reply.changed || (reply.status ?? 200) < 400) && caller.commitProvisioning()) reply.changed = true;
   if (caughtUp > 0) reply.changed = true;
-  if (caller.merchant.provisioned && deps.store.records.merchant(caller.merchant.merchant_id) !== caller.merchant) reply.changed = true;
-  caller.commitProvisioning();
   if (reply.changed) await deps.store.commit(true); // the unit's last change: the turn goes with it
   return reply;
 }
