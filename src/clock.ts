@@ -8,6 +8,12 @@ export interface Clock {
   setOffset?(ms: number): void;
 }
 
+/**
+ * The real time at the instant the sandbox's clock read `sandboxNow`: what the clocks of the world
+ * outside say (a receiver's freshness window), however far the sandbox's clock was moved.
+ */
+export const realTimeOf = (clock: Pick<Clock, "offsetMs">, sandboxNow: Date): Date => new Date(sandboxNow.getTime() - clock.offsetMs());
+
 export function createClock(realNow: () => number = Date.now): Clock {
   let offset = 0;
   return {

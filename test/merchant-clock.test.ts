@@ -8,7 +8,7 @@ import { sandboxWithReceiver } from "./receiver.js";
 
 const DAY = 86_400_000;
 const live = sandboxWithReceiver("merchant-clock");
-const received = () => live.receiver.received as { merchant_id: string; event: string; created_at: string }[];
+const received = () => live.receiver.received as { merchant_id: string; event: string; created_at: string; sent_at: string }[];
 
 const post = async (path: string, body: Record<string, unknown>) => {
   const res = await fetch(`${live.sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -69,6 +69,9 @@ describe("a clock per merchant", () => {
     const deducted = received().filter((n) => n.merchant_id === "CLOCK-A" && n.event === "subscription.deducted");
     expect(deducted).toHaveLength(3);
     expect(Math.max(...deducted.map((n) => ahead(n.created_at)))).toBeGreaterThan(3 * DAY - 60_000);
+    // each sent at the real time, and signed so: a receiver's freshness window (300 s on sent_at)
+    // takes A's notifications as it takes B's, however far A's clock was moved
+    for (const n of received()) expect(Math.abs(ahead(n.sent_at)), `${n.event} of ${n.merchant_id} sent_at`).toBeLessThan(60_000);
   });
 
   test("an unknown merchant's clock is refused and nothing moves", async () => {

@@ -218,6 +218,22 @@ describe("hosted checkout", () => {
     expect(txOf(order_no).result).toBe("expired_card");
   });
 
+  test("a card expires by the merchant's own clock: two years on for it, a card good for one more year by the sandbox's declines as expired", async () => {
+    await request(app).put("/__sandbox/merchants/CLOCK-CARD").expect(200);
+    await request(app).post("/__sandbox/clock").send({ advance: "730d", merchant_id: "CLOCK-CARD" }).expect(200);
+    const nextYear = String(deps.clock.now().getUTCFullYear() + 1);
+    const ahead = await checkout({ merchant_id: "CLOCK-CARD", account_id: "A1" });
+    await request(app).post(ahead.page).type("form").send(card("4242424242424242", { expiration_year: nextYear })).expect(303);
+    expect(txOf(ahead.order_no).result).toBe("expired_card");
+    // as that merchant's direct payment with the card is
+    const direct = await request(app).post("/v1/authorise").send(directPayment({ merchant_id: "CLOCK-CARD", account_id: "A1", expiration_year: nextYear })).expect(200);
+    expect(textOf(parseXml(direct.text).result_info)).toMatch(/^D0054:/);
+    // another merchant's payer pays with it
+    const now = await checkout();
+    await request(app).post(now.page).type("form").send(card("4242424242424242", { expiration_year: nextYear })).expect(303);
+    expect(txOf(now.order_no).state).toBe("authorised");
+  });
+
   test.each([
     { outcome: "paid", state: "authorised" },
     { outcome: "stolen_card", state: "declined" },

@@ -87,6 +87,15 @@ describe.skipIf(REPLICA_MODE)("the playground makes payments through the gateway
     expect(page).toContain('<h1 id="outcome">Approved (authorised)</h1>');
   });
 
+  test("the card form's expiry is good for three years by the clock of the merchant it pays for, moved on four years", async () => {
+    await request(app).post("/__sandbox/clock").send({ advance: "1461d", merchant_id: "M10001" }).expect(200);
+    const res = await request(app).get(PLAYGROUND).set("cookie", session.cookie).expect(200);
+    const year = /name="expiration_year"[^>]*value="(\d{4})"/.exec(res.text)?.[1];
+    expect(year).toBe(String(deps.store.records.nowOf("M10001", deps.clock.now()).getUTCFullYear() + 3));
+    const { tx } = await pay({ ...CARD, expiration_year: year! });
+    expect(tx.state).toBe("authorised");
+  });
+
   test("a named outcome instead of a card: X-Sandbox-Outcome decides (and a card is made up)", async () => {
     const { tx, page } = await pay({ ...CARD, card: "", outcome: "insufficient_funds" });
     expect(tx).toMatchObject({ state: "declined", result: "insufficient_funds", card_masked: "424242******4242" });

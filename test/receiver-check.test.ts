@@ -15,7 +15,7 @@ import type { ReceiverCheckReport } from "../src/receiver-check/run.js";
 import { runReceiverCheck } from "../src/receiver-check/run.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import type { Notification } from "../src/domain/types.js";
-import { ACME, makeApp } from "./helpers.js";
+import { ACME, directPayment, makeApp } from "./helpers.js";
 
 /** The field list a merchant verifies encryption_data with, read from the data file as a merchant's integration would. */
 const SIGNED_FIELDS = (JSON.parse(readFileSync(new URL("../data/signature-fields.json", import.meta.url), "utf8")) as Record<string, { response: string[] }>).notification!.response;
@@ -161,6 +161,23 @@ describe("the verdicts each receiver deserves", () => {
       expect(tx).toMatchObject({ transaction_id: report.transaction_id, state: "authorised", notify_url: "" });
       // nothing is left to send: a check never retries
       expect(await sandbox.admin.deliverNotifications()).toMatchObject({ attempts: 0 });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("a merchant whose clock is four years on: the check's payment is made with a card good by that clock, and a correct receiver passes", async () => {
+    // its first payment provisions it and its account
+    await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ merchant_id: "CLOCK-CHECK", account_id: "A1" })) });
+    await sandbox.admin.call("advanceClock", { body: { advance: "1461d", merchant_id: "CLOCK-CHECK" } });
+    // a correct receiver on the world's clock: its freshness window holds on sent_at, the real time
+    const receiver = await startReceiver("none", "sk_test_CLOCK-CHECK");
+    try {
+      const report = await runReceiverCheck(sandbox.deps, { url: receiver.url, merchant_id: "CLOCK-CHECK" }, sandbox.url);
+      expect(report.probes.filter((p) => p.verdict !== "pass").map((p) => `${p.probe}: ${JSON.stringify(p.sends).slice(0, 300)}`)).toEqual([]);
+      expect(report).toMatchObject({ passed: true, payment: "created" });
+      const [tx] = await sandbox.admin.transactions({ merchant_id: "CLOCK-CHECK", order_no: `CHECK-${report.check}` });
+      expect(tx).toMatchObject({ transaction_id: report.transaction_id, state: "authorised" });
     } finally {
       await receiver.close();
     }

@@ -74,7 +74,8 @@ export function playgroundRoutes(server: Deps): Router {
     const card = accounts.find(({ account }) => account.payment_methods.includes("card")) ?? accounts[0];
     const base = { ...values, merchant_id: card?.merchant ?? "", account_id: card?.account.account_id ?? "", currency: "USD" };
     if (kind === "checkout") return { ...base, amount: "25.00" };
-    const year = String(server.clock.now().getUTCFullYear() + 3);
+    // valid for three years by the clock of the merchant it pays for
+    const year = String(store.records.nowOf(base.merchant_id, server.clock.now()).getUTCFullYear() + 3);
     return { ...base, amount: "10.00", card: OUTCOME_CARD, expiration_month: "12", expiration_year: year, security_code: "123" };
   }
 

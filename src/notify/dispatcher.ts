@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
-import type { Clock } from "../clock.js";
+import { realTimeOf, type Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Store } from "../store/store.js";
 import type { Notification } from "../domain/types.js";
@@ -67,23 +67,27 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
       const taken = await deps.store.unit(async (store) => {
         // a reset may have removed it, or another attempt delivered it, while it waited
-        const now = store.records.nowOf(n.merchant_id, deps.clock.now());
+        const sandboxNow = deps.clock.now();
+        const now = store.records.nowOf(n.merchant_id, sandboxNow);
         if (!stillStored(store, n) || (!resend && !isDue(n, now)) || claimedElsewhere(n)) return undefined;
         if (shared) {
           n.claim = { by: replica, until: new Date(Date.now() + timeoutMs + CLAIM_SLACK_MS).toISOString() };
           store.records.changed("notifications", n);
           await store.commit(); // the claim is in Redis before the POST goes out
         }
-        // the key now: the attempt is signed again with its own sent_at
-        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: now.toISOString(), key: secretKeyOf(store.records, n.merchant_id) };
+        // the key now: the attempt is signed again with its own sent_at, the real time (a receiver's
+        // freshness window holds on it however far the merchant's clock was moved); the log dates
+        // the attempt by the merchant's clock, as its retries are scheduled
+        const sentAt = realTimeOf(deps.clock, sandboxNow).toISOString();
+        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: now.toISOString(), sentAt, key: secretKeyOf(store.records, n.merchant_id) };
       }, mine);
       if (!taken) return;
-      const { number, reason, at, key } = taken;
+      const { number, reason, at, sentAt, key } = taken;
       // ... the POST outside any unit (a slow receiver holds up nothing else) ...
       const refused = target.refusal(n.url);
       const outcome: AttemptOutcome = refused
         ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
-        : await postNotification({ ...n, payload: attemptBody(n.payload, at, key) }, number, timeoutMs);
+        : await postNotification({ ...n, payload: attemptBody(n.payload, sentAt, key) }, number, timeoutMs);
       attemptsMade++;
       // ... and one to record what happened
       await deps.store.unit((store) => {

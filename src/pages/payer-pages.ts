@@ -159,7 +159,8 @@ function choose(deps: Deps, tx: Transaction, stage: Stage, body: Record<string, 
 
 /** A card at the hosted checkout: checked like /v1/authorise, then decided by the scenario in force, as a direct payment. */
 function payByCard(deps: Deps, tx: Transaction, body: Record<string, unknown>, base: Pick<PayerAction, "source" | "path" | "ip">): Choice {
-  const form = readCardForm(body, deps.clock.now());
+  // a card expires by the merchant's own clock, as its direct payments' cards do
+  const form = readCardForm(body, deps.store.records.nowOf(tx.merchant_id, deps.clock.now()));
   if ("problems" in form) return form;
   // the outcome the checkout request named (X-Sandbox-Outcome) ends the card, whatever the card or the scenarios say
   const named = tx.payer_request?.outcome;

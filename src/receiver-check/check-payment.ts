@@ -20,7 +20,7 @@ export async function createPayment(deps: Deps, merchant: Merchant, sandgateUrl:
     amount: "10.00",
     card: "4242424242424242",
     expiration_month: "12",
-    expiration_year: String(deps.clock.now().getUTCFullYear() + 3),
+    expiration_year: String(deps.store.records.nowOf(merchant.merchant_id, deps.clock.now()).getUTCFullYear() + 3),
     security_code: "123",
     first_name: "Receiver",
     last_name: "Check",

@@ -5,6 +5,7 @@
 // A receiver that cannot be reached stops the run at once, one that does not answer after two
 // timeouts in a row: said once in `stopped`, not as a failure per probe.
 import { unitDeps, type Deps } from "../deps.js";
+import { realTimeOf } from "../clock.js";
 import type { Store } from "../store/store.js";
 import { DEFAULT_TIMEOUT_MS, postNotification } from "../notify/dispatcher.js";
 import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../notify/outbox.js";
@@ -161,7 +162,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
         : await inUnit(async (store) => {
             const built = buildNotification(store.ids, clock.now(), send.event, keys.key);
             // sent as one attempt of Sandgate's is: with its sent_at (a probe may change it, signed or not)
-            built.payload = attemptBody(built.payload, clock.now().toISOString(), keys.key);
+            built.payload = attemptBody(built.payload, realTimeOf(clock, clock.now()).toISOString(), keys.key);
             shapedNotification(built, send, keys);
             built.check = check;
             built.probe = probe.id;
