@@ -61,6 +61,9 @@ describe("pages", () => {
     expect(page).toContain(`refund ${id}-01`);
     expect(page).toContain(`data-action="settle-processed-${id}-01"`);
     expect(page).toMatch(/<td>authorise<\/td>/);
+    expect(page).toContain("<dt>Kind</dt><dd>direct (card)</dd>");
+    // a fixture payment names no method: its kind alone
+    expect((await request(app).get("/__sandbox/ui/transactions/1000000000001002").expect(200)).text).toContain("<dt>Kind</dt><dd>direct</dd>");
     await request(app).get("/__sandbox/ui/transactions/nope").expect(404);
   });
 

@@ -117,7 +117,7 @@ ${sub.state === "active" ? postButton(`${BASE}/ui/subscriptions/${encodeURICompo
 <section class="card"><dl class="summary">
 <dt>Merchant / account</dt><dd>${e(tx.merchant_id)} / ${e(tx.account_id)}</dd>
 <dt>order_no</dt><dd>${e(tx.order_no)}</dd>
-<dt>Kind</dt><dd>${e(tx.kind)} (${e(tx.payment_method)})</dd>
+<dt>Kind</dt><dd>${e(tx.kind)}${tx.payment_method ? ` (${e(tx.payment_method)})` : ""}</dd>
 <dt>Amount</dt><dd>${e(tx.amount)} ${e(tx.currency)} · captured ${e(tx.captured_amount)} · refunded ${e(tx.refunded_amount)}</dd>
 <dt>payment_status</dt><dd id="tx-status">${statusBadge(tx.state)}</dd>
 <dt>result_info</dt><dd>${e(resultInfo(tx.result))}</dd>
