@@ -122,4 +122,36 @@ describe.skipIf(REPLICA_MODE)("the dashboard's forms, fuzzed", () => {
       { numRuns: 60 },
     );
   });
+
+  test("the playground: any fields are answered with its page (refused: nothing stored) or a redirect to the payment it made, never 5xx but a gateway's fault", async () => {
+    const { app, deps } = await makeApp();
+    const { cookie, token } = await formSession(app, "/__sandbox/ui/playground");
+    const field = fc.oneof(
+      fc.tuple(fc.constant("kind"), fc.constantFrom("card", "checkout", "apm", "", "nope")),
+      fc.tuple(fc.constantFrom("merchant_id", "account_id"), fc.constantFrom("M10001", "A10001", "A10002", "M10002", "A20001", "CI-X", "", "<b>")),
+      fc.tuple(fc.constantFrom("amount", "currency", "card", "expiration_month", "expiration_year", "security_code", "payment_method", "outcome", "order_no"), formValue),
+      // where the gateway would send the payer and the notifications: only this machine
+      fc.tuple(fc.constantFrom("return_url", "notify_url"), fc.constantFrom("", "http://127.0.0.1:1/x", "not a url", "javascript:alert(1)")),
+    );
+    // a card payment that goes through, with any of its fields changed
+    const valid = { kind: "card", merchant_id: "M10001", account_id: "A10001", amount: "10.00", currency: "USD", card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123" };
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(field, { maxLength: 4 }), async (changes) => {
+        const form = new URLSearchParams({ _form: token, ...valid, ...Object.fromEntries(changes) });
+        const before = snapshotState(deps);
+        const res = await request(app).post("/__sandbox/ui/playground").set({ cookie, "sec-fetch-site": "same-origin", origin: "http://127.0.0.1" }).type("form").send(form.toString());
+        const said = `POST /__sandbox/ui/playground ${form.toString().slice(0, 300)} → ${res.status} ${String(res.headers.location ?? res.text.match(/id="playground-error"[^>]*>([^<]*)/)?.[1] ?? res.text.slice(0, 200))}`;
+        statuses.add(res.status);
+        if (res.status === 303) return void expect(res.headers.location, said).toMatch(/^\/__sandbox\/ui\/playground\/result\//);
+        // refused by the playground or the gateway (400), or a scenario's fault the gateway answered (502): its page, and nothing stored
+        expect([200, 400, 502], said).toContain(res.status);
+        expect(res.headers["content-type"], said).toMatch(/^text\/html/);
+        expect(res.text, said).not.toMatch(/<script>alert|<b>/);
+        if (res.status !== 200) expect(snapshotState(deps), said).toEqual(before);
+      }),
+      { numRuns: 60 },
+    );
+    expect([...statuses]).toEqual(expect.arrayContaining([303, 400]));
+  });
 });
