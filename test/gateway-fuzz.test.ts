@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { OPERATIONS } from "../src/app.js";
+import { OPERATIONS, type App } from "../src/app.js";
+import type { Deps } from "../src/deps.js";
 import { around, VALID } from "./gateway-bodies.js";
 import { apmPayment, directPayment, makeApp, nextOrderNo, parseXml, snapshotState, textOf } from "./helpers.js";
 import { REPLICA_MODE } from "./replica-helpers.js";
@@ -20,9 +21,25 @@ function asForm(body: Record<string, unknown>): string {
   return form.toString();
 }
 
-describe.skipIf(REPLICA_MODE)("gateway operations, fuzzed over HTTP", () => {
+/**
+ * The state to compare before and after a request. In process: the whole runtime state. On
+ * replicas (the replicas projects), whose processes also change records by themselves each second
+ * (due refunds, notification attempts): the merchants and their accounts as the operator API
+ * exports them from Redis (in no set order), which only a request changes (a refused one must
+ * provision nothing).
+ */
+function stateOf(app: App, deps: Deps): () => Promise<unknown> {
+  if (!REPLICA_MODE) return async () => snapshotState(deps);
+  return async () => (await request(app).get("/__sandbox/state").expect(200)).text.split("\n").filter((line) => line.startsWith('{"c":"merchants"')).sort();
+}
+
+/** A sandbox for the fuzz: notifications may go to this machine only (replicas deliver them by themselves). */
+const fuzzedApp = () => makeApp({ notifyAllow: "127.0.0.1" });
+
+describe("gateway operations, fuzzed over HTTP", () => {
   test.each(OPERATIONS.map((op) => [op.path, op] as const))("%s: answered in its own format, never 5xx; a refusal changes nothing", async (_path, op) => {
-    const { app, deps } = await makeApp();
+    const { app, deps } = await fuzzedApp();
+    const state = stateOf(app, deps);
     const valid = VALID[op.name]!;
     const answers = new Set<number>();
     // now and then a valid request as it is, so that the state the refusals must not change moves on
@@ -30,7 +47,7 @@ describe.skipIf(REPLICA_MODE)("gateway operations, fuzzed over HTTP", () => {
     await fc.assert(
       fc.asyncProperty(bodies, fc.boolean(), async (generated, form) => {
         const body = generated as Record<string, unknown>;
-        const before = snapshotState(deps);
+        const before = await state();
         const sent = form ? asForm(body) : JSON.stringify(body);
         const res = await request(app).post(op.path).type(form ? "form" : "json").send(sent);
         const said = `${op.path} (${form ? "form" : "JSON"}) ${sent.slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
@@ -40,7 +57,7 @@ describe.skipIf(REPLICA_MODE)("gateway operations, fuzzed over HTTP", () => {
         expect(res.text, said).not.toMatch(/\n\s+at .+[jt]s:\d+/);
         // whatever it reflects of the request is escaped (JSON carries text as it is)
         if (op.format !== "json") expect(res.text, said).not.toMatch(/<script>alert|<x>/);
-        if (res.status >= 400) expect(snapshotState(deps), said).toEqual(before);
+        if (res.status >= 400) expect(await state(), said).toEqual(before);
       }),
       { numRuns: 100 },
     );
@@ -56,9 +73,10 @@ const payerField = fc.oneof(
   fc.tuple(fc.constantFrom("challenge_code", "allParams", "orderNo", "extra"), fc.constantFrom("1234", "0000", "", "x=1", "<x>", "ORD-1")),
 );
 
-describe.skipIf(REPLICA_MODE)("payment pages, fuzzed over HTTP", () => {
+describe("payment pages, fuzzed over HTTP", () => {
   test("any form a payer posts to a checkout, 3-D Secure or APM page: a page or JSON, never 5xx; a refusal changes nothing", async () => {
-    const { app, deps } = await makeApp();
+    const { app, deps } = await fuzzedApp();
+    const state = stateOf(app, deps);
     // a payment waiting at each kind of page (no notify_url: nothing leaves this machine)
     const pending = {
       checkout: async () => {
@@ -74,7 +92,7 @@ describe.skipIf(REPLICA_MODE)("payment pages, fuzzed over HTTP", () => {
         const page = await pending[kind]();
         const form = new URLSearchParams(fields).toString();
         for (const attempt of twice ? [1, 2] : [1]) {
-          const before = snapshotState(deps);
+          const before = await state();
           const res = await request(app).post(page).type("form").set("accept", json ? "application/json" : "text/html").send(form);
           const said = `${attempt}: POST ${page} ${form.slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
           statuses.add(res.status);
@@ -82,13 +100,14 @@ describe.skipIf(REPLICA_MODE)("payment pages, fuzzed over HTTP", () => {
           // a page, or JSON for a script that asks for it (the checkout's own form landing is its page)
           if (res.status !== 303) expect(res.headers["content-type"], said).toMatch(json && res.status >= 400 ? /^application\/json/ : /^(text\/html|application\/json)/);
           if (!json) expect(res.text, said).not.toMatch(/<script>alert|<x>/);
-          if (res.status >= 400) expect(snapshotState(deps), said).toEqual(before);
+          if (res.status >= 400) expect(await state(), said).toEqual(before);
         }
       }),
       { numRuns: 100 },
     );
-    // paid, refused, and asked again once finished
-    expect([...statuses]).toEqual(expect.arrayContaining([303, 400, 409]));
+    // finished (a redirect onward, or its result page), refused, and asked again once finished
+    expect([...statuses]).toEqual(expect.arrayContaining([400, 409]));
+    expect([...statuses].some((s) => s === 200 || s === 303)).toBe(true);
   });
 });
 
