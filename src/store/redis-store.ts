@@ -318,10 +318,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   async function takeRequests(): Promise<void> {
     if (!parts) return;
     const logged = await again(() => client.xrange(global.requests, lastRequest === "" ? "-" : `(${lastRequest}`, "+"));
+    const skipped = (requestId: string) => requestId.startsWith(`req-${tag}-`) || sharedIds.has(requestId); // this replica's own, or sent twice (a lost reply)
     for (const [id, fields] of logged) {
       lastRequest = id;
+      // the request's id beside its entry (field i): an entry skipped is never parsed (a batch's
+      // entry and exchange run to tens of KB); an earlier Sandgate's entry has d alone
+      if (fields[2] === "i" && skipped(fields[3]!)) continue;
       const { entry, exchange } = JSON.parse(fields[1]!) as { entry: RequestLogEntry; exchange?: Exchange };
-      if (entry.id.startsWith(`req-${tag}-`) || sharedIds.has(entry.id)) continue; // this replica's own, or sent twice (a lost reply)
+      if (skipped(entry.id)) continue;
       sharedIds.add(entry.id);
       if (sharedIds.size > REQUEST_LOG_CAPACITY) sharedIds.delete(sharedIds.values().next().value!);
       parts.requests.addShared(entry, exchange);
@@ -335,7 +339,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
    */
   function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
     const d = JSON.stringify({ entry, exchange });
-    again(() => client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", d)).catch(() => undefined);
+    // d first: a replica of an earlier Sandgate reads the second value as the entry
+    again(() => client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", d, "i", entry.id)).catch(() => undefined);
   }
 
   /** the settings' lease, renewed while this replica holds their turn: a list of every merchant may take longer than the lease */
