@@ -18,7 +18,11 @@ const first = <T>(parts: Iterable<Repository>, find: (r: Repository) => T | unde
   return undefined;
 };
 
-/** A state holding every merchant's records, each list in creation order across merchants, and their highest id counters. */
+/**
+ * A state holding every merchant's records, each list in creation order across merchants (records
+ * made at the same time, and the merchants themselves, by merchant id), and their highest id
+ * counters: the same lists, in the same order, on every replica, whichever partitions it loaded first.
+ */
 export function mergedState(seed: string, states: Iterable<State>): State {
   const merged = { version: STATE_VERSION, seed, counters: {} } as State;
   const lists = merged as unknown as Record<string, object[]>;
@@ -30,7 +34,10 @@ export function mergedState(seed: string, states: Iterable<State>): State {
     for (const [kind, n] of Object.entries(s.counters)) merged.counters[kind] = Math.max(merged.counters[kind] ?? 0, n);
   }
   const at = (r: object) => String((r as { created_at?: unknown }).created_at ?? "");
-  for (const c of COLLECTIONS) if (c !== "merchants") lists[c]!.sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : 0));
+  const of = (r: object) => String((r as { merchant_id?: unknown }).merchant_id ?? "");
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  lists.merchants!.sort((a, b) => order(of(a), of(b)));
+  for (const c of COLLECTIONS) if (c !== "merchants") lists[c]!.sort((a, b) => order(at(a), at(b)) || order(of(a), of(b)));
   return merged;
 }
 
