@@ -89,6 +89,21 @@ export const EXCHANGE_CAPACITY = 1000;
  */
 export const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
 export const EXCHANGE_BYTES = 16 * 1024 * 1024;
+/**
+ * With a shared store, the largest exchange (its texts' length) handed to the other replicas: the
+ * shared log is a Redis stream capped by count (REQUEST_LOG_CAPACITY), so this bounds its bytes
+ * (~80 MB at most, where 1 MB bodies could have made it gigabytes); a larger one stays with the
+ * replica that served it. A capture of 50 orders takes ~16 KB.
+ */
+export const SHARED_EXCHANGE_BYTES = 16 * 1024;
+/** An exchange's size as the rings count it: the length of its texts. */
+export function exchangeSize(x: Exchange): number {
+  let size = x.url.length + x.body.length + x.responseBody.length;
+  for (const [name, value] of x.requestHeaders) size += name.length + value.length;
+  for (const [name, value] of x.responseHeaders) size += name.length + value.length;
+  return size;
+}
+
 /** Which requests keep their bodies, as the HAR export and the dashboard say it. */
 export const EXCHANGES_KEPT = `the ${EXCHANGE_CAPACITY.toLocaleString("en")} most recent requests (fewer when their bodies take more than ${EXCHANGE_BYTES / 2 ** 20} MB)`;
 

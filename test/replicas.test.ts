@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, describe, expect, test } from "vitest";
 import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml, signRequest } from "./helpers.js";
-import { freshPrefix, redisDump, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
+import { freshPrefix, redisClient, redisDump, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster } from "ioredis";
 import { defaultFixturesDir } from "../src/paths.js";
 import { LEASE_MS } from "../src/store/redis-partition.js";
@@ -235,6 +235,35 @@ describe("replicas on one Redis", () => {
       const orders = log.map((e) => e.order_no);
       expect(orders).toEqual(expect.arrayContaining([onA.order_no, onB.order_no]));
       expect(new Set(log.map((e) => e.id)).size).toBe(log.length);
+    }
+  });
+
+  test("a request with large bodies stays in its replica's HAR; the shared log's stream takes its entry only", async () => {
+    const prefix = freshPrefix();
+    const [a, b] = await Promise.all([spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]), spawnSandgate([...redisFlags(prefix), "--seed", "replicas"])]);
+    try {
+      const large = Array.from({ length: 10 }, () => directPayment({ note: "n".repeat(200_000) }));
+      for (const body of large) await post(a!, "/v1/authorise", body);
+      const small = directPayment();
+      await post(a!, "/v1/authorise", small);
+      // what Redis holds for them: no entry over 16 KB and a bit, where each large one was 400 KB
+      const client = await redisClient();
+      try {
+        const stream = await client.xrange(`${prefix}global:{g}:requests`, "-", "+");
+        expect(stream.length).toBeGreaterThanOrEqual(11);
+        expect(Math.max(...stream.map(([, fields]) => fields[1]!.length))).toBeLessThan(20_000);
+      } finally {
+        client.disconnect();
+      }
+      const har = async (r: Replica, order: string) => (await (await fetch(`${r.url}/__sandbox/requests.har?order_no=${order}`)).json()) as { log: { entries: { request: { postData?: { text: string } } }[] } };
+      // the small one's bodies on either replica; the large one's on the replica that served it only
+      for (const r of [a!, b!]) expect((await har(r, String(small.order_no))).log.entries[0]!.request.postData?.text).toContain(String(small.order_no));
+      expect((await har(a!, String(large[0]!.order_no))).log.entries[0]!.request.postData?.text.length).toBeGreaterThan(200_000);
+      const elsewhere = (await har(b!, String(large[0]!.order_no))).log.entries;
+      expect(elsewhere).toHaveLength(1);
+      expect(elsewhere[0]!.request.postData?.text ?? "").not.toContain("n".repeat(1000));
+    } finally {
+      for (const r of [a!, b!]) r.child.kill("SIGTERM");
     }
   });
 
