@@ -19,6 +19,8 @@ export interface Problem {
   status: number;
   error: string;
   message: string;
+  /** what the refusal is about, beside error and message (a portal action's request_id) */
+  about?: Record<string, unknown>;
 }
 export type Done<T> = { value: T } | { problem: Problem };
 

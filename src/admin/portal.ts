@@ -35,6 +35,8 @@ export interface PortalInput {
 /** What the gateway answered for the order, and the payment as it is now. */
 export interface PortalResult {
   action: PortalAction;
+  /** the merchant's request the action was (X-Request-Id): the request log and the payment's history name it */
+  request_id: string;
   result: Record<string, string>;
   transaction: Pick<Transaction, "transaction_id" | "merchant_id" | "order_no" | "state" | "amount" | "captured_amount" | "refunded_amount" | "currency">;
 }
@@ -101,11 +103,13 @@ export async function portalAction(deps: Deps, transactionId: string, action: Po
   const headers = { host: "localhost", "content-type": "application/json", "user-agent": "Sandgate merchant portal" };
   const answer = await runOperation(operation, { url: operation.path, headers, rawHeaders: Object.entries(headers).flat(), body: Buffer.from(JSON.stringify(body)), clientAddress: "127.0.0.1", via: "portal" }, deps);
   const json = JSON.parse(answer.body) as Record<string, unknown>;
+  const request_id = answer.headers["X-Request-Id"] ?? "";
   const result = (json[operation.orders.arrayField] as Record<string, string>[] | undefined)?.[0];
-  if (!result) return { problem: { status: answer.status >= 500 ? answer.status : 409, error: "refused", message: String(json.return_message ?? `the gateway answered ${answer.status}`) } };
-  if (result[operation.orders.statusField] === "0") return { problem: { status: 409, error: "refused", message: result[operation.orders.messageField] ?? "" } };
+  const refused = (status: number, message: string): Done<never> => ({ problem: { status, error: "refused", message, about: { request_id } } });
+  if (!result) return refused(answer.status >= 500 ? answer.status : 409, String(json.return_message ?? `the gateway answered ${answer.status}`));
+  if (result[operation.orders.statusField] === "0") return refused(409, result[operation.orders.messageField] ?? "");
   const now = await deps.store.unit((unit) => unit.records.transaction(transactionId), { merchant: tx.merchant_id });
-  return { value: { action, result, transaction: view(now ?? tx) } };
+  return { value: { action, request_id, result, transaction: view(now ?? tx) } };
 }
 
 /**

@@ -7,7 +7,7 @@ export { problem };
 
 /** An action's outcome as JSON: `view` of what it changed, or its problem. */
 export function answerJson<T>(res: Response, done: Done<T>, view: (value: T) => unknown): void {
-  if ("problem" in done) problem(res, done.problem.status, done.problem.error, done.problem.message);
+  if ("problem" in done) problem(res, done.problem.status, done.problem.error, done.problem.message, done.problem.about);
   else res.json(view(done.value));
 }
 

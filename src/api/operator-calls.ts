@@ -70,6 +70,7 @@ export type PortalAction = keyof typeof PORTAL_CALLS;
 /** The merchant portal's answer: the gateway's result for the one order, and the payment as it is now. */
 const portalAnswer = z.strictObject({
   action: z.enum(Object.keys(PORTAL_CALLS) as [PortalAction, ...PortalAction[]]),
+  request_id: s.describe("the merchant's request the action was (its X-Request-Id): GET /__sandbox/requests and the payment's history name it; a refusal (409) carries it too"),
   result: z.record(s, s).describe("the order's result as the gateway's batch answer has it (capture_status, refund_reference, ...)"),
   transaction: z.strictObject({ transaction_id: s, merchant_id: s, order_no: s, state: s, amount: s, captured_amount: s, refunded_amount: s, currency: s }),
 });
@@ -90,7 +91,7 @@ function portalCalls() {
       body,
       summary,
       answer: portalAnswer,
-      problems: { 400: `invalid_field: amount or reason not text, decision not approve or reject; ${MALFORMED}`, 404: "transaction_not_found", 409: "refused: the gateway's own message (the payment's state or amounts forbid it, or a scenario rule refused it)" },
+      problems: { 400: `invalid_field: amount or reason not text, decision not approve or reject; ${MALFORMED}`, 404: "transaction_not_found", 409: "refused: the gateway's own message (the payment's state or amounts forbid it, or a scenario rule refused it), and the request_id of the merchant's request" },
     }) as const;
   return [
     call("capture", captureBody, 'captures an authorised payment as its merchant\'s /v1/capture would: all of it, or {"amount":"30.00"}'),
