@@ -68,7 +68,8 @@ export interface RequestLog {
   add(entry: RequestLogEntry, exchange?: Exchange): void;
   /**
    * With a shared store: this replica's ids carry its tag, and what it logs is handed to `publish`
-   * (which sends it to the other replicas); what they log arrives through addShared.
+   * (which sends it to the other replicas), an exchange only up to SHARED_EXCHANGE_BYTES; what
+   * they log arrives through addShared.
    */
   share(tag: string, publish: (entry: RequestLogEntry, exchange: Exchange | undefined) => void): void;
   addShared(entry: RequestLogEntry, exchange?: Exchange): void;
@@ -90,19 +91,12 @@ export const EXCHANGE_CAPACITY = 1000;
 export const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
 export const EXCHANGE_BYTES = 16 * 1024 * 1024;
 /**
- * With a shared store, the largest exchange (its texts' length) handed to the other replicas: the
- * shared log is a Redis stream capped by count (REQUEST_LOG_CAPACITY), so this bounds its bytes
- * (~80 MB at most, where 1 MB bodies could have made it gigabytes); a larger one stays with the
- * replica that served it. A capture of 50 orders takes ~16 KB.
+ * With a shared store, the largest exchange (the length of its texts) handed to the other
+ * replicas: the shared log is a Redis stream capped by count (REQUEST_LOG_CAPACITY), so this bounds
+ * its bytes (~80 MB at most, where 1 MB bodies could have made it gigabytes); a larger one stays
+ * with the replica that served it. A capture of 50 orders takes ~16 KB.
  */
 export const SHARED_EXCHANGE_BYTES = 16 * 1024;
-/** An exchange's size as the rings count it: the length of its texts. */
-export function exchangeSize(x: Exchange): number {
-  let size = x.url.length + x.body.length + x.responseBody.length;
-  for (const [name, value] of x.requestHeaders) size += name.length + value.length;
-  for (const [name, value] of x.responseHeaders) size += name.length + value.length;
-  return size;
-}
 
 /** Which requests keep their bodies, as the HAR export and the dashboard say it. */
 export const EXCHANGES_KEPT = `the ${EXCHANGE_CAPACITY.toLocaleString("en")} most recent requests (fewer when their bodies take more than ${EXCHANGE_BYTES / 2 ** 20} MB)`;
@@ -176,22 +170,27 @@ export function createRequestLog(
   let counter = 0;
   let idPrefix = "req-";
   let publish: ((entry: RequestLogEntry, exchange: Exchange | undefined) => void) | undefined;
-  function keep(entry: RequestLogEntry, exchange: Exchange | undefined): void {
+  /** Keeps the entry and its exchange; answers the exchange's texts as kept. */
+  function keep(entry: RequestLogEntry, exchange: Exchange | undefined): string[] | undefined {
     entries.push([JSON.stringify(entry)]);
-    if (exchange) {
-      const seq = exchanges.push(exchangeFields(exchange));
-      const slot = seq % exchangeCapacity;
-      const oldest = exchangeIds[slot];
-      if (oldest !== undefined) exchangeOf.delete(oldest);
-      exchangeIds[slot] = entry.id;
-      exchangeOf.set(entry.id, seq);
-    }
+    if (!exchange) return undefined;
+    const fields = exchangeFields(exchange);
+    const seq = exchanges.push(fields);
+    const slot = seq % exchangeCapacity;
+    const oldest = exchangeIds[slot];
+    if (oldest !== undefined) exchangeOf.delete(oldest);
+    exchangeIds[slot] = entry.id;
+    exchangeOf.set(entry.id, seq);
+    return fields;
   }
   return {
     nextId: () => `${idPrefix}${++counter}`,
     add(entry, exchange) {
-      keep(entry, exchange);
-      publish?.(entry, exchange);
+      const fields = keep(entry, exchange);
+      if (!publish) return;
+      let size = 0;
+      for (const field of fields ?? []) size += field.length;
+      publish(entry, size <= SHARED_EXCHANGE_BYTES ? exchange : undefined);
     },
     share(tag, send) {
       idPrefix = `req-${tag}-`;

@@ -290,12 +290,13 @@ function ordersOf(body: Body): { order_no: string; order_nos?: string[] } {
   for (const list of Object.values(body)) {
     if (!Array.isArray(list)) continue;
     for (const order of list) {
+      if (named.size === ORDERS_LOGGED) break;
       const orderNo = order && typeof order === "object" ? text((order as Body).order_no) : "";
-      if (orderNo && named.size < ORDERS_LOGGED) named.add(orderNo);
+      if (orderNo) named.add(orderNo);
     }
   }
-  const [first = "", ...more] = named;
-  return more.length ? { order_no: first, order_nos: [first, ...more] } : { order_no: first };
+  const all = [...named];
+  return all.length > 1 ? { order_no: all[0]!, order_nos: all } : { order_no: all[0] ?? "" };
 }
 
 function record(deps: Deps, op: Operation, input: GatewayInput, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {

@@ -29,7 +29,7 @@ import { createSlots } from "../slots.js";
 import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
 import { endsOf, groupCommit, StoreError, StoreRefusal, StoreUnavailable, TurnLost, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
 import type { State } from "../domain/types.js";
-import { exchangeSize, REQUEST_LOG_CAPACITY, SHARED_EXCHANGE_BYTES, type Exchange, type RequestLogEntry } from "../request-log.js";
+import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
 
 export interface RedisStoreOptions {
@@ -338,9 +338,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
    * security code reaches Redis.
    */
   function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    // a large exchange stays here: the stream is capped by count, so this caps its bytes
-    const shared = exchange && exchangeSize(exchange) <= SHARED_EXCHANGE_BYTES ? exchange : undefined;
-    const d = JSON.stringify({ entry, exchange: shared });
+    const d = JSON.stringify({ entry, exchange });
     // d first: a replica of an earlier Sandgate reads the second value as the entry
     again(() => client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", d, "i", entry.id)).catch(() => undefined);
   }
