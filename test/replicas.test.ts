@@ -437,7 +437,8 @@ describe("merchants as partitions", () => {
     const everything = await redisDump(prefix);
     expect(everything).toContain("400005******5556"); // the payments and the request log are there, masked
     expect(everything).not.toContain(card);
-    expect(everything).not.toContain("9731");
+    // the code as a value of its own (replica ids, order numbers and times may hold its digits by chance: once "33a973141")
+    expect(everything).not.toMatch(/(^|[^\w-])9731($|[^\w-])/);
   });
 
   test("a state file of one merchant with 60,000 payments is installed in one turn, and another replica finds them", async () => {
