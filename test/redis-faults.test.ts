@@ -76,20 +76,27 @@ async function underFaults(faults: Faults, ms: number, during?: () => void): Pro
 }
 
 describe(`replicas on ${cluster ? "a Redis Cluster" : "one Redis"} behind a network that fails`, () => {
-  /** each network fault: how long the load runs under it, what the proxies must have done, and the share of requests that may answer 5xx */
-  const FAULTS: { name: string; faults: Faults; ms: number; during?: () => void; made: keyof Counts; atLeast: number; limit: number }[] = [
-    { name: "2 % of Redis's replies lost: at most 1 % of requests answer 5xx", faults: { loseReply: 0.02 }, ms: 8_000, made: "lostReplies", atLeast: 40, limit: 0.01 },
-    { name: "0.5 % of replies lost: at most 0.2 % answer 5xx", faults: { loseReply: 0.005 }, ms: 8_000, made: "lostReplies", atLeast: 10, limit: 0.002 },
-    { name: "1 % of commands cut in half and the connection reset: at most 0.2 % answer 5xx", faults: { resetMidCommand: 0.01 }, ms: 5_000, made: "resets", atLeast: 10, limit: 0.002 },
-    // a replica notices a silent connection after SILENT_MS (1 s): the requests on it wait that long, then go on
-    { name: "connections gone half-open every 2 s: at most 1 % answer 5xx, none waits 5 s", faults: {}, ms: 5_000, during: () => redis!.proxies.forEach((p) => p.halfOpen()), made: "halfOpen", atLeast: 2, limit: 0.01 },
+  /**
+   * each network fault: how long the load runs under it, what the proxies must have done, the share
+   * of requests that may answer 5xx, and how long the slowest answer may take (ms; measured: under
+   * 100 for a lost or cut reply, 1,040 for half-open, on one Redis and on a Cluster; a unit whose
+   * turn ran out while its reply was lost is run again after the 2-s lease)
+   */
+  const FAULTS: { name: string; faults: Faults; ms: number; during?: () => void; made: keyof Counts; atLeast: number; limit: number; slowest: number }[] = [
+    { name: "2 % of Redis's replies lost: at most 1 % of requests answer 5xx", faults: { loseReply: 0.02 }, ms: 8_000, made: "lostReplies", atLeast: 40, limit: 0.01, slowest: 5_000 },
+    { name: "0.5 % of replies lost: at most 0.2 % answer 5xx", faults: { loseReply: 0.005 }, ms: 8_000, made: "lostReplies", atLeast: 10, limit: 0.002, slowest: 5_000 },
+    { name: "1 % of commands cut in half and the connection reset: at most 0.2 % answer 5xx", faults: { resetMidCommand: 0.01 }, ms: 5_000, made: "resets", atLeast: 10, limit: 0.002, slowest: 5_000 },
+    // a replica notices a silent connection after SILENT_MS (1 s): the requests on it wait that long,
+    // then go on; on a Cluster the other nodes' connections (silent too) are found at the same time
+    // (before: a request met them one after the other, 2 s to 5 s)
+    { name: "connections gone half-open every 2 s: at most 1 % answer 5xx, none waits 2 s", faults: {}, ms: 5_000, during: () => redis!.proxies.forEach((p) => p.halfOpen()), made: "halfOpen", atLeast: 2, limit: 0.01, slowest: 1_900 },
   ];
-  for (const { name, faults, ms, during, made, atLeast, limit } of FAULTS) {
+  for (const { name, faults, ms, during, made, atLeast, limit, slowest } of FAULTS) {
     test(`${name}; every replica holds exactly what was acknowledged`, async () => {
       const run = await underFaults(faults, ms, during);
       expect(run.made[made]).toBeGreaterThanOrEqual(atLeast); // the faults happened
       expect(run.failed / run.requests, `${run.failed} of ${run.requests} failed: ${run.failures.slice(0, 3).join(" | ")}`).toBeLessThanOrEqual(limit);
-      expect(run.slowestMs).toBeLessThan(5_000);
+      expect(run.slowestMs).toBeLessThan(slowest);
       expect(run.problems).toEqual([]);
       expect(run.payments.length).toBeGreaterThan(100);
     }, 60_000);

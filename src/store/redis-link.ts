@@ -4,7 +4,10 @@
 // (half-open). The client (ioredis) fails every command that was on a lost connection; this file
 // decides what happens next, so that a lost reply costs a slower answer, not a 503:
 // - the connection is made again at once; backoff only while Redis refuses connections;
-// - a connection silent for SILENT_MS while a reply is awaited is given up (half-open);
+// - a connection silent for SILENT_MS while a reply is awaited is given up (half-open); on a
+//   Cluster the other nodes' connections are asked at once whether they still answer;
+// - on a Cluster, a command is sent again once there is a connection to every master (the client
+//   sends a command for a node missing from its pool to any node, perhaps a silent one);
 // - again(send): a command that may safely run twice (a read, a write of whole values, a script
 //   that checks what it changes) is sent again once the connection is back. The one command that
 //   may not, a merchant's COMMIT, is not sent through it: redis-partition.ts asks its fence whether
@@ -23,10 +26,14 @@ const RECONNECT_MS = 2_000;
 const ATTEMPTS = 5;
 /** On a Cluster, a command is sent again after this pause (20 ms in all over its attempts). */
 const CLUSTER_PAUSE_MS = 5;
+/** While Redis is down, a connection is tried this often. */
+const DOWN_RETRY_MS = 200;
 /** After a refused connection, Redis counts as down this long unless a connection is made. */
 const DOWN_FOR_MS = 1_000;
 /** Connections in a row to one address that close before they are ready: Redis is down behind a proxy. */
 const UNREADY_IS_DOWN = 3;
+/** After one connection went silent, another that does not answer a PING this soon is given up too. */
+const PROBE_MS = 250;
 /** A cluster node's connection on its way (a command sent to it now would fail at once). */
 const CONNECTING = new Set(["connecting", "connect", "reconnecting"]);
 /** Errors of a connection that could not be made: Redis (or its host) is not there. */
@@ -62,7 +69,7 @@ export function connect(options: LinkOptions): Link {
   };
   // a lost connection is made again at once, up to three times in a row (Redis down behind a proxy
   // is known within milliseconds); while Redis refuses, every 200 ms (back within 200 ms of its restart)
-  const retry = (times: number) => (times <= UNREADY_IS_DOWN ? 0 : 200);
+  const retry = (times: number) => (times <= UNREADY_IS_DOWN ? 0 : DOWN_RETRY_MS);
   // (no auto-pipelining: ioredis keeps one such pipeline in flight per node, so every request's
   // commands would wait for the previous request's answer; commands are sent at once without it)
   let client: Redis | Cluster;
@@ -86,10 +93,18 @@ function linked(client: Redis | Cluster): Link {
   let readyAt = performance.now();
   /** +1 each time a connection is ready (one Redis: a new connection) */
   let connection = 0;
-  /** one Redis: a connection made since `sentOn` (the one it was sent on may say "ready" a moment after it was lost); a cluster: no node connecting */
+  /** a cluster: how many masters its slots name (a command for a node missing from the pool goes to any node, maybe a silent one) */
+  let masters = 0;
+  /**
+   * One Redis: a connection made since `sentOn` (the one it was sent on may say "ready" a moment
+   * after it was lost). A cluster: a connection to every master, none of them on its way.
+   */
   const usable = (sentOn: number) => {
     if (client.status !== "ready") return false;
-    if (client instanceof Cluster) return !client.nodes().some((node) => CONNECTING.has(node.status));
+    if (client instanceof Cluster) {
+      const nodes = client.nodes("master");
+      return nodes.length >= masters && !nodes.some((node) => CONNECTING.has(node.status));
+    }
     return connection !== sentOn;
   };
   /** commands waiting for the connection: each goes on once usable (a connection ready), or fails once Redis refuses */
@@ -134,7 +149,51 @@ function linked(client: Redis | Cluster): Link {
   client.on("ready", ready);
   client.on("error", failed);
   if (client instanceof Cluster) {
-    client.on("node error", failed);
+    const cluster = client;
+    /**
+     * One of a cluster's connections went silent: the others, made at the same time through the
+     * same network, may have gone with it (a firewall or NAT that forgot them all). Each is asked at
+     * once; one that does not answer within PROBE_MS is made again now, not when a command next
+     * waits SILENT_MS on it.
+     */
+    let probing = false;
+    const probe = () => {
+      if (probing || cluster.status !== "ready") return;
+      probing = true;
+      const asked = cluster.nodes("all").map((node) => {
+        let timer: NodeJS.Timeout | undefined;
+        const silent = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, PROBE_MS, true)));
+        const answered = node.ping().then(
+          () => false,
+          () => false, // it failed by itself: gone already
+        );
+        return Promise.race([answered, silent]).then((gone) => {
+          clearTimeout(timer);
+          if (gone) node.disconnect();
+        });
+      });
+      void Promise.all(asked).finally(() => (probing = false));
+    };
+    client.on("node error", (err: Error & { code?: string }) => {
+      failed(err);
+      if (err.message.startsWith("Socket timeout")) setImmediate(probe);
+    });
+    client.on("refresh", () => {
+      masters = new Set(cluster.slots.map((keys) => keys[0]).filter(Boolean)).size;
+      wake(true);
+    });
+    // a node's connection lost: the slots are asked again (on a connection of their own), which
+    // makes the node's connection again; again after a refresh that was under way. A refresh that
+    // no node answered on a new connection: Redis is down (as a refused connection says)
+    const mend = () => {
+      if (cluster.status !== "ready" || cluster.nodes("master").length >= masters) return;
+      cluster.refreshSlotsCache((err) => {
+        if (!err) return mend();
+        refused();
+        setTimeout(mend, DOWN_RETRY_MS);
+      });
+    };
+    client.on("-node", mend);
     client.on("+node", (node: Redis) => {
       coalesceWrites(node);
       watch(node);
