@@ -415,6 +415,22 @@ describe("merchants as partitions", () => {
     expect(x2.longest).toBeLessThan(2_250); // its merchant: the dead replica's lease (2 s) at most
   }, 30_000);
 
+  // On a Cluster a merchant's keys share its id as their hash tag; "m:{}x}:lock" has an empty one, so Redis would hash each whole key
+  test("merchant ids with braces (\"}\", \"}x{y}\", \"a}b\", \"{\") are served like any other: paid on A, found and captured on B", async () => {
+    const [a, b] = await replicas();
+    for (const merchant_id of ["}", "}x{y}", "a}b", "{"]) {
+      const body = directPayment({ merchant_id });
+      const paid = parseXml((await post(a!, "/v1/authorise", body)).text);
+      expect(paid.result_info, merchant_id).toBe("0000:Success");
+      const envelope = { merchant_id, account_id: body.account_id, encryption_data: ANY_SIGNATURE };
+      const found = JSON.parse((await post(b!, "/v1/retrievalTrans", { ...envelope, transaction_id: paid.transaction_id })).text);
+      expect(found.orders_list?.[0]?.order_no, merchant_id).toBe(body.order_no);
+      const order = { transaction_id: String(paid.transaction_id), order_no: String(body.order_no), currency: String(body.currency), amount: String(body.amount) };
+      const captured = JSON.parse((await post(b!, "/v1/capture", { ...envelope, capture_orders: [order] })).text);
+      expect(captured.capture_orders[0].capture_status, merchant_id).toBe("1");
+    }
+  });
+
   test("lists read every merchant: one served only by A is on B's dashboard and operator lists", async () => {
     const [a, b] = await replicas();
     const merchant = `ML${process.pid}`;

@@ -104,7 +104,7 @@ async function templates(redis: TestRedis, client: Redis): Promise<Templates> {
   } finally {
     await sandgate.stop();
   }
-  const p = partitionKeys(PREFIX, TEMPLATE_MERCHANT);
+  const p = partitionKeys(PREFIX, TEMPLATE_MERCHANT, false);
   const at = (c: string) => p.records[COLLECTIONS.indexOf(c as never)]!;
   const [transactions, merchants, generation] = await Promise.all([client.hgetall(at("transactions")), client.hgetall(at("merchants")), client.hget(globalKeys(PREFIX).settings, "gen")]);
   const txs = Object.values(transactions);
@@ -192,7 +192,7 @@ async function fill(client: Redis, t: Templates): Promise<void> {
   let lastLog = performance.now();
   for (let i = 0; i < MERCHANTS; i++) {
     const m = merchantId(i);
-    const p = partitionKeys(PREFIX, m);
+    const p = partitionKeys(PREFIX, m, false);
     const records = (c: string) => p.records[COLLECTIONS.indexOf(c as never)]!;
     const order = (c: string) => p.order[COLLECTIONS.indexOf(c as never)]!;
     const n = paymentsOf(i);

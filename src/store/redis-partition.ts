@@ -8,7 +8,7 @@ import { forgetFullNumber } from "../domain/card-on-file.js";
 import { createIds, type Ids } from "../ids.js";
 import { KEY_FIELD, type Collection } from "../domain/types.js";
 import { createRepository, type Repository } from "../domain/records.js";
-import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, RESOLVE, INSTALL, acquireKeys, commitKeys, partitionKeys, installKeys, resolveKeys, type PartitionKeys } from "./redis-scripts.js";
+import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, RESOLVE, INSTALL, acquireKeys, commitKeys, installKeys, resolveKeys, type PartitionKeys } from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable, TurnLost } from "./store.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
@@ -85,7 +85,8 @@ export function defineScripts(link: Link): Scripts {
 export interface PartitionContext {
   link: Link;
   scripts: Scripts;
-  prefix: string;
+  /** the keys of a merchant's partition */
+  keysOf(merchantId: string): PartitionKeys;
   /** this replica's token: whose turn it is */
   token: string;
   /** the seed of the sandbox and the current generation (a reset of everything starts a new one) */
@@ -154,7 +155,7 @@ export class Partition {
     readonly merchantId: string,
     private readonly ctx: PartitionContext,
   ) {
-    this.keys = partitionKeys(ctx.prefix, merchantId);
+    this.keys = ctx.keysOf(merchantId);
     this.lease = leaseKeeper(ctx.scripts.renew, this.keys.lock, ctx.token);
     this.state = ctx.initial(merchantId);
     this.records = createRepository(this.state);

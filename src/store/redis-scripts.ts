@@ -2,7 +2,7 @@
 // Redis and declares every key it touches; a merchant's keys share its hash tag, so on a Redis
 // Cluster each script runs on the one node that holds that merchant.
 //
-// One merchant M (a partition), under <prefix>m:{M}:
+// One merchant M (a partition), under <prefix>m:{M}: (on a Cluster, an M starting with "}": <prefix>m}:{~M}:)
 //   lock                the merchant's turn: a random token with a lease (PX)
 //   epoch               "<generation>/<random>": names this installation of the merchant (its initial records written)
 //   version             +1 per commit; the stream entry of commit v has the id "<v>-1"
@@ -26,9 +26,20 @@ import { KEY_FIELD, type Collection } from "../domain/types.js";
 
 export const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
 
+/**
+ * Where a merchant's keys start. The id is their hash tag, which on a Cluster puts them all on one
+ * node. On a Cluster, an id the tag cannot carry (empty, or starting with "}": "m:{}x}:lock" has an
+ * empty tag, so Redis would hash each whole key and a script over them would fail) goes under
+ * "m}:{~<id>}" instead (tag "~"), which no other id's keys begin with. (One Redis has no slots: its
+ * keys stay where earlier versions wrote them.)
+ */
+const partitionOf = (prefix: string, merchantId: string, cluster: boolean) =>
+  cluster && (merchantId === "" || merchantId.startsWith("}")) ? `${prefix}m}:{~${merchantId}}` : `${prefix}m:{${merchantId}}`;
+
 /** The keys of one merchant, in the order the scripts declare them. */
-export function partitionKeys(prefix: string, merchantId: string) {
-  const k = (name: string) => `${prefix}m:{${merchantId}}:${name}`;
+export function partitionKeys(prefix: string, merchantId: string, cluster: boolean) {
+  const start = partitionOf(prefix, merchantId, cluster);
+  const k = (name: string) => `${start}:${name}`;
   return {
     lock: k("lock"),
     epoch: k("epoch"),

@@ -183,7 +183,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const ctx: PartitionContext = {
     link,
     scripts,
-    prefix: options.prefix,
+    keysOf: (merchantId) => partitionKeys(options.prefix, merchantId, options.cluster === true),
     token,
     seed: () => known.seed,
     generation: () => known.gen,
@@ -552,7 +552,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       await writeSettings(randomBytes(6).toString("hex"));
       dropAll();
       // what the old generation left: dropped now, unless a replica installed it again meanwhile
-      await Promise.all(merchants.map((m) => dropOld(installKeys(partitionKeys(options.prefix, m)), [known.gen])));
+      await Promise.all(merchants.map((m) => dropOld(installKeys(ctx.keysOf(m)), [known.gen])));
     }, false);
   }
 
