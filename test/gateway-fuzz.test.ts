@@ -8,9 +8,8 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { OPERATIONS, type App } from "../src/app.js";
 import type { Deps } from "../src/deps.js";
-import { createClock } from "../src/clock.js";
 import { around, VALID } from "./gateway-bodies.js";
-import { apmPayment, directPayment, makeApp, nextOrderNo, parseXml, snapshotState, textOf } from "./helpers.js";
+import { apmPayment, directPayment, makeApp, nextOrderNo, parseXml, snapshotState, standingClock, textOf } from "./helpers.js";
 import { REPLICA_MODE } from "./replica-helpers.js";
 
 const CONTENT_TYPE = { xml: /^application\/xml/, json: /^application\/json/, html: /^text\/html/ } as const;
@@ -41,10 +40,7 @@ function stateOf(app: App, deps: Deps): () => Promise<unknown> {
  * and a request that comes then applies it first, refused or not (time's doing, not the refusal's;
  * on a loaded machine a run lasts that long, and the comparison failed on it).
  */
-const fuzzedApp = () => {
-  const started = Date.now();
-  return makeApp({ notifyAllow: "127.0.0.1", ...(REPLICA_MODE ? {} : { clock: createClock(() => started) }) });
-};
+const fuzzedApp = () => makeApp({ notifyAllow: "127.0.0.1", ...(REPLICA_MODE ? {} : { clock: standingClock() }) });
 
 describe("gateway operations, fuzzed over HTTP", () => {
   test.each(OPERATIONS.map((op) => [op.path, op] as const))("%s: answered in its own format, never 5xx; a refusal changes nothing", async (_path, op) => {

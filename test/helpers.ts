@@ -9,6 +9,7 @@ import type { Notification, Transaction } from "../src/domain/types.js";
 import { REPLICA_MODE, replicaApp } from "./replica-helpers.js";
 import { createDeps, type SandboxOptions } from "../src/sandbox.js";
 import { signatureFields, type SignedOperation } from "../src/signature/signature.js";
+import { createClock, type Clock } from "../src/clock.js";
 
 /**
  * A fresh app over in-memory state built from the bundled fixtures. Logs are silent. In the
@@ -27,6 +28,16 @@ export async function makeApp(options: SandboxOptions = {}): Promise<{ app: App;
   }
   const deps = await createDeps({ logLevel: "silent", seed: "test-seed", ...options });
   return { app: createApp(deps), deps };
+}
+
+/**
+ * A sandbox clock that stands at the moment it is made (advanced only by an operator call): for a
+ * test comparing the state around a request, in which nothing may fall due by itself meanwhile (a
+ * refund made 5 s earlier would, and the next request applies it first, refused or not).
+ */
+export function standingClock(): Clock {
+  const at = Date.now();
+  return createClock(() => at);
 }
 
 /** Any well-formed encryption_data: lenient mode accepts it. */

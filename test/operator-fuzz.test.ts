@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { keysOf } from "../src/admin/accepts-only.js";
 import { OPERATOR_CALLS, type OperatorCall } from "../src/api/operator-calls.js";
 import { z } from "zod";
-import { ACME, directPayment, formSession, makeApp, snapshotState } from "./helpers.js";
+import { ACME, directPayment, formSession, makeApp, snapshotState, standingClock } from "./helpers.js";
 import { REPLICA_MODE } from "./replica-helpers.js";
 
 const value = fc.oneof(
@@ -53,7 +53,8 @@ describe.skipIf(REPLICA_MODE)("operator calls, fuzzed", () => {
   });
 
   test.each(withBody.map((c) => [c.operationId, c] as const))("%s: any body of its keys is answered in JSON, never 5xx; a refusal changes nothing", async (_id, call) => {
-    const { app, deps } = await makeApp();
+    // (the clock stands still: nothing falls due by itself between the two states compared)
+    const { app, deps } = await makeApp({ clock: standingClock() });
     // a payment of its own to capture, refund or review, besides the fixtures'
     await request(app).post("/v1/authorise").send(directPayment({ ...ACME, amount: "20.00" })).expect(200);
     const names = [...call.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -124,7 +125,7 @@ describe.skipIf(REPLICA_MODE)("the dashboard's forms, fuzzed", () => {
   });
 
   test("the playground: any fields are answered with its page (refused: nothing stored) or a redirect to the payment it made, never 5xx but a gateway's fault", async () => {
-    const { app, deps } = await makeApp();
+    const { app, deps } = await makeApp({ clock: standingClock() });
     const { cookie, token } = await formSession(app, "/__sandbox/ui/playground");
     const field = fc.oneof(
       fc.tuple(fc.constant("kind"), fc.constantFrom("card", "checkout", "apm", "", "nope")),
