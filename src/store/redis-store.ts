@@ -72,8 +72,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Where a unit runs: one merchant's partition, everything (read-only, with the settings' turn), or nothing. */
 type Context = { partition: Partition } | { all: true; merged?: State } | { none: true };
 
+/**
+ * On a Cluster, braces in the prefix would be read as every key's hash tag: every key on one node
+ * ("team{1}:"), or each key hashed whole and every script refused ("{}"). Refused before connecting.
+ */
+function checkPrefix(options: RedisStoreOptions): void {
+  if (options.cluster && /[{}]/.test(options.prefix)) {
+    throw new StoreError(`--redis-prefix "${options.prefix}" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces`);
+  }
+}
+
 /** What Redis holds at the prefix, read without changing anything (`sandgate migrate --dry-run`). */
 export async function inspectRedisStore(options: RedisStoreOptions): Promise<{ layout: number; merchants: number; records?: Record<string, number>; running?: boolean }> {
+  checkPrefix(options);
   const global = globalKeys(options.prefix);
   const client = connect(options).client;
   client.on("error", () => undefined);
@@ -89,6 +100,7 @@ export async function inspectRedisStore(options: RedisStoreOptions): Promise<{ l
 }
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<Store> {
+  checkPrefix(options);
   const fixtures = loadFixtures(options.fixturesDir);
   const global = globalKeys(options.prefix);
   const link = connect(options);
