@@ -732,22 +732,24 @@ describe("replicas and failures", () => {
     }
   }, 60_000);
 
-  test("a --redis-prefix with braces on a Cluster: a clear message and exit code 1, before connecting", async () => {
-    const port = await freePort(); // nothing listens there: the prefix is refused first
-    const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`, "--redis-cluster", "--redis-prefix", "team{}:"], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+  /** Sandgate started on Redis at a port where nothing listens, with `more` flags: its exit code and what it said on stderr */
+  async function startRefused(more: string[] = []) {
+    const port = await freePort();
+    const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`, ...more], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    return { port, code, stderr };
+  }
+
+  test("a --redis-prefix with braces on a Cluster: a clear message and exit code 1, before connecting", async () => {
+    const { code, stderr } = await startRefused(["--redis-cluster", "--redis-prefix", "team{}:"]); // nothing listens: the prefix is refused first
     expect(code).toBe(1);
     expect(stderr).toContain('--redis-prefix "team{}:" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces');
   });
 
   test("Redis unreachable at start: a clear message and exit code 1", async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const { port, code, stderr } = await startRefused();
     expect(code).toBe(1);
     expect(stderr).toMatch(new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/0 \\(.*ECONNREFUSED.*\\); start it, or check --redis-url`));
   });

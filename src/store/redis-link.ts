@@ -95,16 +95,15 @@ function linked(client: Redis | Cluster): Link {
   let connection = 0;
   /** a cluster: how many masters its slots name (a command for a node missing from the pool goes to any node, maybe a silent one) */
   let masters = 0;
+  /** a cluster's pool holds a connection to every master its slots name */
+  const everyMaster = (cluster: Cluster) => cluster.nodes("master").length >= masters;
   /**
    * One Redis: a connection made since `sentOn` (the one it was sent on may say "ready" a moment
    * after it was lost). A cluster: a connection to every master, none of them on its way.
    */
   const usable = (sentOn: number) => {
     if (client.status !== "ready") return false;
-    if (client instanceof Cluster) {
-      const nodes = client.nodes("master");
-      return nodes.length >= masters && !nodes.some((node) => CONNECTING.has(node.status));
-    }
+    if (client instanceof Cluster) return everyMaster(client) && !client.nodes("master").some((node) => CONNECTING.has(node.status));
     return connection !== sentOn;
   };
   /** commands waiting for the connection: each goes on once usable (a connection ready), or fails once Redis refuses */
@@ -186,7 +185,7 @@ function linked(client: Redis | Cluster): Link {
     // makes the node's connection again; again after a refresh that was under way. A refresh that
     // no node answered on a new connection: Redis is down (as a refused connection says)
     const mend = () => {
-      if (cluster.status !== "ready" || cluster.nodes("master").length >= masters) return;
+      if (cluster.status !== "ready" || everyMaster(cluster)) return;
       cluster.refreshSlotsCache((err) => {
         if (!err) return mend();
         refused();
