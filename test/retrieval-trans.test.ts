@@ -404,14 +404,16 @@ describe("POST /v1/retrievalTrans: encryption_data", () => {
     expect(orders(res)).toEqual(["ORD-1002"]);
   });
 
-  test("strict mode refuses a wrong signature and says what it expected", async () => {
+  test("strict mode refuses a wrong signature, names the fields signed, and keeps the expected value to the request log", async () => {
     const { app } = await makeApp({ signatureMode: "strict" });
     const fields = { merchant_id: ACME.merchant_id, account_id: ACME.account_id };
     const res = await request(app).post(PATH).send({ ...fields, encryption_data: signRequest("retrievalTrans", fields, "wrong_key_123") });
     expect(res.status).toBe(400);
     expect(res.body.return_status).toBe("0");
     expect(res.body.return_message).toMatch(/^I0014:/);
-    expect(res.body.return_message).toContain(signRequest("retrievalTrans", fields, ACME.key));
+    expect(res.body.return_message).toContain("signed over merchant_id, account_id, then the secret key");
+    expect(res.text).not.toContain(signRequest("retrievalTrans", fields, ACME.key));
+    expect(res.body).toMatchObject({ encryption_data: "", errors: [{ field: "encryption_data" }] });
     expect(res.body.orders_list).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { GatewayError } from "../codes.js";
 import { unitDeps, type Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
-import { checkRequestSignature, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
+import { checkRequestSignature, refuseMismatch, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
 import { StoreRefusal, StoreUnavailable } from "../store/store.js";
 import { catchUp } from "../schedule/scheduler.js";
@@ -137,7 +137,11 @@ export async function runOperation(op: Operation, input: GatewayInput, deps: Dep
   const headers: Record<string, string> = { "X-Request-Id": requestId };
   if (signature) headers["X-Sandbox-Signature"] = signature.matched ? "matched" : "mismatch";
   if (reply.rule) headers["X-Sandbox-Rule"] = reply.rule;
-  const rendered = render(op, reply, key);
+  // in strict mode only a caller who proved the key gets a signed answer: a refusal signed for anyone
+  // would be an oracle (a refusal's merchant_id, account_id and return_status "0", signed, is the
+  // request signature of an account whose id ends in "0")
+  const signs = deps.config.signatureMode !== "strict" || signature?.matched === true;
+  const rendered = render(op, reply, signs ? key : null);
   record(deps, op, input, requestId, body, reply, signature, exchangeOf(input, headers, sent, rendered, started));
   headers["Content-Type"] = rendered.contentType;
   const waitMs = latencyMs(then, (min, max) => deps.store.ids.intFor(`latency|${requestId}`, min, max));
@@ -184,6 +188,7 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   if (op.registeredIpOnly) checkRegisteredIp(caller, input.clientAddress);
   const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
   seen.signature = signature;
+  if (signature.mode === "strict" && !signature.matched) refuseMismatch(signature, requestId);
   const baseUrl = deps.config.baseUrl ?? origin(input);
   // what fell due by the sandbox's clock happens first; the request itself is dated by the merchant's own
   const sandboxNow = deps.clock.now();
@@ -241,17 +246,17 @@ function checkRegisteredIp(caller: Caller, ip: string): void {
 }
 
 /** The reply as bytes on the wire: status, content type, body with its encryption_data. */
-function render(op: Operation, reply: Reply, key: string): Rendered {
+function render(op: Operation, reply: Reply, key: string | null): Rendered {
   const status = reply.status ?? 200;
   if ("xml" in reply) {
     // the signed fields are top-level texts (later ones win, as in an object built from the list)
     const asObject: Record<string, XmlValue> = {};
     for (const [name, value] of reply.xml) if (!Array.isArray(value)) asObject[name] = value;
-    const nodes: XmlNode[] = [...reply.xml, ["encryption_data", signResponse(op.name, asObject, key)]];
+    const nodes: XmlNode[] = [...reply.xml, ["encryption_data", key === null ? "" : signResponse(op.name, asObject, key)]];
     return { status, contentType: "application/xml; charset=utf-8", body: renderXml("respon", nodes) };
   }
   if ("json" in reply) {
-    reply.json.encryption_data = signResponse(op.name, reply.json, key);
+    reply.json.encryption_data = key === null ? "" : signResponse(op.name, reply.json, key);
     return { status, contentType: "application/json; charset=utf-8", body: JSON.stringify(reply.json) };
   }
   return { status, contentType: "text/html; charset=utf-8", body: reply.html };

@@ -38,10 +38,8 @@ function valueOf(body: Record<string, unknown>, field: string): string {
   return text(value);
 }
 
-export function maskKey(key: string): string {
-  if (key.length <= 4) return "****";
-  return `${key.slice(0, 2)}${"*".repeat(Math.min(key.length - 4, 12))}${key.slice(-2)}`;
-}
+/** The key as a signing string shows it: never any part of it (not its length, not its ends). */
+export const KEY_SHOWN = "<secret key>";
 
 export interface Signed {
   /** the operation's list itself (shared, never changed) */
@@ -62,7 +60,7 @@ export function sign(fields: readonly string[], body: Record<string, unknown>, k
   const shown = values.map((v, i) => SHOWN[fields[i]!]?.(v) ?? v).join("");
   return {
     fields,
-    signingString: `${shown}${maskKey(key)}`,
+    signingString: `${shown}${KEY_SHOWN}`,
     signature: digest(values.join(""), key),
   };
 }
@@ -82,7 +80,10 @@ export interface SignatureCheck extends Signed {
   mode: SignatureMode;
 }
 
-/** Refuses a missing or malformed value in any mode; refuses a mismatch only in strict mode. */
+/**
+ * Refuses a missing or malformed value in any mode; a mismatch is returned (matched: false) for the
+ * caller to log before it refuses it in strict mode (refuseMismatch).
+ */
 export function checkRequestSignature(
   operation: SignedOperation,
   body: Record<string, unknown>,
@@ -113,13 +114,21 @@ export function checkRequestSignature(
     matched: raw.toLowerCase() === expected.signature,
     mode,
   };
-  if (mode === "strict" && !check.matched) {
-    throw new GatewayError(
-      "signature_mismatch",
-      `expected ${expected.signature} = sha256 of "${expected.signingString}" (fields ${expected.fields.join(", ")}, then the secret key)`,
-    );
-  }
   return check;
+}
+
+/**
+ * The strict refusal of a mismatch: which fields were signed, in which order, and where the operator
+ * finds the expected value (the request log, behind ADMIN_TOKEN). Never the expected value, nor any
+ * part of the key: sent again, a value a refusal gave would be the merchant's signature.
+ */
+export function refuseMismatch(check: SignatureCheck, requestId: string): never {
+  const fields = `${check.fields.join(", ")}, then the secret key`;
+  throw new GatewayError(
+    "signature_mismatch",
+    `signed over ${fields}; the expected value is in Sandgate's request log, request ${requestId} (operators only)`,
+    [{ field: "encryption_data", message: `does not match the sha256 of ${fields}` }],
+  );
 }
 
 export function signResponse(operation: SignedAnswer, body: Record<string, unknown>, key: string): string {

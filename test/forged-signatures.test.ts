@@ -1,0 +1,99 @@
+// A refusal never helps a forger (docs/security.md). On a shared sandbox in strict mode with random
+// keys, an attacker who does not know TEAM-B's key sends TEAM-B's operations with a wrong signature,
+// then sends again every 64-hex value the refusal carried (its text, its errors, its headers, its own
+// encryption_data): every operation refuses each one, and nothing of TEAM-B's changes. The operator
+// finds the expected value in the request log.
+import request from "supertest";
+import { describe, expect, test } from "vitest";
+import { OPERATIONS } from "../src/app.js";
+import { KEY_SHOWN } from "../src/signature/signature.js";
+import { VALID } from "./gateway-bodies.js";
+import { directPayment, errorFields, makeApp, parseXml, signRequest, snapshotState, textOf } from "./helpers.js";
+
+const TEAM = "TEAM-B";
+// accounts whose ids end in what a refusal signs after them ("0": the JSON refusal's return_status)
+const ACCOUNTS = ["A1", "ACC-10"];
+
+/** Every run of 64 hexadecimal characters in the answer, headers included. */
+function hexRuns(res: request.Response): string[] {
+  const all = `${JSON.stringify(res.headers)}\n${res.text}`;
+  return [...new Set(all.match(/[0-9a-fA-F]{64}/g) ?? [])].map((v) => v.toLowerCase());
+}
+
+describe("a strict refusal never hands out a signature", () => {
+  test("each operation refuses every value a refusal carried, sent again as the signature; TEAM-B's records do not change", async () => {
+    const { app, deps } = await makeApp({ signatureMode: "strict", merchantKeys: "random" });
+    const key = (await request(app).put(`/__sandbox/merchants/${TEAM}`).expect(200)).body.merchant.secret_key as string;
+    // TEAM-B pays 100.00 on each of its accounts with its own key
+    const paid: Record<string, string> = {};
+    for (const account of ACCOUNTS) {
+      const body = directPayment({ merchant_id: TEAM, account_id: account, amount: "100.00" });
+      const res = await request(app).post("/v1/authorise").send({ ...body, encryption_data: signRequest("authorise", body, key) }).expect(200);
+      paid[account] = /<transaction_id>(\d+)</.exec(res.text)![1]!;
+    }
+    const before = snapshotState(deps);
+    const bodyOf = (op: (typeof OPERATIONS)[number], account: string, encryption_data: string) => {
+      const body: Record<string, unknown> = { ...VALID[op.name]![0]!, merchant_id: TEAM, account_id: account, encryption_data };
+      // aim the batch operations at TEAM-B's payment on that account
+      for (const list of ["capture_orders", "refund_orders", "cancel_orders"]) {
+        if (Array.isArray(body[list])) body[list] = [{ ...(body[list] as object[])[0], transaction_id: paid[account] ?? "1", amount: "100.00", refund_amount: "100.00" }];
+      }
+      return body;
+    };
+    // the attacker probes every operation on TEAM-B's accounts and on "ACC-1" (whose JSON refusal,
+    // signed, would be the signature of "ACC-10": "TEAM-B" + "ACC-1" + return_status "0")
+    const carried = new Set<string>();
+    for (const op of OPERATIONS) {
+      for (const account of [...ACCOUNTS, "ACC-1"]) {
+        const body = bodyOf(op, account, "0".repeat(64));
+        const refused = await request(app).post(op.path).send(body);
+        expect(refused.status, `${op.name}: ${refused.text}`).toBe(400);
+        expect(refused.text).toMatch(/I0014/);
+        expect(refused.text).not.toContain(key);
+        expect(refused.text).not.toContain(`*${key.slice(-2)}`); // no masked key that shows its ends
+        // the refusal names what was signed, in order, with the key masked whole
+        expect(refused.text).toContain(op.name === "authorise" || op.name === "checkout" ? "merchant_id, account_id, order_no" : "merchant_id, account_id");
+        expect(refused.text).toContain("then the secret key");
+        for (const value of hexRuns(refused)) carried.add(value);
+      }
+    }
+    // then sends every value any refusal carried as the signature of every operation on each account
+    for (const op of OPERATIONS) {
+      for (const account of ACCOUNTS) {
+        expect(carried, `${op.name} on ${account}: a refusal carried its signature`).not.toContain(signRequest(op.name, bodyOf(op, account, ""), key));
+        for (const value of carried) {
+          const again = await request(app).post(op.path).send(bodyOf(op, account, value));
+          expect(again.status, `${op.name} on ${account} signed with ${value}: ${again.text}`).toBe(400);
+        }
+      }
+    }
+    expect(snapshotState(deps)).toEqual(before);
+    expect(deps.store.records.merchant(TEAM)!.accounts.map((a) => a.account_id).sort()).toEqual([...ACCOUNTS].sort());
+  });
+
+  test("a refusal before the signature check (an unregistered address, a missing field) is not signed either", async () => {
+    const { app } = await makeApp({ signatureMode: "strict" });
+    // M10002's queries answer only its registered addresses: refused before the signature is looked at
+    const query = { merchant_id: "M10002", account_id: "A20001", order_no: "X", encryption_data: "0".repeat(64) };
+    const res = await request(app).post("/v1/retrievalTrans").send(query).expect(403);
+    expect(res.body.encryption_data).toBe("");
+    const missing = await request(app).post("/v1/capture").send({ merchant_id: "M10001", account_id: "A10001", capture_orders: [] });
+    expect(missing.status).toBe(400);
+    expect(missing.body.encryption_data).toBe("");
+  });
+
+  test("the operator finds the expected value and the signing string in the request log; the refusal says so", async () => {
+    const { app } = await makeApp({ signatureMode: "strict" });
+    const body = directPayment({ order_no: "FORGE-LOG-1", encryption_data: "0".repeat(64) });
+    const refused = await request(app).post("/v1/authorise").send(body).expect(400);
+    const requestId = refused.get("X-Request-Id")!;
+    expect(refused.text).toContain(`request ${requestId}`);
+    expect(errorFields(refused.text)).toEqual(["encryption_data"]);
+    expect(textOf(parseXml(refused.text).encryption_data)).toBe("");
+    const log = (await request(app).get("/__sandbox/requests").query({ order_no: "FORGE-LOG-1" }).expect(200)).body.requests;
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ id: requestId, http_status: 400, signature: { mode: "strict", matched: false, expected: signRequest("authorise", body, "acme_test_key_7f3a9c21") } });
+    expect(log[0].signature.signingString.endsWith(KEY_SHOWN)).toBe(true);
+    expect(log[0].signature.signingString).not.toContain("acme");
+  });
+});
