@@ -15,6 +15,8 @@ export interface Config {
   data: string | undefined;
   seed: string | undefined;
   signatureMode: SignatureMode;
+  /** what a batch request (capture, review, cancel, refund) is signed over: merchant and account, or its orders too */
+  batchSignature: "envelope" | "orders";
   strictMerchants: boolean;
   /** how a provisioned merchant's key is made: sk_test_<id> (id) or random */
   merchantKeys: "id" | "random";
@@ -82,6 +84,14 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
   { key: "signatureMode", flag: "--signature-mode", env: "SIGNATURE_MODE", kind: "string", choices: ["lenient", "strict"], description: "lenient accepts any 64-hex encryption_data; strict checks it with the merchant's key" },
   {
+    key: "batchSignature",
+    flag: "--batch-signature",
+    env: "BATCH_SIGNATURE",
+    kind: "string",
+    choices: ["envelope", "orders"],
+    description: "a Sandgate setting, not the gateway's: envelope signs capture, review, cancel and refund over merchant_id and account_id (as the gateway, inferred); orders signs each order's fields too, so a captured signature acts for those orders only",
+  },
+  {
     key: "merchantKeys",
     flag: "--merchant-keys",
     env: "MERCHANT_KEYS",
@@ -143,6 +153,7 @@ export const DEFAULTS: Config = {
   data: undefined,
   seed: undefined,
   signatureMode: "lenient",
+  batchSignature: "envelope",
   strictMerchants: false,
   merchantKeys: "id",
   baseUrl: undefined,

@@ -90,5 +90,22 @@ describe("--merchant-keys random", () => {
       const again = await runSandgate(["ctl", "merchant", "key", "CI-JOB-9", "--url", sandbox.url, "--json"], { env: { ADMIN_TOKEN: "", SANDGATE_URL: "" } });
       expect(JSON.parse(again.stdout)).toMatchObject({ merchant_id: "CI-JOB-9", secret_key: key, accounts: [{ account_id: "A1" }] });
     });
+
+    test("--rotate prints a new key; a payment signed with the old one is refused at once", async () => {
+      const env = { env: { ADMIN_TOKEN: "", SANDGATE_URL: "" } };
+      const old = (await runSandgate(["ctl", "merchant", "key", "CI-JOB-10", "--url", sandbox.url], env)).stdout.trim();
+      const run = await runSandgate(["ctl", "merchant", "key", "CI-JOB-10", "--rotate", "--url", sandbox.url], env);
+      expect(run.code, run.stderr).toBe(0);
+      const key = run.stdout.trim();
+      expect(key).toMatch(/^sk_test_[0-9a-f]{32}$/);
+      expect(key).not.toBe(old);
+      const pay = (k: string, order: string) => fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(signed("CI-JOB-10", k, order)) });
+      expect((await pay(old, "CTL-2")).status).toBe(400);
+      expect((await pay(key, "CTL-3")).status).toBe(200);
+      // a merchant Sandgate does not know is not provisioned by a rotation
+      const unknown = await runSandgate(["ctl", "merchant", "key", "CI-JOB-NONE", "--rotate", "--url", sandbox.url], env);
+      expect(unknown.code).toBe(3);
+      expect(unknown.stderr).toContain("merchant_not_found");
+    });
   });
 });

@@ -203,6 +203,10 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("get", "/__sandbox/merchants/{merchant_id}", await api().get("/__sandbox/merchants/NOBODY-AT-ALL"));
     const closed = (await makeApp({ strictMerchants: true })).app;
     check("put", "/__sandbox/merchants/{merchant_id}", await request(closed).put("/__sandbox/merchants/CI-OPENAPI-2"));
+    const random = (await makeApp({ merchantKeys: "random" })).app;
+    check("post", "/__sandbox/merchants/{merchant_id}/rotate-key", await request(random).post("/__sandbox/merchants/M10001/rotate-key").send({}));
+    check("post", "/__sandbox/merchants/{merchant_id}/rotate-key", await request(random).post("/__sandbox/merchants/NOBODY-AT-ALL/rotate-key").send({}));
+    check("post", "/__sandbox/merchants/{merchant_id}/rotate-key", await api().post("/__sandbox/merchants/M10001/rotate-key").send({}));
   });
 
   test("the payer pages: the page, a script's JSON answers (result, 400, 404, 409) and the browser's redirect", async () => {

@@ -2,12 +2,13 @@
 // sandbox. With --merchant-keys random a provisioned merchant's key is random, so CI asks for it
 // here (or with `sandgate ctl merchant key <id>`) before it signs: PUT provisions the merchant when
 // Sandgate does not know it yet (its accounts are added on their first use), GET reads one it knows.
-// Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
+// POST …/rotate-key gives a merchant a new random key, when a captured signature or a key that
+// left the team must stop working. Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
 import { type Response } from "express";
 import type { Deps } from "../deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
-import { provisionedMerchant } from "../domain/merchants.js";
+import { newMerchantKey, provisionedMerchant } from "../domain/merchants.js";
 import type { Merchant } from "../domain/types.js";
 import { problem, pathParam } from "./shared.js";
 
@@ -44,5 +45,19 @@ export function merchantsApi(server: Deps, on: On): void {
     deps.store.records.addMerchant(merchant);
     await deps.store.commit();
     res.json({ merchant: merchantView(merchant), created: true });
+  });
+
+  on("rotateMerchantKey", async (req, res) => {
+    const deps = depsOf(res, server);
+    const id = pathParam(req, "merchant_id");
+    if (deps.config.merchantKeys !== "random") {
+      return problem(res, 409, "keys_not_random", "with --merchant-keys id a provisioned merchant's key is sk_test_<id>, which anyone can compute: start Sandgate with --merchant-keys random to rotate keys");
+    }
+    const merchant = deps.store.records.merchant(id);
+    if (!merchant) return problem(res, 404, "merchant_not_found", `no merchant ${id}: PUT /__sandbox/merchants/${id} provisions it`);
+    merchant.secret_key = newMerchantKey(id, "random");
+    deps.store.records.changed("merchants", merchant);
+    await deps.store.commit();
+    res.json({ merchant: merchantView(merchant) });
   });
 }

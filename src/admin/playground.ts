@@ -16,7 +16,7 @@ import { stageOf } from "../domain/completion.js";
 import { authorise } from "../gateway/authorise.js";
 import { checkout } from "../gateway/checkout.js";
 import { pageUrl } from "../gateway/page-links.js";
-import { runOperation, type GatewayAnswer } from "../http/operation.js";
+import { runOperation, signedFields, type GatewayAnswer } from "../http/operation.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
 import { BASE } from "../render/dashboard/frame.js";
@@ -32,7 +32,7 @@ import {
 } from "../render/dashboard/playground-tab.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { OUTCOME_HEADER, requestOutcomes } from "../scenarios/outcome-header.js";
-import { sign, signatureFields, signatureOf } from "../signature/signature.js";
+import { signatureFields, signatureOf } from "../signature/signature.js";
 import { secretKeyOf } from "../domain/merchants.js";
 import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../domain/types.js";
@@ -142,7 +142,7 @@ export function playgroundRoutes(server: Deps): Router {
     const origin = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
     const body = gatewayBody(kind, values, `${origin.replace(/\/$/, "")}${BASE}/ui/playground/returned`);
     const operation = kind === "checkout" ? checkout : authorise;
-    body.encryption_data = sign(signatureFields[operation.name].request, body, merchant.secret_key).signature;
+    body.encryption_data = signatureOf(signedFields(operation, body, deps.config.batchSignature), body, merchant.secret_key);
     const headers: Record<string, string> = {
       host: req.get("host") ?? "localhost",
       "content-type": "application/json",

@@ -355,6 +355,14 @@ export const OPERATOR = [
   },
   {
     method: "post",
+    path: "/__sandbox/merchants/{merchant_id}/rotate-key",
+    operationId: "rotateMerchantKey", scope: { merchant: "merchant_id" },
+    summary: "gives a merchant a new random secret key (--merchant-keys random): the old one is refused from the next request on",
+    answer: z.strictObject({ merchant: merchantView }),
+    problems: { 404: "merchant_not_found", 409: "keys_not_random: with --merchant-keys id a provisioned merchant's key is sk_test_<id>" },
+  },
+  {
+    method: "post",
     path: "/__sandbox/subscriptions/{recurring_id}/charge",
     operationId: "chargeSubscription", form: "/__sandbox/ui/subscriptions/{recurring_id}/charge", scope: { record: "subscription", param: "recurring_id" },
     summary: "charges the next deduction now",

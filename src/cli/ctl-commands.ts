@@ -374,10 +374,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: "merchant key",
-    summary: "print a merchant's secret key, provisioning the merchant if Sandgate does not know it yet",
+    summary: "print a merchant's secret key, provisioning the merchant if Sandgate does not know it yet (--rotate: a new one)",
     args: [new Argument("<merchant_id>", "the merchant (a fixture's, one provisioned by use, or a new one)")],
-    run: async ({ client }, [merchantId]) => {
-      const merchant = await client.merchant(merchantId!);
+    options: [new Option("--rotate", "give the merchant a new random key and print it: the old one is refused at once (--merchant-keys random)")],
+    run: async ({ client }, [merchantId], flags) => {
+      const merchant = flags.rotate === true
+        ? ((await client.call("rotateMerchantKey", { params: { merchant_id: merchantId! }, body: {} })) as { merchant: { secret_key: string } }).merchant
+        : await client.merchant(merchantId!);
       return { json: merchant, text: merchant.secret_key };
     },
   },

@@ -51,7 +51,7 @@ const DEFAULT_OUTCOME = { capture: "captured", cancel: "cancelled", review: "rev
 
 /** A batch operation, with the names of its order array and of each result's status and message (the portal reads them). */
 export interface BatchOperation extends Operation {
-  orders: { arrayField: string; statusField: string; messageField: string };
+  orders: NonNullable<Operation["orders"]>;
 }
 
 export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): BatchOperation {

@@ -10,7 +10,7 @@ import type { z } from "zod";
 import { GatewayError } from "../codes.js";
 import { unitDeps, type Deps } from "../deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
-import { checkRequestSignature, refuseMismatch, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
+import { checkRequestSignature, refuseMismatch, requestFields, signResponse, type BatchSignature, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
 import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
 import { StoreRefusal, StoreUnavailable } from "../store/store.js";
 import { catchUp } from "../schedule/scheduler.js";
@@ -63,6 +63,8 @@ export interface Operation {
    * which GET /__sandbox/openapi.json is generated.
    */
   request: z.ZodType;
+  /** a batch operation's order array (capture_orders, ...) and the names of each result's status and message */
+  orders?: { arrayField: string; statusField: string; messageField: string };
   /** JSON fields a refusal still carries, e.g. { capture_orders: [] }, so the answer keeps its shape */
   emptyResult?: Record<string, unknown>;
   /** what the scenario rules match for the whole request; authorise adds the token's card, say */
@@ -186,7 +188,7 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants, deps.config.merchantKeys);
   seen.caller = caller;
   if (op.registeredIpOnly) checkRegisteredIp(caller, input.clientAddress);
-  const signature = checkRequestSignature(op.name, body, caller.merchant.secret_key, deps.config.signatureMode);
+  const signature = checkRequestSignature(signedFields(op, body, deps.config.batchSignature), body, caller.merchant.secret_key, deps.config.signatureMode);
   seen.signature = signature;
   if (signature.mode === "strict" && !signature.matched) refuseMismatch(signature, requestId);
   const baseUrl = deps.config.baseUrl ?? origin(input);
@@ -216,6 +218,9 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   if (reply.changed) await deps.store.commit(true); // the unit's last change: the turn goes with it
   return reply;
 }
+
+/** The fields a request of `op` is signed over (data/signature-fields.json; with --batch-signature orders, a batch's orders too). */
+export const signedFields = (op: Operation, body: Body, batchSignature: BatchSignature) => requestFields(op.name, body, batchSignature, op.orders?.arrayField);
 
 /** This server as the client addressed it (Sandgate serves plain HTTP; no proxy is trusted). */
 const origin = (input: GatewayInput) => `http://${header1(input, "host") ?? "localhost"}`;

@@ -24,11 +24,30 @@ export type SignedOperation =
 /** Signed things that are not requests: the payer's return to return_url (and notifications, in notify/outbox.ts). */
 export type SignedAnswer = SignedOperation | "payer_return";
 
-type FieldLists = Record<SignedAnswer, { request: string[]; response: string[] }>;
+/** --batch-signature: a batch request signed over merchant and account (the gateway's, inferred), or over its orders as well (Sandgate's). */
+export type BatchSignature = "envelope" | "orders";
+
+/** `orders`: a batch operation's fields of each order, signed after the request's list with --batch-signature orders. */
+type FieldLists = Record<SignedAnswer, { request: string[]; response: string[]; orders?: string[] }>;
 
 export const signatureFields: FieldLists = JSON.parse(readFileSync(resolve(dataDir, "signature-fields.json"), "utf8")) as FieldLists;
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * The fields a request is signed over, in order: the operation's list; with --batch-signature
+ * orders, a batch's (`orderList`, e.g. capture_orders) each order's fields after it, order by order
+ * (capture_orders.0.transaction_id, capture_orders.0.order_no, …), so a captured signature acts for
+ * those orders only.
+ */
+export function requestFields(operation: SignedOperation, body: Record<string, unknown>, batchSignature: BatchSignature, orderList?: string): readonly string[] {
+  const lists = signatureFields[operation];
+  if (batchSignature !== "orders" || !lists.orders || !orderList) return lists.request;
+  const orders = body[orderList];
+  const fields = [...lists.request];
+  if (Array.isArray(orders)) for (let i = 0; i < orders.length; i++) for (const f of lists.orders) fields.push(`${orderList}.${i}.${f}`);
+  return fields;
+}
 
 /** A field's value as text; a name with a dot reads inside objects (a notification's data.amount). */
 function valueOf(body: Record<string, unknown>, field: string): string {
@@ -85,7 +104,7 @@ export interface SignatureCheck extends Signed {
  * caller to log before it refuses it in strict mode (refuseMismatch).
  */
 export function checkRequestSignature(
-  operation: SignedOperation,
+  fields: readonly string[],
   body: Record<string, unknown>,
   key: string,
   mode: SignatureMode,
@@ -105,7 +124,7 @@ export function checkRequestSignature(
     const problem = { field: "encryption_data", message: `must be 64 hexadecimal characters, got ${shown}` };
     throw new GatewayError("invalid_signature", `encryption_data must be 64 hexadecimal characters, got ${shown}`, [problem]);
   }
-  const expected = sign(signatureFields[operation].request, body, key);
+  const expected = sign(fields, body, key);
   const check: SignatureCheck = {
     fields: expected.fields,
     signingString: expected.signingString,
