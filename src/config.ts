@@ -20,6 +20,8 @@ export interface Config {
   strictMerchants: boolean;
   /** how a provisioned merchant's key is made: sk_test_<id> (id) or random */
   merchantKeys: "id" | "random";
+  /** accounts a merchant may have (provisioned on first use); one more is refused */
+  maxAccounts: number;
   baseUrl: string | undefined;
   adminToken: string | undefined;
   /** host names, besides loopback, IP addresses and --base-url's, under which a browser may reach /__sandbox */
@@ -99,6 +101,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     choices: ["id", "random"],
     description: "a provisioned merchant's secret key: id (sk_test_<id>, anyone can compute it) or random (shown to operators only: sandgate ctl merchant key <id>)",
   },
+  { key: "maxAccounts", flag: "--max-accounts", env: "MAX_ACCOUNTS", kind: "number", description: "accounts a merchant may have: a request naming one more is refused (I0015) and provisions nothing" },
   { key: "strictMerchants", flag: "--strict-merchants", env: "STRICT_MERCHANTS", kind: "boolean", description: "refuse unknown merchant/account ids with 404 instead of provisioning them" },
   {
     key: "baseUrl",
@@ -156,6 +159,7 @@ export const DEFAULTS: Config = {
   batchSignature: "envelope",
   strictMerchants: false,
   merchantKeys: "id",
+  maxAccounts: 100,
   baseUrl: undefined,
   adminToken: undefined,
   allowedHosts: undefined,
@@ -213,7 +217,7 @@ function convert(spec: OptionSpec, raw: string | boolean): unknown {
   const text = String(raw);
   if (spec.kind === "number") {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${where}: expected a port number 0-65535, got "${text}"`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${where}: expected ${spec.key === "port" ? "a port number" : "a whole number"} 0-65535, got "${text}"`);
     return n;
   }
   if (spec.choices && !spec.choices.includes(text)) {

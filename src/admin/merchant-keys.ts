@@ -11,6 +11,7 @@ import type { On } from "./call-handlers.js";
 import { newMerchantKey, provisionedMerchant } from "../domain/merchants.js";
 import type { Merchant } from "../domain/types.js";
 import { problem, pathParam } from "./shared.js";
+import { ID_MAX } from "../http/fields.js";
 
 /** What an operator is shown of a merchant. */
 export const merchantView = (m: Merchant) => ({
@@ -21,10 +22,11 @@ export const merchantView = (m: Merchant) => ({
   accounts: m.accounts.map((a) => ({ account_id: a.account_id, capture_mode: a.capture_mode })),
 });
 
-const MERCHANT_ID = /^[\x21-\x7e]{1,100}$/;
+/** visible ASCII, as long as a gateway request's merchant_id may be (ID_MAX) */
+const MERCHANT_ID = new RegExp(`^[\\x21-\\x7e]{1,${ID_MAX}}$`);
 
 export function merchantsApi(server: Deps, on: On): void {
-  const badId = (res: Response, id: string) => problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to 100 visible ASCII characters`);
+  const badId = (res: Response, id: string) => problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to ${ID_MAX} visible ASCII characters`);
 
   on("getMerchant", (req, res) => {
     const deps = depsOf(res, server);

@@ -56,13 +56,20 @@ export interface Caller {
   commitProvisioning(): boolean;
 }
 
+/** What provisioning may do: --strict-merchants, --merchant-keys, --max-accounts. */
+export interface Provisioning {
+  strictMerchants: boolean;
+  merchantKeys: MerchantKeys;
+  /** accounts a merchant may have; one more is refused (too_many_accounts) and nothing is kept */
+  maxAccounts: number;
+}
+
 export function findCaller(
   records: Pick<Repository, "merchant" | "addMerchant" | "changed">,
   ids: Ids,
   merchantId: string,
   accountId: string,
-  strict: boolean,
-  keys: MerchantKeys = "id",
+  { strictMerchants: strict, merchantKeys: keys, maxAccounts }: Provisioning,
 ): Caller {
   const known = records.merchant(merchantId);
   if (!known && strict) throw new GatewayError("unknown_merchant", `no merchant "${merchantId}" (--strict-merchants is on)`);
@@ -70,6 +77,11 @@ export function findCaller(
   const knownAccount = merchant.accounts.find((a) => a.account_id === accountId);
   if (!knownAccount && strict) {
     throw new GatewayError("unknown_account", `merchant "${merchantId}" has no account "${accountId}" (--strict-merchants is on)`);
+  }
+  if (!knownAccount && merchant.accounts.length >= maxAccounts) {
+    throw new GatewayError("too_many_accounts", `merchant "${merchantId}" has ${merchant.accounts.length} accounts, the most it may have (--max-accounts): use one of them`, [
+      { field: "account_id", message: `is not one of the merchant's ${merchant.accounts.length} accounts, and no more are provisioned (--max-accounts ${maxAccounts})` },
+    ]);
   }
   const account = knownAccount ?? provisionAccount(merchantId, accountId, ids);
   return {

@@ -1,9 +1,9 @@
 // Per-order request schemas of the batch operations.
-import { obj, required, requiredCurrency, requiredDecimal, str } from "../http/fields.js";
+import { obj, required, requiredCurrency, requiredDecimal, requiredId, str } from "../http/fields.js";
 
 const identity = {
-  transaction_id: required(),
-  order_no: required(),
+  transaction_id: requiredId(),
+  order_no: requiredId(),
   currency: requiredCurrency(),
   amount: requiredDecimal(),
 };

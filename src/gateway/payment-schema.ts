@@ -2,7 +2,7 @@
 // Required fields are the ones without which no gateway could act; everything else is optional
 // but, when present, must have the interface document's type and format.
 import { z } from "zod";
-import { country, currency, decimal, email, int, json, list, num, obj, pattern, required, requiredCurrency, requiredMatching, requiredPositiveAmount, str, url } from "../http/fields.js";
+import { country, currency, decimal, email, int, json, list, num, obj, optionalId, pattern, required, requiredCurrency, requiredId, requiredPositiveAmount, str, url } from "../http/fields.js";
 
 const ITEM_SEPARATOR = "#;#";
 const VALUE_SEPARATOR = "#,#";
@@ -60,7 +60,7 @@ const subscription = obj({
 const common = {
   merchant_id: required(),
   account_id: required(),
-  order_no: requiredMatching((s) => s.length <= 64, "must be at most 64 characters"),
+  order_no: requiredId(),
   currency: requiredCurrency(),
   amount: requiredPositiveAmount(),
   item_total: decimal(),
@@ -117,7 +117,7 @@ export const paymentRequest = obj({
   ...common,
   open3d: str(),
   token_flag: str(),
-  token_id: str(),
+  token_id: optionalId(),
   card: str(),
   expiration_month: pattern(/^(0?[1-9]|1[0-2])$/, "must be a month 01-12"),
   expiration_year: pattern(/^(\d{2}|\d{4})$/, "must be a year such as 2030"),

@@ -6,12 +6,12 @@
 import { codes, result, resultInfo } from "../codes.js";
 import { cancelSubscription } from "../schedule/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
-import { obj, str, text, validate, withEnvelope } from "../http/fields.js";
+import { obj, optionalId, text, validate, withEnvelope } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { Subscription } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 
-const cancelRequest = obj({ recurring_id: str(), order_no: str() });
+const cancelRequest = obj({ recurring_id: optionalId(), order_no: optionalId() });
 
 interface Scope {
   merchant_id: string;

@@ -49,9 +49,22 @@ export const pattern = (re: RegExp, message: string) =>
   z.preprocess(asText, z.string({ error: "must be a string" }).refine((s) => s === "" || re.test(s), message)).optional();
 export const int = () => z.preprocess(asNumber, z.number({ error: "must be an integer" }).int("must be an integer")).optional();
 export const num = () => z.preprocess(asNumber, z.number({ error: "must be a number" })).optional();
+/**
+ * The longest identifier Sandgate takes (merchant_id, account_id, order_no, transaction_id,
+ * recurring_id, token_id): the interface's samples are 6 to 36 characters. A longer one is refused
+ * before anything is looked up or provisioned, so no id can make a record large.
+ */
+export const ID_MAX = 64;
+export const ID_MESSAGE = `must be at most ${ID_MAX} characters`;
+const shortEnough = (s: string) => s.length <= ID_MAX;
+/** A required identifier: non-empty, at most ID_MAX characters. */
+export const requiredId = () => required().refine(shortEnough, ID_MESSAGE);
+/** An optional identifier, at most ID_MAX characters. */
+export const optionalId = () => z.preprocess(asText, z.string({ error: "must be a string" }).refine(shortEnough, ID_MESSAGE)).optional();
+
 /** The fields every operation's body carries (checked by the operation pipeline), with the operation's own. */
 export const withEnvelope = <T extends z.ZodRawShape>(shape: T) =>
-  obj({ merchant_id: required(), account_id: required(), encryption_data: required().describe("the request's signature (see Signatures)"), ...shape });
+  obj({ merchant_id: requiredId(), account_id: requiredId(), encryption_data: required().describe("the request's signature (see Signatures)"), ...shape });
 
 /** An object or array field; a form body may carry it as a JSON string. */
 export const json = <T extends z.ZodType>(schema: T) => z.preprocess(asJson, schema).optional();

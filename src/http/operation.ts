@@ -20,7 +20,7 @@ import { decodeUtf8, parseText, type Body } from "./body.js";
 import { maskRequest } from "../domain/masking.js";
 import { faultedBody, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
-import { text } from "./fields.js";
+import { ID_MAX, ID_MESSAGE, text } from "./fields.js";
 import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../request-log.js";
 import type { Format, Reply } from "./reply.js";
 import type { RequestSource } from "../domain/types.js";
@@ -183,9 +183,9 @@ interface Seen {
 
 /** Identify the caller → check the signature → decide → operation.handle → commit. */
 async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, requestId: string, body: Body, seen: Seen): Promise<Reply> {
-  const merchantId = requireText(body, "merchant_id");
-  const accountId = requireText(body, "account_id");
-  const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config.strictMerchants, deps.config.merchantKeys);
+  const merchantId = requireId(body, "merchant_id");
+  const accountId = requireId(body, "account_id");
+  const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config);
   seen.caller = caller;
   if (op.registeredIpOnly) checkRegisteredIp(caller, input.clientAddress);
   const signature = checkRequestSignature(signedFields(op, body, deps.config.batchSignature), body, caller.merchant.secret_key, deps.config.signatureMode);
@@ -231,13 +231,16 @@ function header1(input: GatewayInput, name: string): string | undefined {
   return typeof value === "string" || value === undefined ? value : value[0];
 }
 
-function requireText(body: Body, field: string): string {
+/** merchant_id or account_id: present, text, and no longer than an identifier may be (nothing is looked up or provisioned otherwise). */
+function requireId(body: Body, field: string): string {
   const value = body[field];
   if (value === undefined || value === null || value === "") throw new GatewayError("missing_field", `${field} is required`, [{ field, message: "is required" }]);
   if (typeof value !== "string" && typeof value !== "number") {
     throw new GatewayError("invalid_field", `${field} must be a string`, [{ field, message: "must be a string" }]);
   }
-  return String(value);
+  const id = String(value);
+  if (id.length > ID_MAX) throw new GatewayError("invalid_field", `${field} ${ID_MESSAGE}`, [{ field, message: ID_MESSAGE }]);
+  return id;
 }
 
 
