@@ -92,6 +92,8 @@ export interface PartitionContext {
   /** the seed of the sandbox and the current generation (a reset of everything starts a new one) */
   seed(): string;
   generation(): string;
+  /** reads the settings again: whether the generation moved (a reset of everything elsewhere) */
+  generationMoved(): Promise<boolean>;
   /** the merchant's initial state: its fixture records, or nothing for another merchant */
   initial(merchantId: string): State;
   scenarios(): ScenarioRegistry | undefined;
@@ -201,8 +203,12 @@ export class Partition {
       }
       this.lease.keep();
       try {
-        if (status === 3) await this.install(this.ctx.initial(this.merchantId));
-        else await this.take(reply);
+        if (status === 3) {
+          // a reset of everything on another replica may have begun a generation this one has not read
+          // yet: installing under the old one would wipe what was made since. Asked again under the new one.
+          if (await this.ctx.generationMoved()) continue;
+          await this.install(this.ctx.initial(this.merchantId));
+        } else await this.take(reply);
       } catch (err) {
         this.epoch = "";
         await this.releaseTurn();
@@ -291,9 +297,10 @@ export class Partition {
       }
     }
     const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
-    const done = Number(await this.ctx.scripts.install(installKeys(this.keys), [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args]));
-    if (done < 0) throw new StoreUnavailable("this replica's turn ran out before the merchant was installed");
-    this.replace(next);
+    const done = (await this.ctx.scripts.install(installKeys(this.keys), [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args])) as string | number;
+    if (typeof done !== "string") throw new StoreUnavailable("this replica's turn ran out before the merchant was installed");
+    // its counters go on from the highest ever issued: after a reset no id comes back
+    this.replace({ ...next, counters: JSON.parse(done) as State["counters"] });
     this.ctx.scenarios()?.resetCounters(this.merchantId);
     this.epoch = epoch;
     this.version = 0;

@@ -10,6 +10,8 @@
 //   fenced              hash: fences of commits that did not land, and never will (kept a minute)
 //   seq                 the order counter of o:<collection>
 //   counters            the merchant's id counters (JSON)
+//   issued              the highest id counters it ever used (JSON), kept through resets and new generations:
+//                       an installation starts its counters there, so no id is ever issued twice
 //   nth:young, nth:old  nth-call counts in two generations, like the in-process ones
 //   c:<collection>      hash: key → record as JSON
 //   o:<collection>      sorted set: key by first-write order (lists stay oldest first on every replica)
@@ -47,6 +49,7 @@ export function partitionKeys(prefix: string, merchantId: string, cluster: boole
     changes: k("changes"),
     seq: k("seq"),
     counters: k("counters"),
+    issued: k("issued"),
     nthYoung: k("nth:young"),
     nthOld: k("nth:old"),
     fenced: k("fenced"),
@@ -67,8 +70,24 @@ export const acquireKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.
 export const commitKeys = (p: PartitionKeys) => [p.lock, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order, p.fenced];
 /** KEYS of RESOLVE: epoch, version, changes, fenced. */
 export const resolveKeys = (p: PartitionKeys) => [p.epoch, p.version, p.changes, p.fenced];
-/** KEYS of INSTALL: lock, epoch, version, changes, nth:young, nth:old, seq, counters, the record hashes, the order sets. */
-export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, ...p.records, ...p.order];
+/** KEYS of INSTALL and DROP_OLD: lock, epoch, version, changes, nth:young, nth:old, seq, counters, issued, the record hashes, the order sets. */
+export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, p.issued, ...p.records, ...p.order];
+
+/** Lua: the highest value of each counter in any of the JSON texts given (false, a missing key, is skipped). */
+const HIGHEST = `
+local function highest(...)
+  local out = {}
+  for i = 1, select('#', ...) do
+    local text = select(i, ...)
+    if text then
+      for k, v in pairs(cjson.decode(text)) do
+        if type(v) == 'number' and (out[k] == nil or out[k] < v) then out[k] = v end
+      end
+    end
+  end
+  return cjson.encode(out)
+end
+`;
 
 /**
  * Lua taking the lock KEYS[1] for the token ARGV[1] with a lease of ARGV[2] ms, if free or already
@@ -180,26 +199,29 @@ return 1
 
 /**
  * Seeds the merchant (first use in a generation, or a reset of it) if the caller holds its turn:
- * everything it had goes, its initial records are written, the turn is renewed. Returns 1, or -1
- * when the turn was lost.
+ * everything it had goes but the ids it issued, its initial records are written, the turn is
+ * renewed. Its counters start at the highest of the given ones, its last ones and those it ever
+ * issued, so no id comes back. Returns those counters (JSON), or -1 when the turn was lost.
  * KEYS: see installKeys. ARGV: token, lease ms, new epoch, counters JSON, then n records (collection
  * number from 1, key, JSON) after their count.
  */
-export const INSTALL = `
+export const INSTALL = `${HIGHEST}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
-local collections = (#KEYS - 8) / 2
+local counters = highest(ARGV[4], redis.call('GET', KEYS[8]), redis.call('GET', KEYS[9]))
+for i = 2, #KEYS do if i ~= 9 then redis.call('DEL', KEYS[i]) end end
+local collections = (#KEYS - 9) / 2
 local n = tonumber(ARGV[5])
 for j = 0, n - 1 do
   local i = 6 + j * 3
   local c = tonumber(ARGV[i])
-  redis.call('HSET', KEYS[8 + c], ARGV[i + 1], ARGV[i + 2])
-  redis.call('ZADD', KEYS[8 + collections + c], redis.call('INCR', KEYS[7]), ARGV[i + 1])
+  redis.call('HSET', KEYS[9 + c], ARGV[i + 1], ARGV[i + 2])
+  redis.call('ZADD', KEYS[9 + collections + c], redis.call('INCR', KEYS[7]), ARGV[i + 1])
 end
-redis.call('SET', KEYS[8], ARGV[4])
+redis.call('SET', KEYS[8], counters)
+redis.call('SET', KEYS[9], counters)
 redis.call('SET', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
+return counters
 `;
 
 /** Extends a turn's lease if the caller still holds it (a unit longer than the lease). KEYS: lock. ARGV: token, lease ms. */
@@ -245,11 +267,13 @@ return redis.call('HINCRBY', KEYS[2], 'v', 1)
 
 /**
  * Drops a merchant's keys if they belong to an older generation (after a reset of everything; a
- * replica may have installed it again meanwhile, which is kept). KEYS: see installKeys. ARGV: generation.
+ * replica may have installed it again meanwhile, which is kept), but for the ids it issued. KEYS: see installKeys. ARGV: generation.
  */
-export const DROP_OLD = `
+export const DROP_OLD = `${HIGHEST}
 local epoch = redis.call('GET', KEYS[2])
 if epoch and string.sub(epoch, 1, #ARGV[1] + 1) == ARGV[1] .. '/' then return 0 end
+local issued = highest(redis.call('GET', KEYS[8]), redis.call('GET', KEYS[9]))
 for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('SET', KEYS[9], issued)
 return 1
 `;

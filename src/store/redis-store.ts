@@ -199,6 +199,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     token,
     seed: () => known.seed,
     generation: () => known.gen,
+    async generationMoved() {
+      const before = known.gen;
+      await checkSettings();
+      return known.gen !== before;
+    },
     initial,
     scenarios: () => parts?.scenarios,
     namesCard: options.namesCard ?? (() => false),

@@ -385,6 +385,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
   async function restore(to: State, merchantId?: string): Promise<void> {
     if (merchantId === undefined) {
+      // the counters go on from the highest of the two (the ids issued so far, and the state's): no id comes back
+      for (const [kind, n] of Object.entries(state().counters)) if ((to.counters[kind] ?? 0) < n) to.counters[kind] = n;
       db.data = to;
       ids = createIds(to.seed, to.counters);
     } else resetMerchant(state(), to, merchantId);
