@@ -58,8 +58,8 @@ const subscription = obj({
 
 /** Fields the direct, redirect and APM forms share. */
 const common = {
-  merchant_id: required(),
-  account_id: required(),
+  merchant_id: requiredId(),
+  account_id: requiredId(),
   order_no: requiredId(),
   currency: requiredCurrency(),
   amount: requiredPositiveAmount(),

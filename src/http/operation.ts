@@ -119,8 +119,10 @@ export async function runOperation(op: Operation, input: GatewayInput, deps: Dep
   try {
     if (input.body instanceof GatewayError) throw input.body;
     ({ body, text: sent } = parseBody(input.body, header1(input, "content-type") ?? ""));
-    // a card number typed into a free-text field (note, custom) is never stored; the request log
-    // keeps the body with every card number and security code masked, whatever their shape
+    // the signature is checked over what the merchant sent
+    seen.asSent = body;
+    // a card number typed into any other field (a name, an address, a note) is never stored; the
+    // request log keeps the body with every card number and security code masked, whatever their shape
     ({ body, text: sent } = maskRequest(body, sent));
     // validate → decide → change state → commit: one unit of work (atomic across replicas with a shared store)
     // the merchant's unit: its records only (a request without one is refused before it reads any)
@@ -176,6 +178,8 @@ export function routePath(url: string): string {
 
 /** What the answer needs to know of a request even when it was refused half-way. */
 interface Seen {
+  /** the body as parsed, before card numbers outside the card fields were masked */
+  asSent?: Body;
   caller?: Caller;
   signature: SignatureCheck | null;
   then: Then;
@@ -188,7 +192,7 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config);
   seen.caller = caller;
   if (op.registeredIpOnly) checkRegisteredIp(caller, input.clientAddress);
-  const signature = checkRequestSignature(signedFields(op, body, deps.config.batchSignature), body, caller.merchant.secret_key, deps.config.signatureMode);
+  const signature = checkRequestSignature(signedFields(op, body, deps.config.batchSignature), seen.asSent ?? body, caller.merchant.secret_key, deps.config.signatureMode, body);
   seen.signature = signature;
   if (signature.mode === "strict" && !signature.matched) refuseMismatch(signature, requestId);
   const baseUrl = deps.config.baseUrl ?? origin(input);

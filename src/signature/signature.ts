@@ -74,9 +74,11 @@ const SHOWN: Record<string, (v: string) => string> = {
   security_code: (v) => "*".repeat(v.length),
 };
 
-export function sign(fields: readonly string[], body: Record<string, unknown>, key: string): Signed {
+/** `shownBody`: the values the signing string shows (card numbers in other fields masked), when not `body`'s. */
+export function sign(fields: readonly string[], body: Record<string, unknown>, key: string, shownBody: Record<string, unknown> = body): Signed {
   const values = fields.map((f) => valueOf(body, f));
-  const shown = values.map((v, i) => SHOWN[fields[i]!]?.(v) ?? v).join("");
+  const shownValues = shownBody === body ? values : fields.map((f) => valueOf(shownBody, f));
+  const shown = shownValues.map((v, i) => SHOWN[fields[i]!]?.(v) ?? v).join("");
   return {
     fields,
     signingString: `${shown}${KEY_SHOWN}`,
@@ -108,6 +110,7 @@ export function checkRequestSignature(
   body: Record<string, unknown>,
   key: string,
   mode: SignatureMode,
+  shownBody: Record<string, unknown> = body,
 ): SignatureCheck {
   const raw = body.encryption_data;
   if (raw === undefined || raw === null || raw === "") {
@@ -124,7 +127,7 @@ export function checkRequestSignature(
     const problem = { field: "encryption_data", message: `must be 64 hexadecimal characters, got ${shown}` };
     throw new GatewayError("invalid_signature", `encryption_data must be 64 hexadecimal characters, got ${shown}`, [problem]);
   }
-  const expected = sign(fields, body, key);
+  const expected = sign(fields, body, key, shownBody);
   const check: SignatureCheck = {
     fields: expected.fields,
     signingString: expected.signingString,
