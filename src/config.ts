@@ -29,6 +29,14 @@ export interface Config {
   /** hosts and ranges notifications and receiver checks may go to (any when unset) */
   notifyAllow: string | undefined;
   bodyLimit: string;
+  /** a request's headers must arrive within this; its body within bodyTimeoutMs after them (408 otherwise) */
+  headerTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** an idle keep-alive connection is closed after this */
+  idleTimeoutMs: number;
+  /** sockets open at once from one client address, and in all (0: no cap); past them 503 with Retry-After */
+  maxConnectionsPerClient: number;
+  maxConnections: number;
   logLevel: string;
   notifySchedule: NotifySchedule;
   keepRunning: boolean;
@@ -129,6 +137,17 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: "hosts and ranges notifications, resends, triggers and receiver checks may go to, comma-separated (hooks.example.com, *.example.com, 10.0.0.0/8); default: any",
   },
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
+  { key: "headerTimeoutMs", flag: "--header-timeout-ms", env: "HEADER_TIMEOUT_MS", kind: "number", description: "a request's headers must arrive within this many ms of its first byte (408 and closed otherwise)" },
+  { key: "bodyTimeoutMs", flag: "--body-timeout-ms", env: "BODY_TIMEOUT_MS", kind: "number", description: "and its body within this many ms after them (408 and closed otherwise)" },
+  { key: "idleTimeoutMs", flag: "--idle-timeout-ms", env: "IDLE_TIMEOUT_MS", kind: "number", description: "an idle keep-alive connection is closed after this many ms" },
+  {
+    key: "maxConnectionsPerClient",
+    flag: "--max-connections-per-client",
+    env: "MAX_CONNECTIONS_PER_CLIENT",
+    kind: "number",
+    description: "connections open at once from one client address; one more is answered 503 with Retry-After and closed (0: no cap; behind a proxy every client is the proxy's address)",
+  },
+  { key: "maxConnections", flag: "--max-connections", env: "MAX_CONNECTIONS", kind: "number", description: "connections open at once in all; one more is answered 503 with Retry-After and closed (0: no cap)" },
   { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
   {
     key: "coverageReport",
@@ -165,6 +184,11 @@ export const DEFAULTS: Config = {
   allowedHosts: undefined,
   notifyAllow: undefined,
   bodyLimit: "1mb",
+  headerTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  idleTimeoutMs: 5_000,
+  maxConnectionsPerClient: 500,
+  maxConnections: 10_000,
   logLevel: "info",
   notifySchedule: "fast",
   keepRunning: false,

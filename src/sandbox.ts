@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { capConnections, deadlines } from "./http/connection-limits.js";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
@@ -104,7 +106,11 @@ function stripUndefined(options: SandboxOptions): Partial<Config> {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const deps = await createDeps({ watchScenarios: true, ...options });
   const app = createApp(deps);
-  const server: Server = createServer(app);
+  const limits = deps.config;
+  let refused: (socket: Socket) => boolean = () => false;
+  // a request on a socket refused past the connection caps was answered 503 already
+  const server: Server = createServer(deadlines(limits), (req, res) => (refused(req.socket) ? undefined : app(req, res)));
+  refused = capConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(deps.config.port, deps.config.host, () => {
@@ -112,7 +118,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       resolve();
     });
   });
-  server.keepAliveTimeout = 5_000;
   // Time-driven changes (refund settlement, ...) happen even when nobody calls.
   // a shared store that is away is said once when it goes and once when it is back, not every second
   let away = false;

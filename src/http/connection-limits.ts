@@ -1,0 +1,62 @@
+// Slow clients cost their own socket only. The HTTP server's deadlines: the headers within
+// --header-timeout-ms, the body within --body-timeout-ms after them (Node answers 408 and closes),
+// an idle keep-alive socket closed after --idle-timeout-ms; checked every half second. And a cap on
+// the sockets open at once, from one client address (--max-connections-per-client) and in all
+// (--max-connections): a socket past either is answered 503 with Retry-After and closed at once, so
+// one client holding thousands of sockets cannot take the process's open files from everyone.
+import type { Server, ServerOptions } from "node:http";
+import type { Socket } from "node:net";
+
+export interface ConnectionLimits {
+  headerTimeoutMs: number;
+  bodyTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** 0: no cap */
+  maxConnectionsPerClient: number;
+  /** 0: no cap */
+  maxConnections: number;
+}
+
+/** How often Node looks for requests past their deadlines (its default is 30 s). */
+const CHECK_EVERY_MS = 500;
+
+/** The options a server takes at creation: the deadlines. */
+export const deadlines = (limits: ConnectionLimits): ServerOptions => ({
+  headersTimeout: limits.headerTimeoutMs,
+  requestTimeout: limits.headerTimeoutMs + limits.bodyTimeoutMs,
+  keepAliveTimeout: limits.idleTimeoutMs,
+  connectionsCheckingInterval: CHECK_EVERY_MS,
+});
+
+const BUSY_BODY = JSON.stringify({ error: "too_many_connections", message: "this client address (or every client) has as many connections open as Sandgate takes: close some, or try again" });
+const BUSY = `HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BUSY_BODY)}\r\nConnection: close\r\n\r\n${BUSY_BODY}`;
+
+/**
+ * Counts the server's open sockets by client address and refuses those past a cap (before the
+ * HTTP parser sees them). Returns whether a socket was refused, for the request listener to leave
+ * alone a request that still reached it.
+ */
+export function capConnections(server: Server, limits: ConnectionLimits): (socket: Socket) => boolean {
+  const refused = new WeakSet<Socket>();
+  const open = new Map<string, number>();
+  let all = 0;
+  server.prependListener("connection", (socket: Socket) => {
+    const who = (socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+    const mine = open.get(who) ?? 0;
+    if ((limits.maxConnections > 0 && all >= limits.maxConnections) || (limits.maxConnectionsPerClient > 0 && mine >= limits.maxConnectionsPerClient)) {
+      refused.add(socket);
+      socket.on("error", () => undefined);
+      socket.end(BUSY, () => socket.destroy());
+      return;
+    }
+    all++;
+    open.set(who, mine + 1);
+    socket.once("close", () => {
+      all--;
+      const left = (open.get(who) ?? 1) - 1;
+      if (left > 0) open.set(who, left);
+      else open.delete(who);
+    });
+  });
+  return (socket) => refused.has(socket);
+}
