@@ -7,7 +7,7 @@ import { HAS_REDIS } from "./scripts/redis-server.js";
  * units and turns (races, over-refunds), shared scenario state (bindings, nth counters), faults
  * (of the gateway's scenarios, of the network to Redis), cards at rest, bad input changing nothing (gateway-fuzz). The shipped scenarios' decisions are the same code on any store: in process only.
  */
-const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/redis-faults.test.ts", "test/cards-at-rest.test.ts", "test/gateway-fuzz.test.ts", "test/forged-signatures.test.ts", "test/tenant-bounds.test.ts"];
+const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/redis-faults.test.ts", "test/cards-at-rest.test.ts", "test/gateway-fuzz.test.ts", "test/forged-signatures.test.ts", "test/tenant-bounds.test.ts", "test/ids-after-reset.test.ts", "test/card-in-any-field.test.ts"];
 /** Suites that need Redis and start Sandgate processes: never in process. */
 const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts"];
 /** On a Cluster what differs again is which node holds a merchant's keys: the same suites but the transitions, which one Redis proves */

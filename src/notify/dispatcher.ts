@@ -1,5 +1,7 @@
 // The dispatcher behind deps.notifier: sends due notifications (POST, JSON, signed) with a timeout,
-// at most `concurrency` at a time and one attempt at a time per notification, records every attempt
+// at most `concurrency` at a time, shared fairly between merchants (each holds a quarter of them at
+// most, and waiting merchants take turns: one whose receiver hangs delays only its own), one attempt
+// at a time per notification, records every attempt
 // and commits it. Due times use the sandbox clock, so advancing it (POST /__sandbox/clock) makes
 // retries due. Nothing is sent from emit(): the server's 1 s timer calls tick(), and drain(),
 // deliver() and resend() send and wait (operator calls, tests, CI).
@@ -15,7 +17,7 @@ import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt, typ
 import { secretKeyOf } from "../domain/merchants.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
-import { createSlots } from "../slots.js";
+import { createFairSlots } from "../slots.js";
 
 export interface NotifierDeps {
   config: Config;
@@ -42,7 +44,8 @@ const CLAIM_SLACK_MS = 5_000;
 
 export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}): Notifier {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const slots = createSlots(options.concurrency ?? DEFAULT_CONCURRENCY);
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const slots = createFairSlots(concurrency, Math.max(1, Math.floor(concurrency / 4)));
   const target = targetCheck(deps.config);
   const delays = SCHEDULES[deps.config.notifySchedule];
   /** the attempt under way or waiting for a slot, per notification */
@@ -62,7 +65,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
 
   async function attempt(n: Notification, resend: boolean): Promise<void> {
     const mine = { merchant: n.merchant_id };
-    await slots.acquire();
+    await slots.acquire(n.merchant_id);
     try {
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
       const taken = await deps.store.unit(async (store) => {
@@ -105,7 +108,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     } catch (err) {
       deps.log.error({ err, notification_id: n.notification_id }, "notification attempt could not be recorded");
     } finally {
-      slots.release();
+      slots.release(n.merchant_id);
     }
   }
 
