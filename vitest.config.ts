@@ -17,6 +17,13 @@ const ON_CLUSTER = ON_REPLICAS.filter((f) => f !== "test/lifecycle-transitions.t
  * rewrites dist/ under a running `npm start`, and takes a fifth of the loop) and the load test whose
  * figures want a quiet machine; `npm test` runs them.
  */
+/**
+ * Suites whose bounds are latencies under a load they make themselves (20,000 refused account
+ * attempts, 20,000 slow sockets, 160 hung receivers): run alone, after the rest, so neither they nor
+ * a suite beside them (heavy-work's timings) measure the other's load. On one process only here; the
+ * replicas projects run tenant-bounds one file at a time already.
+ */
+const UNDER_LOAD = ["test/tenant-bounds.test.ts", "test/slow-clients.test.ts", "test/fair-notifications.test.ts"];
 const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/heavy-work.test.ts", "test/docker.test.ts", "test/install-paths.test.ts"] : [];
 if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
 
@@ -27,7 +34,8 @@ export default defineConfig({
     projects: [
       // the in-process suites first, on both cores (as `npm run test:fast` runs them); then the replica
       // suites one file at a time: their figures (gaps under load, leases) are taken on a quiet machine
-      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: [...REPLICAS_ONLY, ...NOT_IN_THE_EDIT_LOOP], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: [...REPLICAS_ONLY, ...UNDER_LOAD, ...NOT_IN_THE_EDIT_LOOP], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "under load", include: UNDER_LOAD, maxWorkers: 1, sequence: { groupOrder: 3 } } },
       ...(HAS_REDIS
         ? [
             { extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"], maxWorkers: 1, sequence: { groupOrder: 1 } } },

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
-import { capConnections, deadlines } from "./http/connection-limits.js";
+import { bodyDeadline, capConnections, deadlines } from "./http/connection-limits.js";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
 import { createClock, type Clock } from "./clock.js";
@@ -111,6 +111,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // a request on a socket refused past the connection caps was answered 503 already
   const server: Server = createServer(deadlines(limits), (req, res) => (refused(req.socket) ? undefined : app(req, res)));
   refused = capConnections(server, limits);
+  bodyDeadline(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(deps.config.port, deps.config.host, () => {

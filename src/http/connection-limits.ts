@@ -1,10 +1,11 @@
 // Slow clients cost their own socket only. The HTTP server's deadlines: the headers within
-// --header-timeout-ms, the body within --body-timeout-ms after them (Node answers 408 and closes),
-// an idle keep-alive socket closed after --idle-timeout-ms; checked every half second. And a cap on
+// --header-timeout-ms (Node's, checked every half second), the body within --body-timeout-ms while
+// Sandgate reads it (408 and closed: a request Sandgate holds unread, a verify waiting its turn, is
+// not the client's delay), an idle keep-alive socket closed after --idle-timeout-ms. And a cap on
 // the sockets open at once, from one client address (--max-connections-per-client) and in all
 // (--max-connections): a socket past either is answered 503 with Retry-After and closed at once, so
 // one client holding thousands of sockets cannot take the process's open files from everyone.
-import type { Server, ServerOptions } from "node:http";
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 export interface ConnectionLimits {
@@ -20,13 +21,41 @@ export interface ConnectionLimits {
 /** How often Node looks for requests past their deadlines (its default is 30 s). */
 const CHECK_EVERY_MS = 500;
 
-/** The options a server takes at creation: the deadlines. */
+/** The options a server takes at creation: the headers' and the idle deadlines (the body's is bodyDeadline's). */
 export const deadlines = (limits: ConnectionLimits): ServerOptions => ({
   headersTimeout: limits.headerTimeoutMs,
-  requestTimeout: limits.headerTimeoutMs + limits.bodyTimeoutMs,
+  // Node's whole-request timer would count the time a request waits unread for its turn
+  requestTimeout: 0,
   keepAliveTimeout: limits.idleTimeoutMs,
   connectionsCheckingInterval: CHECK_EVERY_MS,
 });
+
+const TIMED_OUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+
+/**
+ * The body's deadline: a request whose body is not all in --body-timeout-ms after Sandgate began
+ * reading it is answered 408 (unless an answer was begun) and its socket closed. Time in which
+ * nothing reads it (a call waiting for a slot) does not count: the clock starts again when reading does.
+ */
+export function bodyDeadline(server: Server, limits: ConnectionLimits): void {
+  if (limits.bodyTimeoutMs <= 0) return;
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (req.complete) return;
+    let timer: NodeJS.Timeout;
+    const arm = () => (timer = setTimeout(expire, limits.bodyTimeoutMs));
+    const expire = () => {
+      if (req.complete || req.destroyed) return;
+      if (req.readableFlowing !== true) return void arm(); // held unread by Sandgate: not the client's delay
+      const socket = req.socket;
+      if (!res.headersSent) socket.write(TIMED_OUT);
+      socket.destroy();
+    };
+    arm();
+    const done = () => clearTimeout(timer);
+    req.once("end", done);
+    req.once("close", done);
+  });
+}
 
 const BUSY_BODY = JSON.stringify({ error: "too_many_connections", message: "this client address (or every client) has as many connections open as Sandgate takes: close some, or try again" });
 const BUSY = `HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BUSY_BODY)}\r\nConnection: close\r\n\r\n${BUSY_BODY}`;
