@@ -20,6 +20,8 @@ import { StoreError, StoreUnavailable } from "./store.js";
 
 /** A connection that has not answered for this long while a reply is awaited is given up. */
 export const SILENT_MS = 1_000;
+/** ... but one made for a long script (Link.bulk) for this long. */
+const BULK_SILENT_MS = 30_000;
 /** How long a command waits for the connection to be back before it fails (Redis down: at once). */
 const RECONNECT_MS = 2_000;
 /** How often one command is sent in all, each time on a new connection. */
@@ -41,6 +43,12 @@ const REFUSED = new Set(["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREA
 
 export interface Link {
   readonly client: Redis | Cluster;
+  /**
+   * Runs one long script (a merchant of tens of thousands of records installed) on a connection of
+   * its own, which may stay silent BULK_SILENT_MS: on the link, a second of silence is a lost Redis.
+   * Made for the call and closed after it; safe only for a script that may be sent twice.
+   */
+  bulk(lua: string, keys: string[], args: (string | number)[]): Promise<unknown>;
   /** sends `send()`'s command, and again on the new connection when the one it was on was lost */
   again<T>(send: () => Promise<T>): Promise<T>;
   /**
@@ -84,11 +92,27 @@ export function connect(options: LinkOptions): Link {
       redisOptions: { username: url.username || undefined, password: decodeURIComponent(url.password) || undefined, connectTimeout: RECONNECT_MS, socketTimeout: SILENT_MS, maxRetriesPerRequest: 0 },
     });
   }
-  return linked(client);
+  const bulk = async (lua: string, keys: string[], args: (string | number)[]): Promise<unknown> => {
+    const own = { lazyConnect: false, enableOfflineQueue: true, socketTimeout: BULK_SILENT_MS };
+    const long =
+      client instanceof Cluster
+        ? client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: false, redisOptions: { ...client.options.redisOptions, socketTimeout: BULK_SILENT_MS } })
+        : client.duplicate(own);
+    long.on("error", () => undefined);
+    try {
+      return await (long as unknown as { eval(lua: string, n: number, keys: string[], args: (string | number)[]): Promise<unknown> }).eval(lua, keys.length, keys, args);
+    } catch (err) {
+      throw err instanceof ReplyError ? err : new StoreUnavailable(`Redis did not finish a long script: ${(err as Error).message}`);
+    } finally {
+      long.disconnect();
+    }
+  };
+  // (assigned, not spread: `connection` is a getter)
+  return Object.assign(linked(client), { bulk });
 }
 
 /** The health of `client`'s connections, and the retries that follow from it. */
-function linked(client: Redis | Cluster): Link {
+function linked(client: Redis | Cluster): Omit<Link, "bulk"> {
   let refusedAt = -Infinity;
   let readyAt = performance.now();
   /** +1 each time a connection is ready (one Redis: a new connection) */

@@ -109,6 +109,9 @@ export interface PartitionContext {
   indexed(merchantId: string, where: [string, string][], dueAt: number | null | undefined, installed?: boolean): Promise<void>;
 }
 
+/** An install of this many records or more goes on a connection of its own (Link.bulk). */
+const BULK_RECORDS = 10_000;
+
 const COLLECTION_NUMBER = new Map(COLLECTIONS.map((c, i) => [c, i + 1]));
 
 /** One commit as announced on the merchant's stream (records by collection number, from 1). */
@@ -297,7 +300,9 @@ export class Partition {
       }
     }
     const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
-    const done = (await this.ctx.scripts.install(installKeys(this.keys), [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args])) as string | number;
+    const argv = [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args];
+    // a large merchant's install runs longer than the link lets a connection be silent
+    const done = (await (n >= BULK_RECORDS ? this.ctx.link.bulk(INSTALL, installKeys(this.keys), argv) : this.ctx.scripts.install(installKeys(this.keys), argv))) as string | number;
     if (typeof done !== "string") throw new StoreUnavailable("this replica's turn ran out before the merchant was installed");
     // its counters go on from the highest ever issued: after a reset no id comes back
     this.replace({ ...next, counters: JSON.parse(done) as State["counters"] });
