@@ -134,25 +134,36 @@ function loggedValue(name: string, value: string): string {
  * a scan of its text finds each run's name instead (the key before it, or the form pair's name).
  */
 function holdsCardRun(text: string): boolean {
+  const json = /^\s*[[{]/.test(text);
   for (const match of text.matchAll(DIGIT_RUN)) {
     const digits = match[0].replace(/[ -]/g, "");
     if (digits.length < 13 || digits.length > 19 || !passesLuhn(digits)) continue;
-    const name = nameBefore(text, match.index);
+    const name = nameBefore(text, match.index, json);
     if (name === undefined || kindOf(name) !== null) return true;
   }
   return false;
 }
 
-/** The name a value at `at` belongs to: the JSON key before it (`"name":`), or the form pair's name; undefined when it cannot be told. */
-function nameBefore(text: string, at: number): string | undefined {
-  const colon = text.lastIndexOf('":', at);
-  const pair = Math.max(text.lastIndexOf("&", at), -1);
-  if (colon > pair) {
-    const open = text.lastIndexOf('"', colon - 1);
-    return open < 0 ? undefined : text.slice(open + 1, colon);
+/** How far back from a value its name is looked for: farther, it is not told (and the text is walked). */
+const NAME_WINDOW = 256;
+
+/**
+ * The name a value at `at` belongs to: the JSON key before it (`"name":`), or the form pair's name;
+ * undefined when it cannot be told within NAME_WINDOW characters (each look is bounded: a body of
+ * many runs costs linear time, never a scan back to its start per run).
+ */
+function nameBefore(text: string, at: number, json: boolean): string | undefined {
+  const from = Math.max(0, at - NAME_WINDOW);
+  const before = text.slice(from, at);
+  if (json) {
+    const colon = before.lastIndexOf('":');
+    const open = colon < 0 ? -1 : before.lastIndexOf('"', colon - 1);
+    return open < 0 ? undefined : before.slice(open + 1, colon);
   }
-  const eq = text.indexOf("=", pair + 1);
-  return eq < 0 || eq > at ? undefined : text.slice(pair + 1, eq);
+  const pair = before.lastIndexOf("&");
+  if (pair < 0 && from > 0) return undefined;
+  const eq = before.indexOf("=", pair + 1);
+  return eq < 0 ? undefined : before.slice(pair + 1, eq);
 }
 
 /**
