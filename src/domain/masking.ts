@@ -117,7 +117,9 @@ function kindOf(name: string): LoggedKind {
 }
 
 /** A value a card number may be typed into, with every Luhn-valid run of 13–19 digits masked (a whole timestamp kept). */
-const freeValue = (value: string) => (TIMESTAMP.test(value) ? value : maskCardRuns(value));
+const freeValue = (value: string) => (!LONG_RUN.test(value) || TIMESTAMP.test(value) ? value : maskCardRuns(value));
+/** 13 digits or more, single spaces or dashes between them allowed: what may be a card number */
+const LONG_RUN = /\d(?:[ -]?\d){12}/;
 
 /** What the request log masks of a value: anything under a card or security-code name, card numbers in any other text. */
 function loggedValue(name: string, value: string): string {
@@ -136,10 +138,12 @@ function loggedValue(name: string, value: string): string {
 function holdsCardRun(text: string): boolean {
   const json = /^\s*[[{]/.test(text);
   for (const match of text.matchAll(DIGIT_RUN)) {
-    const digits = match[0].replace(/[ -]/g, "");
+    if (match[0].length < 13) continue;
+    const digits = /[ -]/.test(match[0]) ? match[0].replace(/[ -]/g, "") : match[0];
     if (digits.length < 13 || digits.length > 19 || !passesLuhn(digits)) continue;
     const name = nameBefore(text, match.index, json);
-    if (name === undefined || kindOf(name) !== null) return true;
+    // (a card's own field is the request log's to mask, not the body's)
+    if (name === undefined || kindOf(name) === "free") return true;
   }
   return false;
 }
