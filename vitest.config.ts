@@ -19,12 +19,12 @@ const ON_CLUSTER = ON_REPLICAS.filter((f) => f !== "test/lifecycle-transitions.t
  */
 /**
  * Suites whose bounds are latencies under a load they make themselves (20,000 refused account
- * attempts, 20,000 slow sockets, 160 hung receivers): run alone, after the rest, so neither they nor
- * a suite beside them (heavy-work's timings) measure the other's load. On one process only here; the
+ * attempts, 20,000 slow sockets, 160 hung receivers, a 20 MB hostile verify): run alone, after the
+ * rest, so neither they nor a suite beside them measure the other's load. On one process only here; the
  * replicas projects run tenant-bounds one file at a time already.
  */
-const UNDER_LOAD = ["test/tenant-bounds.test.ts", "test/slow-clients.test.ts", "test/fair-notifications.test.ts"];
-const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/heavy-work.test.ts", "test/docker.test.ts", "test/install-paths.test.ts"] : [];
+const UNDER_LOAD = ["test/tenant-bounds.test.ts", "test/slow-clients.test.ts", "test/fair-notifications.test.ts", "test/heavy-work.test.ts"];
+const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/docker.test.ts", "test/install-paths.test.ts"] : [];
 if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
 
 export default defineConfig({

@@ -1,7 +1,10 @@
-// `sandgate …` as its own process, the way `npx sandgate` runs it (src/main.ts through tsx): the
-// server, `sandgate record`, `sandgate verify`. One helper for the tests and the self-check script.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+// `sandgate …` as its own process: from its TypeScript sources (src/main.ts through tsx), or, with
+// `built`, as `npm start`, `npx sandgate` and the Docker image run it (dist/sandgate.js with the
+// start flags). The server, `sandgate record`, `sandgate verify`. One helper for the tests and the
+// self-check script.
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { NODE_FLAGS } from "../src/heap-growth.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -21,12 +24,20 @@ export interface SpawnOptions {
   nodeFlags?: string[];
   /** the Sandgate tree to run (default: this one); an earlier commit's, for its formats */
   cwd?: string;
+  /** run the bundle a team's shared instance runs (call ensureBuilt() first), not the sources */
+  built?: boolean;
+}
+
+/** Compiles dist/ if a source is newer than it (scripts/build-if-stale.mjs), for `built` processes. */
+export function ensureBuilt(): void {
+  execFileSync(process.execPath, ["scripts/build-if-stale.mjs"], { cwd: ROOT, stdio: "inherit" });
 }
 
 export function spawnSandgate(args: string[], options: SpawnOptions = {}): SandgateProcess {
   // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
   const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), "--import", "tsx", "src/main.ts", ...args], { cwd: options.cwd ?? ROOT, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
+  const entry = options.built ? [...NODE_FLAGS, "dist/sandgate.js"] : ["--import", "tsx", "src/main.ts"];
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...entry, ...args], { cwd: options.cwd ?? ROOT, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
   let out = "";
   let err = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));

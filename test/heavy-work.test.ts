@@ -2,13 +2,15 @@
 // thread, one at a time per process with three waiting, a fifth refused with 429 and Retry-After;
 // a recording that needs more memory than the thread may use is refused, not served by the process.
 // Receiver checks (two at a time, four waiting) and HAR exports (one, three waiting) are gated alike.
-// Against a Sandgate in its own process (the one the team shares), while a 20 MB hostile recording
-// (an HTML answer opening 3.4 million forms, none closed) and three more verifies run.
+// Against a Sandgate in its own process, built as the team's shared instance runs it (dist/, as
+// `npm start` and the image), while a 20 MB hostile recording (an HTML answer opening 3.4 million
+// forms, none closed) and three more verifies run. Its bounds are latencies: it runs alone, after
+// the other suites (the "under load" project in vitest.config.ts).
 import { readFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
+import { ensureBuilt, spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
 import { verifyInThread } from "../src/admin/verify-thread.js";
 import { directPayment, makeApp, postAuthorise } from "./helpers.js";
 
@@ -43,10 +45,11 @@ describe("verify beside the team's traffic", () => {
   let url: string;
   let har: Har;
   beforeAll(async () => {
-    sandgate = spawnSandgate(["--port", "0", "--host", "127.0.0.1"]);
+    ensureBuilt();
+    sandgate = spawnSandgate(["--port", "0", "--host", "127.0.0.1"], { built: true });
     url = await sandgate.url;
     har = await recording();
-  });
+  }, 120_000);
   afterAll(async () => {
     sandgate.child.kill("SIGTERM");
     await sandgate.exited;
