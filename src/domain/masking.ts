@@ -117,7 +117,7 @@ function kindOf(name: string): LoggedKind {
 }
 
 /** A value a card number may be typed into, with every Luhn-valid run of 13–19 digits masked (a whole timestamp kept). */
-const freeValue = (value: string) => (!LONG_RUN.test(value) || TIMESTAMP.test(value) ? value : maskCardRuns(value));
+const freeValue = (value: string) => (value.length < 13 || !LONG_RUN.test(value) || TIMESTAMP.test(value) ? value : maskCardRuns(value));
 /** 13 digits or more, single spaces or dashes between them allowed: what may be a card number */
 const LONG_RUN = /\d(?:[ -]?\d){12}/;
 
@@ -137,8 +137,7 @@ function loggedValue(name: string, value: string): string {
  */
 function holdsCardRun(text: string): boolean {
   const json = /^\s*[[{]/.test(text);
-  for (const match of text.matchAll(DIGIT_RUN)) {
-    if (match[0].length < 13) continue;
+  for (const match of text.matchAll(LONG_RUNS)) {
     const digits = /[ -]/.test(match[0]) ? match[0].replace(/[ -]/g, "") : match[0];
     if (digits.length < 13 || digits.length > 19 || !passesLuhn(digits)) continue;
     const name = nameBefore(text, match.index, json);
@@ -147,6 +146,12 @@ function holdsCardRun(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * Every whole digit run of 13 digits or more (DIGIT_RUN's runs, the short ones left out: a capture's
+ * amounts, dates and order numbers are matched and dropped for nothing otherwise).
+ */
+const LONG_RUNS = /\d(?:[ -]?\d){12,}/g;
 
 /** How far back from a value its name is looked for: farther, it is not told (and the text is walked). */
 const NAME_WINDOW = 256;
