@@ -291,6 +291,42 @@ describe("the journal", () => {
     }
   });
 
+  test("a merchant of 100 accounts: its 100th account, a clock advance and a key rotation each append what changed, not the merchant; a crash keeps them", async () => {
+    const file = join(dir, "state.json");
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "accounts", merchantKeys: "random", watchScenarios: false });
+    try {
+      const merchant = "M-MANY";
+      const account = (i: number) => `ACC-${String(i).padStart(3, "0")}-${"x".repeat(56)}`; // 64 characters
+      const appended = async (step: () => Promise<unknown>) => {
+        const before = statSync(`${file}.journal`).size;
+        await step();
+        return readFileSync(`${file}.journal`).subarray(before).toString("utf8").trim().split("\n");
+      };
+      for (let i = 1; i < 100; i++) expect((await post(sandbox.url, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: account(i), order_no: `ACC-${i}` }))).status).toBe(200);
+      const added = await appended(() => post(sandbox.url, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: account(100), order_no: "ACC-100" })));
+      const whole = JSON.stringify(sandbox.deps.store.records.merchant(merchant)).length;
+      expect(whole).toBeGreaterThan(25_000);
+      const merchantLine = (lines: string[]) => JSON.parse(lines.find((l) => l.includes('"c":"merchants"'))!) as { k: string; s?: Record<string, unknown>; h?: [number, { account_id: string }] };
+      // the account it gained, from position 99 on
+      const accountLine = merchantLine(added);
+      expect(accountLine).toMatchObject({ k: merchant, h: [99, { account_id: account(100) }] });
+      expect(accountLine.s).toBeUndefined();
+      expect(added.find((l) => l.includes('"c":"merchants"'))!.length).toBeLessThan(1_000);
+      // its clock, and its key
+      const advanced = merchantLine(await appended(() => post(sandbox.url, "/__sandbox/clock", { advance: "2h", merchant_id: merchant })));
+      expect(advanced).toEqual({ c: "merchants", k: merchant, s: { clock_offset_ms: 7_200_000 } });
+      const rotated = merchantLine(await appended(() => post(sandbox.url, `/__sandbox/merchants/${merchant}/rotate-key`, {})));
+      expect(Object.keys(rotated.s ?? {})).toEqual(["secret_key"]);
+      await sandbox.deps.store.commit();
+      const acknowledged = JSON.parse(JSON.stringify(sandbox.deps.store.data)) as typeof sandbox.deps.store.data;
+      const back = await reopened(crashCopy(file, join(dir, "crashed")));
+      expect(back.merchants.find((m) => m.merchant_id === merchant)?.accounts).toHaveLength(100);
+      expect(back).toEqual(acknowledged);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   test("after a crash the state comes back exactly as acknowledged: every field of every record, through pages, refunds, the clock and operators", async () => {
     const file = join(dir, "state.json");
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "whole", watchScenarios: false });

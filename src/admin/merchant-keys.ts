@@ -57,6 +57,7 @@ export function merchantsApi(server: Deps, on: On): void {
     }
     const merchant = deps.store.records.merchant(id);
     if (!merchant) return problem(res, 404, "merchant_not_found", `no merchant ${id}: PUT /__sandbox/merchants/${id} provisions it`);
+    deps.store.records.changing("merchants", merchant);
     merchant.secret_key = newMerchantKey(id, "random");
     deps.store.records.changed("merchants", merchant);
     await deps.store.commit();

@@ -65,7 +65,7 @@ export interface Provisioning {
 }
 
 export function findCaller(
-  records: Pick<Repository, "merchant" | "addMerchant" | "changed">,
+  records: Pick<Repository, "merchant" | "addMerchant" | "changing" | "changed">,
   ids: Ids,
   merchantId: string,
   accountId: string,
@@ -94,6 +94,7 @@ export function findCaller(
         added = true;
       }
       if (!knownAccount && !merchant.accounts.includes(account)) {
+        records.changing("merchants", merchant);
         merchant.accounts.push(account);
         records.changed("merchants", merchant);
         added = true;

@@ -12,6 +12,12 @@ type RecordOf<C extends Collection> = State[C][number];
 
 export interface Repository {
   readonly state: State;
+  /**
+   * Told just before a merchant is changed in place (then changed()): with --data the journal takes
+   * its values, so the commit writes what changed, not the whole merchant. Left out, the merchant is
+   * written whole, which is always correct.
+   */
+  changing(collection: "merchants", record: Merchant): void;
   /** marks a record changed in place (add* marks what it adds), so the next commit writes it */
   changed(collection: Collection, record: object): void;
   /** the records changed since the last call, each once, in the order they first changed */
@@ -115,11 +121,11 @@ function listIn<T>(map: Map<string, T[]>, k: string, item: T): void {
 }
 
 /**
- * Told of a payment or refund looked up by key (or as due work) that has no uncommitted change: a
- * change to it may follow. With --data, the journal takes its values then, to write only what the
- * change changed (see lineEncoder in journal.ts).
+ * Told of a payment or refund looked up by key (or as due work), or a merchant about to change, that
+ * has no uncommitted change: a change to it may follow. With --data, the journal takes its values
+ * then, to write only what the change changed (see lineEncoder in journal.ts).
  */
-export type OnLookup = (collection: "transactions" | "refunds", record: Transaction | Refund) => void;
+export type OnLookup = (collection: "transactions" | "refunds" | "merchants", record: Transaction | Refund | Merchant) => void;
 
 export function createRepository(state: State, onLookup?: OnLookup): Repository {
   const merchants = new Map<string, Merchant>();
@@ -249,6 +255,9 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
 
   return {
     state,
+    changing(collection, record) {
+      if (onLookup && !dirty.has(record)) onLookup(collection, record);
+    },
     changed(collection, record) {
       dirty.set(record, collection);
     },
@@ -302,6 +311,7 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     advanceMerchantClock(merchantId, ms) {
       const m = merchants.get(merchantId);
       if (!m) return;
+      if (onLookup && !dirty.has(m)) onLookup("merchants", m);
       m.clock_offset_ms = (m.clock_offset_ms ?? 0) + ms;
       dirty.set(m, "merchants");
       requeueMerchant(merchantId);

@@ -198,9 +198,10 @@ export interface Refund {
 /**
  * The format of a state as --data keeps it (its snapshot's `version`, its journal's first line): 1
  * is every format before versions were written (read and brought up to date on start, see
- * store/state-formats.ts), 2 today's.
+ * store/state-formats.ts); 2 the first versioned one; 3 today's (its journal writes a merchant
+ * changed in place as what changed, its accounts as the ones added).
  */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 /**
  * Who made a change: a merchant's server (api), the dashboard's merchant portal (portal) or

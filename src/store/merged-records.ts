@@ -48,6 +48,7 @@ export function mergedRecords(parts: () => Iterable<Repository>, byMerchant: (me
     get state() {
       return state();
     },
+    changing: readOnly,
     changed: readOnly,
     takeChanges: () => [],
     returnChanges: readOnly,
