@@ -9,7 +9,8 @@ import { afterAll, describe, expect, test } from "vitest";
 import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
 import { directPayment, errorFields, makeApp, parseXml, textOf } from "./helpers.js";
 import { inject } from "vitest";
-import { freshPrefix, redisFlags, REPLICA_MODE } from "./replica-helpers.js";
+import { freshPrefix, redisClient, redisFlags, REPLICA_MODE } from "./replica-helpers.js";
+import { STREAM_BYTES } from "../src/store/redis-scripts.js";
 
 const where = !REPLICA_MODE ? "with --data" : inject("redisCluster") ? "on a Cluster" : "on Redis";
 const ENVELOPE = { encryption_data: "a".repeat(64) };
@@ -64,7 +65,8 @@ describe(`20,000 account attempts past the cap (${where}, the server in its own 
   test("all refused, the merchant keeps its 100 accounts, and another merchant's p99 stays within 2× of its p99 under the same rate of other refusals", { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "sandgate-bounds-"));
     dirs.push(dir);
-    const place = REPLICA_MODE ? redisFlags(freshPrefix()) : ["--data", join(dir, "state.json")];
+    const prefix = freshPrefix();
+    const place = REPLICA_MODE ? redisFlags(prefix) : ["--data", join(dir, "state.json")];
     const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1", "--seed", "bounds", ...place]);
     running.push(proc);
     const url = await proc.url;
@@ -73,8 +75,18 @@ describe(`20,000 account attempts past the cap (${where}, the server in its own 
       await res.arrayBuffer();
       return res.status;
     };
-    // the attacker's merchant fills its 100 accounts
-    for (let i = 0; i < 100; i++) expect(await post("/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: `ACC-${i}` })).toBe(200);
+    // the attacker's merchant fills its 100 accounts, of ids as long as they may be
+    const account = (i: number) => `ACC-${i}-`.padEnd(64, "x");
+    for (let i = 0; i < 100; i++) expect(await post("/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: account(i) })).toBe(200);
+    if (REPLICA_MODE) {
+      // its changes stream (each entry the ~40 KB merchant whole, 2 MB for the 100) keeps about a megabyte
+      const redis = await redisClient();
+      const entries = await redis.xrange(`${prefix}m:{ATTACKER}:changes`, "-", "+");
+      redis.disconnect();
+      const bytes = entries.reduce((sum, [, fields]) => sum + fields.join("").length, 0);
+      expect(entries.length).toBeLessThan(100);
+      expect(bytes).toBeLessThan(1.2 * STREAM_BYTES);
+    }
 
     /** TEAM-B pays one payment after another until `until` settles (50 at least): each payment's time. */
     const teamB = async (until: Promise<unknown>) => {
@@ -110,7 +122,7 @@ describe(`20,000 account attempts past the cap (${where}, the server in its own 
     const attackTimes: number[] = [];
     let refused = 0;
     for (let round = 0; round < 5; round++) {
-      controlTimes.push(...(await teamB(flood(1_000, 2, () => ["/v1/capture", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: "ACC-1", capture_orders: [] }], 400))));
+      controlTimes.push(...(await teamB(flood(1_000, 2, () => ["/v1/capture", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: account(1), capture_orders: [] }], 400))));
       const attack = flood(4_000, 2, () => ["/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: `NEW-${refused++}` }], 409);
       attackTimes.push(...(await teamB(attack)));
     }

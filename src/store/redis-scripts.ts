@@ -6,7 +6,8 @@
 //   lock                the merchant's turn: a random token with a lease (PX)
 //   epoch               "<generation>/<random>": names this installation of the merchant (its initial records written)
 //   version             +1 per commit; the stream entry of commit v has the id "<v>-1"
-//   changes             a capped stream: each commit's records, removals, counters and nth counts (d), and its fence (f)
+//   changes             a capped stream: each commit's records, removals, counters and nth counts (d), and its fence (f);
+//                       about STREAM_BYTES of entries (the entry just added tells how many: 16 to 1,000)
 //   fenced              hash: fences of commits that did not land, and never will (kept a minute)
 //   seq                 the order counter of o:<collection>
 //   counters            the merchant's id counters (JSON)
@@ -124,6 +125,18 @@ return out
 `;
 
 /**
+ * How much of a merchant's changes stream is kept, about: each commit trims it to as many entries of
+ * its own entry's size as fit (at least STREAM_MIN, at most STREAM_MAX). A payment's entry (~1.5 KB)
+ * keeps ~700 behind it, a capture of 50 payments' (~65 KB) or a merchant of 100 accounts' (~35 KB)
+ * 16 to 30: a merchant's stream stays near a megabyte whatever its records weigh, where 1,000 whole
+ * entries of those would hold 35 to 65 MB. A replica further behind than the stream goes back
+ * reloads the merchant (ACQUIRE's status 2), as it always has past 1,000.
+ */
+export const STREAM_BYTES = 1_048_576;
+const STREAM_MIN = 16;
+const STREAM_MAX = 1_000;
+
+/**
  * Writes a unit's changes if the caller still holds the merchant's turn, announces them on the
  * stream with the commit's fence (a random id) and renews (or gives up) the turn. Returns the new
  * version, -1 when the turn was lost, -2 when the fence was declared not landed (RESOLVE).
@@ -161,7 +174,9 @@ n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]); i = i + 2 end
 if n > 0 and redis.call('HLEN', KEYS[4]) >= tonumber(ARGV[4]) then redis.call('RENAME', KEYS[4], KEYS[5]) end
 local version = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', version .. '-1', 'd', '{"r":[' .. table.concat(written, ',') .. '],' .. ARGV[5] .. '}', 'f', ARGV[7])
+local entry = '{"r":[' .. table.concat(written, ',') .. '],' .. ARGV[5] .. '}'
+local keep = math.max(${STREAM_MIN}, math.min(${STREAM_MAX}, math.floor(${STREAM_BYTES} / #entry)))
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', tostring(keep), version .. '-1', 'd', entry, 'f', ARGV[7])
 if ARGV[3] == '1' then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return version
 `;
