@@ -5,9 +5,10 @@ import { HAS_REDIS } from "./scripts/redis-server.js";
  * The suites that also run on two Sandgate processes sharing one Redis (requests alternating between
  * them): what differs on Redis, the store's contract (every transition committed and read back),
  * units and turns (races, over-refunds), shared scenario state (bindings, nth counters), faults
- * (of the gateway's scenarios, of the network to Redis), cards at rest, bad input changing nothing (gateway-fuzz). The shipped scenarios' decisions are the same code on any store: in process only.
+ * (of the gateway's scenarios, of the network to Redis), cards at rest, bad input changing nothing (gateway-fuzz), a tenant's bounds (tenant-bounds, slow-clients,
+ * fair-notifications). The shipped scenarios' decisions are the same code on any store: in process only.
  */
-const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/redis-faults.test.ts", "test/cards-at-rest.test.ts", "test/gateway-fuzz.test.ts", "test/forged-signatures.test.ts", "test/tenant-bounds.test.ts", "test/ids-after-reset.test.ts", "test/card-in-any-field.test.ts"];
+const ON_REPLICAS = ["test/lifecycle-transitions.test.ts", "test/concurrency.test.ts", "test/refunds.test.ts", "test/scenario-engine.test.ts", "test/replicas.test.ts", "test/redis-faults.test.ts", "test/cards-at-rest.test.ts", "test/gateway-fuzz.test.ts", "test/forged-signatures.test.ts", "test/tenant-bounds.test.ts", "test/ids-after-reset.test.ts", "test/card-in-any-field.test.ts", "test/slow-clients.test.ts", "test/fair-notifications.test.ts"];
 /** Suites that need Redis and start Sandgate processes: never in process. */
 const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts"];
 /** On a Cluster what differs again is which node holds a merchant's keys: the same suites but the transitions, which one Redis proves */
@@ -21,7 +22,7 @@ const ON_CLUSTER = ON_REPLICAS.filter((f) => f !== "test/lifecycle-transitions.t
  * Suites whose bounds are latencies under a load they make themselves (20,000 refused account
  * attempts, 20,000 slow sockets, 160 hung receivers, a 20 MB hostile verify): run alone, after the
  * rest, so neither they nor a suite beside them measure the other's load. On one process only here; the
- * replicas projects run tenant-bounds one file at a time already.
+ * replicas projects run the first three (on Redis, on a Cluster) one file at a time already.
  */
 const UNDER_LOAD = ["test/tenant-bounds.test.ts", "test/slow-clients.test.ts", "test/fair-notifications.test.ts", "test/heavy-work.test.ts"];
 const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/docker.test.ts", "test/install-paths.test.ts"] : [];

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
 import { createFairSlots } from "../src/slots.js";
 import { directPayment } from "./helpers.js";
+import { STORE_NAME, storeOptions } from "./replica-helpers.js";
 
 const servers: Server[] = [];
 let sandbox: Sandbox | undefined;
@@ -26,7 +27,7 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<stri
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`;
 }
 
-describe("fair notification delivery", () => {
+describe(`fair notification delivery (${STORE_NAME})`, () => {
   test("160 hung deliveries of M10001: TEAM-B's first attempt leaves within 2 s of falling due, and M10001's hung ones are still being tried", { timeout: 60_000 }, async () => {
     let hungSeen = 0;
     const hung = await listen((req) => {
@@ -39,7 +40,7 @@ describe("fair notification delivery", () => {
       req.resume();
       res.end("OK");
     });
-    sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent" });
+    sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", ...storeOptions() });
     const pay = async (fields: Record<string, unknown>) => {
       const res = await fetch(`${sandbox!.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment(fields)) });
       expect(res.status).toBe(200);

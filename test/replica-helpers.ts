@@ -52,6 +52,14 @@ let prefixes = 0;
 /** A Redis key prefix no other sandbox of this run uses. */
 export const freshPrefix = () => `t${process.pid}-${++prefixes}:`;
 
+/** Where a suite that runs on every store keeps its sandbox: the run's Redis on a fresh prefix in the replicas projects, memory otherwise. */
+export const storeOptions = (): Pick<SandboxOptions, "redisUrl" | "redisPrefix" | "redisCluster"> =>
+  REPLICA_MODE ? { redisUrl: inject("redisUrl"), redisPrefix: freshPrefix(), redisCluster: inject("redisCluster") } : {};
+/** The same as a process's flags. */
+export const storeFlags = (): string[] => (REPLICA_MODE ? redisFlags(freshPrefix()) : []);
+/** Which store a suite runs on, for its names. */
+export const STORE_NAME = !REPLICA_MODE ? "in memory" : inject("redisCluster") ? "on a Cluster" : "on Redis";
+
 /** Flags for the options a test would pass to createDeps; what a process cannot take (a test clock) fails the test. */
 function flagsOf(options: SandboxOptions): string[] {
   const flags: string[] = [];

@@ -7,6 +7,7 @@ import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
 import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
 import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { STORE_NAME, storeFlags, storeOptions } from "./replica-helpers.js";
 
 const opened: Socket[] = [];
 const running: (Sandbox | SandgateProcess)[] = [];
@@ -32,9 +33,9 @@ function untilClosed(socket: Socket): Promise<{ text: string; ms: number }> {
   return new Promise((resolve) => socket.once("close", () => resolve({ text, ms: performance.now() - started })));
 }
 
-describe("deadlines and caps", () => {
+describe(`deadlines and caps (${STORE_NAME})`, () => {
   test("headers or a body that do not come in time: 408 and closed; an idle keep-alive socket closed; a normal request on time answered", async () => {
-    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", headerTimeoutMs: 1_000, bodyTimeoutMs: 1_000, idleTimeoutMs: 1_000 });
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", ...storeOptions(), headerTimeoutMs: 1_000, bodyTimeoutMs: 1_000, idleTimeoutMs: 1_000 });
     running.push(sandbox);
     const slowHeaders = await socketTo(sandbox.port);
     slowHeaders.write("POST /v1/authorise HTTP/1.1\r\nHost: x\r\n");
@@ -53,7 +54,7 @@ describe("deadlines and caps", () => {
   });
 
   test("past the cap of one client address: 503 with Retry-After, closed at once; other addresses served; a closed socket frees its place", async () => {
-    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", maxConnectionsPerClient: 20 });
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", ...storeOptions(), maxConnectionsPerClient: 20 });
     running.push(sandbox);
     const held = await Promise.all(Array.from({ length: 20 }, () => socketTo(sandbox.port, "127.0.0.2")));
     const over = await socketTo(sandbox.port, "127.0.0.2");
@@ -69,7 +70,7 @@ describe("deadlines and caps", () => {
   });
 
   test("past the cap in all: 503 for any address", async () => {
-    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", maxConnections: 10 });
+    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", ...storeOptions(), maxConnections: 10 });
     running.push(sandbox);
     await Promise.all(Array.from({ length: 10 }, (_, i) => socketTo(sandbox.port, `127.0.0.${3 + (i % 3)}`)));
     const over = await socketTo(sandbox.port);
@@ -104,9 +105,9 @@ setTimeout(report, 15000);
 setInterval(() => {}, 1000);
 `;
 
-describe("20,000 slow sockets", () => {
+describe(`20,000 slow sockets (${STORE_NAME})`, () => {
   test("from two other addresses, 10,000 each: all but the caps' refused at once, and health's p99 stays under 100 ms throughout", { timeout: 120_000 }, async () => {
-    const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1"]);
+    const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1", ...storeFlags()]);
     running.push(proc);
     const url = await proc.url;
     const port = Number(new URL(url).port);
