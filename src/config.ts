@@ -4,6 +4,8 @@ import { defaultFixturesDir, defaultScenariosDir } from "./paths.js";
 import { parseAllowList } from "./notify-allow-list.js";
 
 export type SignatureMode = "lenient" | "strict";
+/** --batch-signature: a batch request signed over merchant and account (the gateway's, inferred), or over its orders as well (Sandgate's). */
+export type BatchSignature = "envelope" | "orders";
 export type NotifySchedule = "fast" | "realistic";
 
 export interface Config {
@@ -16,7 +18,7 @@ export interface Config {
   seed: string | undefined;
   signatureMode: SignatureMode;
   /** what a batch request (capture, review, cancel, refund) is signed over: merchant and account, or its orders too */
-  batchSignature: "envelope" | "orders";
+  batchSignature: BatchSignature;
   strictMerchants: boolean;
   /** how a provisioned merchant's key is made: sk_test_<id> (id) or random */
   merchantKeys: "id" | "random";

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { GatewayError } from "../codes.js";
 import { text } from "../domain/field-text.js";
-import type { SignatureMode } from "../config.js";
+import type { BatchSignature, SignatureMode } from "../config.js";
 import { dataDir } from "../paths.js";
 
 export type SignedOperation =
@@ -23,9 +23,6 @@ export type SignedOperation =
 
 /** Signed things that are not requests: the payer's return to return_url (and notifications, in notify/outbox.ts). */
 export type SignedAnswer = SignedOperation | "payer_return";
-
-/** --batch-signature: a batch request signed over merchant and account (the gateway's, inferred), or over its orders as well (Sandgate's). */
-export type BatchSignature = "envelope" | "orders";
 
 /** `orders`: a batch operation's fields of each order, signed after the request's list with --batch-signature orders. */
 type FieldLists = Record<SignedAnswer, { request: string[]; response: string[]; orders?: string[] }>;
