@@ -2,7 +2,7 @@
 // started in-process (`sandbox.admin`) or a remote one (`createAdminClient(url, token)`). Every call
 // is one HTTP request; an error answer throws SandgateAdminError with the API's status and message.
 import type { z } from "zod";
-import { OPERATOR_CALLS, type OPERATOR, type OperatorCallId } from "./api/operator-calls.js";
+import { OPERATOR_CALLS, type OperatorCallId, type OperatorEntry } from "./api/operator-calls.js";
 import type { ReceiverCheckReport } from "./receiver-check/run.js";
 import type { RequestFilter, RequestLogEntry } from "./request-log.js";
 import type { CoverageReport } from "./scenarios/coverage.js";
@@ -52,19 +52,19 @@ export interface ReceiverCheckInput {
 }
 
 /** An operator call of the table (api/operator-calls.ts), by its operationId. */
-type CallOf<Id extends OperatorCallId> = Extract<(typeof OPERATOR)[number], { operationId: Id }>;
+type CallOf<Id extends OperatorCallId> = Extract<OperatorEntry, { operationId: Id }>;
 /** The names in a path's braces: "/payments/{transaction_id}/complete" → "transaction_id". */
 type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
 
 /** What call() sends: the path's parameters, the query, the JSON body. */
-export interface CallInput<Id extends OperatorCallId = OperatorCallId> {
+interface CallInput<Id extends OperatorCallId = OperatorCallId> {
   params?: Partial<Record<ParamNames<CallOf<Id>["path"]>, string>>;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
 }
 
 /** What a call answers, as the table's answer schema has it. */
-export type CallAnswer<Id extends OperatorCallId> = z.output<CallOf<Id>["answer"]>;
+type CallAnswer<Id extends OperatorCallId> = z.output<CallOf<Id>["answer"]>;
 
 export interface AdminClient {
   readonly url: string;
@@ -125,7 +125,7 @@ export interface AdminClient {
 type Query = Record<string, string | number | undefined>;
 
 /** A merchant as the operator API shows it. */
-export interface MerchantView {
+interface MerchantView {
   merchant_id: string;
   name: string;
   secret_key: string;

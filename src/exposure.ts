@@ -18,7 +18,7 @@ export function exposureWarning(config: Pick<Config, "host" | "adminToken" | "no
 }
 
 /** The shortest ADMIN_TOKEN that is not warned about at start. */
-export const SHORT_TOKEN = 16;
+const SHORT_TOKEN = 16;
 
 /** A warning for a token short enough to guess, or undefined. */
 export function tokenWarning(config: Pick<Config, "adminToken">): string | undefined {

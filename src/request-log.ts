@@ -81,22 +81,22 @@ export interface RequestLog {
 /** The log keeps the most recent entries only: a day-long run stays the same size. */
 export const REQUEST_LOG_CAPACITY = 5000;
 /** Of those, the most recent keep their bodies and headers too (for the HAR export). */
-export const EXCHANGE_CAPACITY = 1000;
+const EXCHANGE_CAPACITY = 1000;
 /**
  * The bytes each ring may take at most, outside the JS heap: the entries (as JSON, ~700 bytes for a
  * single payment's) and the exchanges (their texts, ~1.5 KB for a single payment's). For those the
  * counts bind, with ~4x and ~10x room; large batches keep fewer exchanges (one that may take more
  * than the whole is not kept).
  */
-export const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
-export const EXCHANGE_BYTES = 16 * 1024 * 1024;
+const REQUEST_LOG_BYTES = 16 * 1024 * 1024;
+const EXCHANGE_BYTES = 16 * 1024 * 1024;
 /**
  * With a shared store, the largest exchange (the length of its texts) handed to the other
  * replicas: the shared log is a Redis stream capped by count (REQUEST_LOG_CAPACITY), so this bounds
  * its bytes (~80 MB at most, where 1 MB bodies could have made it gigabytes); a larger one stays
  * with the replica that served it. A capture of 50 orders takes ~16 KB.
  */
-export const SHARED_EXCHANGE_BYTES = 16 * 1024;
+const SHARED_EXCHANGE_BYTES = 16 * 1024;
 
 /** Which requests keep their bodies, as the HAR export and the dashboard say it. */
 export const EXCHANGES_KEPT = `the ${EXCHANGE_CAPACITY.toLocaleString("en")} most recent requests (fewer when their bodies take more than ${EXCHANGE_BYTES / 2 ** 20} MB)`;

@@ -43,7 +43,7 @@ export interface SandboxOptions extends Partial<Config> {
  * unless told otherwise: a JSON line per request would fill the runner's output. The process
  * (`npm start`, `npx sandgate`, Docker) passes its own level, `info` by default.
  */
-export const IN_PROCESS_LOG_LEVEL = "warn";
+const IN_PROCESS_LOG_LEVEL = "warn";
 
 /** Builds the dependencies (store, scenario, clock, log) without listening: for supertest. */
 export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
@@ -90,7 +90,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
 }
 
 /** --coverage-report PATH: PATH.json and PATH.md (a .json or .md ending is dropped first), all merchants. */
-export function writeCoverageReport(path: string, deps: Deps): void {
+function writeCoverageReport(path: string, deps: Deps): void {
   const base = path.replace(/\.(json|md)$/i, "");
   const report = deps.scenarios.coverage.report();
   mkdirSync(dirname(resolve(base)), { recursive: true });

@@ -17,7 +17,7 @@ const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "
 /** Debian's Chromium, headless; `extra` flags after the usual ones (a host resolver rule, say). */
 export const launch = (extra: string[] = []): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extra] });
 
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS ? resolve(import.meta.dirname, "..", "docs", "screenshots") : mkdtempSync(resolve(tmpdir(), "sandgate-shots-"));
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS ? resolve(import.meta.dirname, "..", "docs", "screenshots") : mkdtempSync(resolve(tmpdir(), "sandgate-shots-"));
 mkdirSync(SCREENSHOTS, { recursive: true });
 export const screenshot = (page: Page, name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
 
@@ -48,7 +48,7 @@ export async function signIn(page: Page, sandboxUrl: string, token: string): Pro
   await page.waitForSelector("#global-scenario");
 }
 
-export interface Returned {
+interface Returned {
   params: Record<string, string>;
   /** encryption_data recomputed with the merchant's key over data/signature-fields.json payer_return */
   signatureValid: boolean;

@@ -55,7 +55,7 @@ export function blockHolding(path: string, langs: string[], holding: string): Bl
 export const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, "");
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
-export const anchorOf = (heading: string) =>
+const anchorOf = (heading: string) =>
   heading
     .trim()
     .toLowerCase()

@@ -39,7 +39,7 @@ export const VALID: Record<string, Record<string, unknown>[]> = {
 };
 
 /** Values that sit on the edges of the fields' rules. */
-export const AWKWARD = [
+const AWKWARD = [
   "", " ", "abc", "10.00", "0.00", "0", "1", "-1", "12.345", "1e999", "NaN", "USD", "usd", "US", "u", "2030", "12", "123", "4242424242424242",
   "https://shop.example.com/r", "ftp://x", "jane@example.com", "jane@", "01-02-1990", "1990-02-01", "-8", "+5.5", "24", "month", "fortnight",
   "2026-01-01", "YES", "NO", "Tent#,#T-1#,#10.00#,#1", "Tent#,#T-1", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c", '{"a":"b"}', "[]",

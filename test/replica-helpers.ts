@@ -74,14 +74,14 @@ function flagsOf(options: SandboxOptions): string[] {
 }
 
 /** Two replicas on a fresh prefix of the run's Redis. */
-export async function replicaPair(options: SandboxOptions = {}): Promise<[Replica, Replica]> {
+async function replicaPair(options: SandboxOptions = {}): Promise<[Replica, Replica]> {
   const args = [...redisFlags(freshPrefix()), ...flagsOf(options)];
   // started together: whichever takes the first turn seeds the prefix, the other loads it
   return Promise.all([spawnSandgate(args), spawnSandgate(args)]);
 }
 
 /** One handler in front of the replicas: each request goes to the next one in turn (what supertest is given as `app`). */
-export function alternating(replicas: Replica[]): RequestListener {
+function alternating(replicas: Replica[]): RequestListener {
   let next = 0;
   return (req: IncomingMessage, res: ServerResponse) => {
     const target = new URL(req.url ?? "/", replicas[next++ % replicas.length]!.url);

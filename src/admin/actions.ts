@@ -15,7 +15,7 @@ import { parseDuration } from "./duration.js";
 import { applyDue, bringUpToDate } from "../schedule/scheduler.js";
 import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "../api/operator-bodies.js";
 
-export interface Problem {
+interface Problem {
   status: number;
   error: string;
   message: string;

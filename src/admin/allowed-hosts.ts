@@ -25,13 +25,13 @@ function hostName(host: string): string {
 const alwaysServed = (name: string) => isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost");
 
 /** An --allowed-hosts entry is a host name, or `*.` and a domain: any name under it, not the domain itself. */
-export function hostAllowed(name: string, allowed: readonly string[]): boolean {
+function hostAllowed(name: string, allowed: readonly string[]): boolean {
   if (alwaysServed(name)) return true;
   return allowed.some((entry) => (entry.startsWith("*.") ? name.endsWith(entry.slice(1)) : name === entry));
 }
 
 /** --allowed-hosts as a list (entries already checked by the config), plus --base-url's host. */
-export function allowedHosts(list: string | undefined, baseUrl: string | undefined): string[] {
+function allowedHosts(list: string | undefined, baseUrl: string | undefined): string[] {
   const entries = (list ?? "").split(",").map((e) => e.trim().toLowerCase()).filter((e) => e !== "");
   if (baseUrl) entries.push(new URL(baseUrl).hostname.toLowerCase().replace(/^\[|\]$/g, ""));
   return entries;

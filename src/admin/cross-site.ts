@@ -17,14 +17,14 @@ import { sendHtml } from "../render/layout.js";
 import { cookieValue } from "./cookies.js";
 
 /** The cookie and field of the dashboard's form token. */
-export const FORM_COOKIE = "sandgate_form";
-export const FORM_FIELD = "_form";
+const FORM_COOKIE = "sandgate_form";
+const FORM_FIELD = "_form";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 const TOKEN = /^[0-9a-f]{32}$/;
 
 /** A request for a dashboard page or form (HTML), rather than the JSON API. */
-export const isDashboard = (path: string) => path === "/" || path.startsWith("/ui/") || path === "/login" || path === "/logout";
+const isDashboard = (path: string) => path === "/" || path.startsWith("/ui/") || path === "/login" || path === "/logout";
 
 /** A 403 in the surface's format: a page for the dashboard (titled `title`), `{error, message}` for the JSON API. */
 export function refuseBrowser(req: Request, res: Response, title: string, error: string, message: string, onPage = message): void {

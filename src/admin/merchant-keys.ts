@@ -14,7 +14,7 @@ import { problem, pathParam } from "./shared.js";
 import { ID_MAX } from "../http/fields.js";
 
 /** What an operator is shown of a merchant. */
-export const merchantView = (m: Merchant) => ({
+const merchantView = (m: Merchant) => ({
   merchant_id: m.merchant_id,
   name: m.name,
   secret_key: m.secret_key,

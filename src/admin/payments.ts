@@ -14,7 +14,7 @@ import { answerJson, pathParam } from "./shared.js";
 import { PORTAL_ACTIONS, PORTAL_CALLS, runPortal } from "./portal.js";
 
 /** The payment as the payer's return and the merchant's query see it now. */
-export const completionView = (deps: Deps, tx: Transaction) => ({
+const completionView = (deps: Deps, tx: Transaction) => ({
   ...resultView(deps, tx),
   payment_status: codes.payment_status[tx.state],
   /** the page it waits at now ("3ds" after a checkout chose 3-D Secure), or "" once finished */

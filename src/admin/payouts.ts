@@ -10,7 +10,7 @@ import { payoutResponse } from "../notify/payout-notice.js";
 import type { Payout } from "../domain/types.js";
 
 /** The merchant's view plus what only the sandbox knows: the deciding rule and what happens next. */
-export function operatorView(p: Payout) {
+function operatorView(p: Payout) {
   const { encryption_data: _signature, ...view } = payoutResponse(p);
   return { ...view, sandbox: { rule: p.rule, due_at: p.due_at, next_status: p.next_status, next_failure_type: p.next_failure_type } };
 }

@@ -23,7 +23,7 @@ export { PORTAL_CALLS, type PortalAction };
 /** the actions, in the order a page offers them */
 export const PORTAL_ACTIONS = Object.keys(PORTAL_CALLS) as PortalAction[];
 
-export interface PortalInput {
+interface PortalInput {
   /** capture: what to capture (default: all of it); refund: what to refund (default: all that is left) */
   amount?: string | undefined;
   /** refund: its reason */
@@ -82,7 +82,7 @@ const view = (tx: Transaction): PortalResult["transaction"] => ({
  * Runs the action as the merchant's request. Opens its own short units (the gateway's core opens the
  * merchant's), so call it outside any unit.
  */
-export async function portalAction(deps: Deps, transactionId: string, action: PortalAction, input: PortalInput): Promise<Done<PortalResult>> {
+async function portalAction(deps: Deps, transactionId: string, action: PortalAction, input: PortalInput): Promise<Done<PortalResult>> {
   // with a shared store, the payment's merchant is looked up first, and only its records are read
   const merchantId = deps.store.kind === "redis" ? await deps.store.locate("transaction", transactionId) : undefined;
   const found =
@@ -117,7 +117,7 @@ export async function portalAction(deps: Deps, transactionId: string, action: Po
  * with it: the gateway judges the amounts, but an amount that is not text is refused here rather
  * than read as "all of it".
  */
-export function portalInput(action: PortalAction, body: unknown): Done<PortalInput> {
+function portalInput(action: PortalAction, body: unknown): Done<PortalInput> {
   const b = (body ?? {}) as Record<string, unknown>;
   const wrong = ["amount", "reason", "decision"].filter((name) => b[name] !== undefined && typeof b[name] !== "string");
   if (wrong.length) return invalid(`${wrong.join(" and ")} must be text (e.g. "amount": "30.00")`);

@@ -24,7 +24,7 @@ const same = (given: string, expected: string) => {
 const isPage = (req: Request) => req.method === "GET" && (req.path === "/" || req.path.startsWith("/ui/"));
 
 /** The cookie's value for a token: derived from it, not it. */
-export const sessionValue = (token: string) => createHmac("sha256", token).update("sandgate admin session v1").digest("base64url");
+const sessionValue = (token: string) => createHmac("sha256", token).update("sandgate admin session v1").digest("base64url");
 
 /** `open`: the paths (under /__sandbox) anyone may call, as the table of calls marks them (health). */
 export function adminSession(token: string | undefined, baseUrl: string | undefined, open: readonly string[]): Router {

@@ -17,7 +17,7 @@ export interface ThreadLimits {
   timeoutMs: number;
 }
 
-export const VERIFY_LIMITS: ThreadLimits = { memoryMb: 256, timeoutMs: 60_000 };
+const VERIFY_LIMITS: ThreadLimits = { memoryMb: 256, timeoutMs: 60_000 };
 
 /**
  * The worker's code: the built dist/proof/verify-worker.js (also when this code runs from the

@@ -16,7 +16,7 @@ export const xmlRefusal = z.looseObject({ merchant_id: s, account_id: s, order_n
 
 const reason = z.strictObject({ name: s, status: z.enum(["ACCEPT", "REVIEW", "REJECT"]) });
 /** <respon> of a direct payment: every child on every answer, in this order (the subscription ones empty without one). */
-export const directPaymentAnswer = z.strictObject({
+const directPaymentAnswer = z.strictObject({
   merchant_id: s,
   account_id: s,
   order_no: s,
@@ -41,18 +41,18 @@ export const directPaymentAnswer = z.strictObject({
   encryption_data: s,
 });
 /** <respon> of an APM payment: what was sent and the payer's page. */
-export const apmPaymentAnswer = z.looseObject({ merchant_id: s, account_id: s, order_no: s, amount: s, currency: s, issuer_url: s, encryption_data: s });
+const apmPaymentAnswer = z.looseObject({ merchant_id: s, account_id: s, order_no: s, amount: s, currency: s, issuer_url: s, encryption_data: s });
 
 /** A batch answer: the envelope and one result per order (its identity fields, status and message). */
-export const batchAnswer = (arrayField: string) => z.looseObject({ ...envelope, [arrayField]: z.array(z.record(z.string(), z.string())) });
+const batchAnswer = (arrayField: string) => z.looseObject({ ...envelope, [arrayField]: z.array(z.record(z.string(), z.string())) });
 
-export const queryAnswer = z.looseObject({
+const queryAnswer = z.looseObject({
   ...envelope,
   orders_list: z.array(z.looseObject({ query_result: z.enum(["0", "1"]), transaction_id: s, order_no: s }).describe("a payment as the gateway's query result shows it")),
 });
-export const refundSearchAnswer = z.looseObject({ ...envelope, refund_orders: z.array(z.looseObject({ transaction_id: s, order_no: s }).describe("a refund")) });
-export const subscriptionCancelAnswer = z.looseObject({ ...envelope, recurring_id: s, recurring_status: s });
-export const optimiseAnswer = z.looseObject({
+const refundSearchAnswer = z.looseObject({ ...envelope, refund_orders: z.array(z.looseObject({ transaction_id: s, order_no: s }).describe("a refund")) });
+const subscriptionCancelAnswer = z.looseObject({ ...envelope, recurring_id: s, recurring_status: s });
+const optimiseAnswer = z.looseObject({
   ...envelope,
   payment_methods: z.array(z.looseObject({ payment_method: s, rank: z.number().int(), suitable: z.boolean(), score: z.number(), reason: s })),
 });

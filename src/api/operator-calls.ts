@@ -174,10 +174,10 @@ const reloaded = z.strictObject({ errors: z.array(s), scenarios: z.array(s) });
 const payerResult = { transaction_id: s, order_status: s, result_info: s, return_url: s.describe("the merchant's return_url with the signed result, or empty") };
 const completed = z.strictObject({ ...payerResult, payment_status: s, stage: s.describe("the page the payment now waits at (3ds after a checkout chose it), or empty once finished") });
 
-export type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "delete";
 
 /** Which records a call's unit of work covers: see RouteScope. */
-export type CallScope = RouteScope;
+type CallScope = RouteScope;
 
 export interface OperatorCall {
   method: Method;
@@ -222,7 +222,7 @@ const MALFORMED = "malformed_body (the body is not valid JSON)";
  * scope, body check and handler), the OpenAPI document, the typed client (client.ts call()) and
  * ctl's calls (ctl call <operationId>) are made from. Adding a call is an entry here and its handler.
  */
-export const OPERATOR = [
+const OPERATOR = [
   { method: "get", path: "/__sandbox/health", operationId: "getHealth", scope: "none", summary: "200 once ready: status, scenario, signature_mode, time (open even with ADMIN_TOKEN)", answer: health, open: true },
   { method: "get", path: "/__sandbox/openapi.json", operationId: "getOpenApiDocument", scope: "none", summary: "this document (open even with ADMIN_TOKEN)", answer: document, open: true },
   {
@@ -497,8 +497,10 @@ export const OPERATOR = [
   },
 ] as const satisfies readonly OperatorCall[];
 
+/** The table's entries, each with its own literal types (the typed client's calls are made from them). */
+export type OperatorEntry = (typeof OPERATOR)[number];
 /** An operator call's operationId: the key of its handler, its client call and its ctl call. */
-export type OperatorCallId = (typeof OPERATOR)[number]["operationId"];
+export type OperatorCallId = OperatorEntry["operationId"];
 
 /** The table as plain entries, for whatever goes through every call. */
 export const OPERATOR_CALLS: readonly (OperatorCall & { operationId: OperatorCallId })[] = OPERATOR;

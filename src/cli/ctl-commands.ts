@@ -21,7 +21,7 @@ export interface Context {
 
 type Flags = Record<string, string | boolean | undefined>;
 
-export interface Answer {
+interface Answer {
   /** what --json prints: one document */
   json: unknown;
   /** what a person reads on stdout */

@@ -9,7 +9,7 @@ import { createHmac } from "node:crypto";
 import { maskCard } from "./card.js";
 
 /** The fingerprint of a card number. */
-export function cardFingerprint(number: string): string {
+function cardFingerprint(number: string): string {
   return createHmac("sha256", "sandgate card on file").update(number).digest("base64url").slice(0, 27);
 }
 

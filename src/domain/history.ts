@@ -6,7 +6,7 @@ import { isoOf } from "./dates.js";
 import { intern } from "./intern.js";
 import type { HistoryEntry, Transaction } from "./types.js";
 
-export const HISTORY_LIMIT = 50;
+const HISTORY_LIMIT = 50;
 
 type NewEntry = Omit<HistoryEntry, "at" | "payment_status">;
 

@@ -2,7 +2,7 @@
 // masked cards, history lines): 100,000 payments then hold 100,000 references, not 100,000
 // copies. Bounded: once the pool is full, new texts are kept as they come.
 const texts = new Map<string, string>();
-export const INTERN_LIMIT = 10_000;
+const INTERN_LIMIT = 10_000;
 
 export function intern(text: string): string {
   const known = texts.get(text);

@@ -11,7 +11,7 @@ import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";
 import { recordHistory } from "./history.js";
 
-export const MAX_REFUNDS = 99;
+const MAX_REFUNDS = 99;
 
 export class Refusal {
   constructor(

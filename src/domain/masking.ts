@@ -24,7 +24,7 @@ const TIME_NAME = /(date|time|_at|timestamp|created|updated)$/i;
 /** YYYYMMDDhhmmss (14 digits, like a Diners card) and epoch milliseconds (13, no card starts with 1 at that length) */
 const TIMESTAMP = /^((19|20)\d\d(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])([01]\d|2[0-3])[0-5]\d[0-5]\d|1\d{12})$/;
 
-export const SECRET_MASK = "***";
+const SECRET_MASK = "***";
 
 /** Free-text fields: where a payer or merchant may type anything, a card number included. */
 const FREE_TEXT_NAMES = new Set(["note", "notes", "custom", "comment", "comments", "description", "memo", "remark", "remarks", "message", "additional_information", "labels"]);
@@ -43,15 +43,13 @@ function sensitiveName(name: string): Sensitive {
   return undefined;
 }
 
-export const isCardName = (name: string) => sensitiveName(name) === "card";
-export const isSecurityCodeName = (name: string) => sensitiveName(name) === "code";
-export const isSecretName = (name: string) => SECRET_NAME.test(name) || SECRET_NAME_CAMEL.test(name);
+const isSecretName = (name: string) => SECRET_NAME.test(name) || SECRET_NAME_CAMEL.test(name);
 
 /**
  * A card number as the gateway shows it: first six, `*` for the middle, last four (verify replays
  * it as the test card with the same first six and last four). A value already masked stays as it is.
  */
-export function maskCardNumber(value: string): string {
+function maskCardNumber(value: string): string {
   if (value.includes("*")) return value;
   const digits = value.replace(/[\s-]/g, "");
   return maskCard(digits);
@@ -84,7 +82,7 @@ export function maskValue(name: string, value: string): string {
 const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
 
 /** A free text with every Luhn-valid run of 13 to 19 digits shown as first six and last four. */
-export function maskCardRuns(text: string): string {
+function maskCardRuns(text: string): string {
   if (!/\d{4}/.test(text.replace(/[ -]/g, ""))) return text;
   return text.replace(DIGIT_RUN, (run) => {
     const digits = run.replace(/[ -]/g, "");
@@ -235,7 +233,7 @@ function loggedText(text: string, parsed: unknown): string {
  * the request is decided and stored; the card itself is left for the operation to decide with. The
  * same object when nothing was masked.
  */
-export const maskFreeText = <T>(value: T): T => loggedJson(value, null, true) as T;
+const maskFreeText = <T>(value: T): T => loggedJson(value, null, true) as T;
 
 /**
  * A gateway request as it goes on: its fields with card numbers outside the card fields masked
@@ -254,7 +252,7 @@ export function maskRequest<T>(body: T, text: string): { body: T; text: string }
  * A JSON value with every field masked, however deep; `name` is the key it sits under. Under a card
  * or security-code name everything is masked, whatever its shape. The same value (not a copy) when nothing was masked.
  */
-export function maskJson(value: unknown, name = "", under: Sensitive = undefined): unknown {
+function maskJson(value: unknown, name = "", under: Sensitive = undefined): unknown {
   const sensitive = under ?? sensitiveName(name);
   if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") {
     const text = String(value);
@@ -283,7 +281,7 @@ export function maskJson(value: unknown, name = "", under: Sensitive = undefined
 }
 
 /** A JSON text masked; the same text when nothing was masked; undefined when it is not JSON. */
-export function maskJsonText(text: string): string | undefined {
+function maskJsonText(text: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -295,7 +293,7 @@ export function maskJsonText(text: string): string | undefined {
 }
 
 /** The name a form key stands for: `subscription[card]` is a `card`, `cards[0]` a `cards`. */
-export function fieldName(key: string): string {
+function fieldName(key: string): string {
   if (!key.includes("[")) return key;
   const segments = [...key.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!).filter((s) => s !== "" && !/^\d+$/.test(s));
   return segments.at(-1) ?? key.replace(/\[.*$/, "");
@@ -310,7 +308,7 @@ const decodeFormPart = (part: string) => {
 };
 
 /** A form body or query string (without `?`), pairs in their order; untouched pairs keep their bytes. */
-export function maskForm(text: string, leaf: (name: string, value: string) => string = maskValue): string {
+function maskForm(text: string, leaf: (name: string, value: string) => string = maskValue): string {
   let changed = false;
   const pairs = text.split("&").map((pair) => {
     const eq = pair.indexOf("=");
@@ -355,7 +353,7 @@ function decodeEntities(text: string): string {
 const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** XML: the text of every element without children (`<card>…</card>`), by the element's name. */
-export function maskXml(text: string): string {
+function maskXml(text: string): string {
   return text.replace(/<([A-Za-z_][\w.:-]*)(\s[^>]*)?>([^<]*)<\/\1\s*>/g, (whole, name: string, attrs: string | undefined, inner: string) => {
     const value = decodeEntities(inner);
     const masked = maskValue(name.replace(/^.*:/, ""), value);
@@ -370,7 +368,7 @@ const jsonForScript = (text: string) =>
   text.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 
 /** HTML: `<input name=… value=…>` values by their name, and JSON data blocks (`<script type="application/json">`). */
-export function maskHtml(text: string): string {
+function maskHtml(text: string): string {
   const inputs = text.replace(/<input\b[^>]*>/gi, (tag) => {
     const nameMatch = ATTRIBUTE("name").exec(tag);
     const valueMatch = ATTRIBUTE("value").exec(tag);

@@ -4,8 +4,8 @@ import { resolve } from "node:path";
 import { dataDir } from "../paths.js";
 import type { RiskReason } from "./types.js";
 
-export type RiskAction = "ACCEPT" | "REVIEW" | "REJECT";
-export type ThreeDs = "none" | "frictionless" | "challenge" | "failed" | "external" | "passed" | "abandoned";
+type RiskAction = "ACCEPT" | "REVIEW" | "REJECT";
+type ThreeDs = "none" | "frictionless" | "challenge" | "failed" | "external" | "passed" | "abandoned";
 
 export interface PaymentOutcome {
   state: "approved" | "declined" | "pending" | "review" | "cancelled";

@@ -29,7 +29,7 @@ export interface NewPayment {
   source?: RequestSource;
 }
 
-export function paymentState(outcome: PaymentOutcome, account: Account): PaymentState {
+function paymentState(outcome: PaymentOutcome, account: Account): PaymentState {
   switch (outcome.state) {
     case "approved":
       return account.capture_mode === "auto" ? "paid" : "authorised";

@@ -68,18 +68,18 @@ export const TOP_AFTER_PAYER = [
 
 type Texts<K extends readonly string[]> = { [P in K[number]]: string };
 
-export interface PersonDocument extends Texts<typeof PERSON_DOCUMENT> {
+interface PersonDocument extends Texts<typeof PERSON_DOCUMENT> {
   labels: string[];
 }
 
-export interface BeneficiaryFields extends Texts<typeof BENEFICIARY_TEXT> {
+interface BeneficiaryFields extends Texts<typeof BENEFICIARY_TEXT> {
   additional_info: Texts<typeof BENEFICIARY_ADDITIONAL_INFO>;
   address: Texts<typeof BENEFICIARY_ADDRESS>;
   person_documents: PersonDocument[];
   bank_details: Texts<typeof BANK_DETAILS>;
 }
 
-export interface PayerFields extends Texts<typeof PAYER_TEXT> {
+interface PayerFields extends Texts<typeof PAYER_TEXT> {
   additional_info: Texts<typeof PAYER_ADDITIONAL_INFO>;
   address: Texts<typeof PAYER_ADDRESS>;
 }

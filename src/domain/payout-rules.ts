@@ -60,14 +60,14 @@ const mulDiv = (a: bigint, b: bigint, c: bigint): bigint => (2n * a * b + c) / (
 const cents = (amount: string): bigint => millionths(amount) / 10_000n;
 
 /** Converts cents between two currencies of the table through its base; same currency is unchanged. */
-export function convert(amountCents: bigint, from: string, to: string, pricing: PayoutPricing): bigint {
+function convert(amountCents: bigint, from: string, to: string, pricing: PayoutPricing): bigint {
   if (from === to) return amountCents;
   const rate = (c: string) => millionths(pricing.fx.rates[c] ?? "0");
   return mulDiv(amountCents, rate(to), rate(from));
 }
 
 /** The fee of a payment_method on a principal, in the principal's currency. */
-export function feeFor(principal: bigint, currency: string, method: string, pricing: PayoutPricing): bigint {
+function feeFor(principal: bigint, currency: string, method: string, pricing: PayoutPricing): bigint {
   const fee = pricing.fees[method];
   if (!fee) return 0n;
   const fixed = convert(cents(fee.fixed), fee.fixed_currency, currency, pricing);

@@ -13,14 +13,14 @@ import { addInterval, type Interval } from "./dates.js";
 export type Schedule = Pick<Subscription, "interval" | "interval_count" | "billing_cycle" | "contract_start" | "contract_end" | "created_at">;
 
 /** A contract date (YYYY-MM-DD, anything after the day ignored) at 00:00 UTC; undefined when empty or not a date. */
-export function contractDate(text: string): Date | undefined {
+function contractDate(text: string): Date | undefined {
   if (!text) return undefined;
   const d = new Date(`${text.slice(0, 10)}T00:00:00.000Z`);
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
 /** What deduction 1 counts from. */
-export function scheduleAnchor(s: Schedule): Date {
+function scheduleAnchor(s: Schedule): Date {
   const created = new Date(s.created_at);
   const start = contractDate(s.contract_start);
   return start && start.getTime() > created.getTime() ? start : created;

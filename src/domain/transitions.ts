@@ -6,13 +6,13 @@
 import type { PaymentState } from "../codes.js";
 
 export type Action = "capture" | "cancel" | "approve" | "reject" | "refund" | "pay" | "decline" | "hold" | "abandon";
-export type Target = PaymentState | "approved";
+type Target = PaymentState | "approved";
 export type Cell = { to: Target } | { refuse: string };
 
 const to = (state: Target): Cell => ({ to: state });
 const refuse = (key: string): Cell => ({ refuse: key });
 
-export const TRANSITIONS: Record<PaymentState, Record<Action, Cell>> = {
+const TRANSITIONS: Record<PaymentState, Record<Action, Cell>> = {
   pending: {
     capture: refuse("payment_pending"),
     cancel: refuse("payment_pending"),

@@ -3,7 +3,7 @@ import type { PaymentState, RecurringState } from "../codes.js";
 import type { Counters } from "../ids.js";
 import type { PayoutFields } from "./payout-fields.js";
 
-export type CaptureMode = "manual" | "auto";
+type CaptureMode = "manual" | "auto";
 
 export interface Account {
   account_id: string;
@@ -207,7 +207,7 @@ export const STATE_VERSION = 3;
  * Who made a change: a merchant's server (api), the dashboard's merchant portal (portal) or
  * playground (playground), the payer at a payer page, the operator API, or the clock.
  */
-export type HistorySource = RequestSource | "payer" | "operator" | "clock";
+type HistorySource = RequestSource | "payer" | "operator" | "clock";
 /** Where a gateway request came from: a merchant's server, or the dashboard acting as one. */
 export type RequestSource = "api" | "portal" | "playground";
 

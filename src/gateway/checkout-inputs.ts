@@ -106,9 +106,6 @@ const ALIASES: Record<string, string | null> = {
   payment_method: "pm_id",
 };
 
-export const FIXED_INPUTS = Object.keys(FIXED);
-export const ALIAS_INPUTS = Object.keys(ALIASES);
-
 /** color_depth in the page is always a number of bits: the request's, else 24. */
 const colorDepth = (value: string | undefined) => (value && /^\d+$/.test(value) ? String(Number(value)) : "24");
 

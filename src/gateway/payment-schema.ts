@@ -146,7 +146,6 @@ export const paymentRequest = obj({
 });
 
 export type PaymentRequest = z.output<typeof paymentRequest>;
-export type SubscriptionRequest = NonNullable<PaymentRequest["subscription"]>;
 
 const bankAccount = obj({
   account_type: str(),
@@ -197,4 +196,3 @@ export const apmRequest = obj({
   person: json(person),
 });
 
-export type ApmRequest = z.output<typeof apmRequest>;

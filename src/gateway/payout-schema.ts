@@ -23,10 +23,10 @@ import {
 import type { Body } from "../http/body.js";
 import { CURRENCY, country, currency, email, json, list, obj, pattern, positiveAmount, required, requiredCurrency, requiredMatching, str, text, url } from "../http/fields.js";
 
-export const FEE_PAID_BY = ["PAYER", "BENEFICIARY"] as const satisfies readonly FeePaidBy[];
-export const ENTITY_TYPES = ["COMPANY", "PERSONAL"] as const;
+const FEE_PAID_BY = ["PAYER", "BENEFICIARY"] as const satisfies readonly FeePaidBy[];
+const ENTITY_TYPES = ["COMPANY", "PERSONAL"] as const;
 /** SWIFT charge bearer (MT103 field 71A in words): shared, all by the payer (OURS), all by the beneficiary (BEN). */
-export const SWIFT_CHARGE_OPTIONS = ["SHARED", "OURS", "BEN"] as const;
+const SWIFT_CHARGE_OPTIONS = ["SHARED", "OURS", "BEN"] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -8,7 +8,7 @@ import { notifyRefund } from "../notify/events.js";
 import { batchOperation } from "./batch.js";
 import { refundOrder } from "./batch-orders.js";
 
-export const DEFAULT_REFUND_DELAY_SECONDS = 5;
+const DEFAULT_REFUND_DELAY_SECONDS = 5;
 
 export const refund = batchOperation({
   name: "refund",

@@ -5,7 +5,7 @@ import { batchOperation } from "./batch.js";
 import { reviewOrder } from "./batch-orders.js";
 
 /** Accepted review_flag values (case-insensitive); README lists them. */
-export const REVIEW_FLAGS: Record<ReviewDecision, readonly string[]> = {
+const REVIEW_FLAGS: Record<ReviewDecision, readonly string[]> = {
   approve: ["1", "approve", "approved", "accept", "pass"],
   reject: ["0", "reject", "rejected", "decline", "refuse"],
 };

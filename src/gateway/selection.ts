@@ -22,7 +22,7 @@ export function selectionRequest(fields: readonly SelectorField[]) {
   return withEnvelope({ ...Object.fromEntries(fields.map((f) => [f, values])), start_date: date, end_date: date });
 }
 
-export interface Selector<F extends SelectorField = SelectorField> {
+interface Selector<F extends SelectorField = SelectorField> {
   field: F;
   value: string;
 }

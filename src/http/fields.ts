@@ -73,7 +73,7 @@ export const list = <T extends z.ZodType>(item: T) => z.array(item, { error: "mu
 
 export const DECIMAL = /^\d{1,12}(\.\d{1,2})?$/;
 export const CURRENCY = /^[A-Za-z]{3}$/;
-export const COUNTRY = /^[A-Za-z]{2}$/;
+const COUNTRY = /^[A-Za-z]{2}$/;
 const isPositiveAmount = (s: string) => DECIMAL.test(s) && Number(s) > 0;
 
 export const decimal = () => pattern(DECIMAL, "must be a decimal amount such as 10.00");

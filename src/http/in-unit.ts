@@ -21,7 +21,7 @@ import { problemPage } from "../render/payer-page-views.js";
  */
 export type Unavailable = (res: Response, reason?: string) => void;
 
-export const unavailableJson: Unavailable = (res, reason) => {
+const unavailableJson: Unavailable = (res, reason) => {
   problem(res, 503, "store_unavailable", resultInfo("store_unavailable", reason));
 };
 

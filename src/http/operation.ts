@@ -26,7 +26,7 @@ import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../request-log.js";
 import type { Format, Reply } from "./reply.js";
 import type { RequestSource } from "../domain/types.js";
 
-export type { Format, Reply } from "./reply.js";
+export type { Reply } from "./reply.js";
 
 export interface OperationRequest {
   /** the request log's id of this request (X-Request-Id) */
@@ -46,7 +46,7 @@ export interface OperationRequest {
 }
 
 /** What scenario rules see of a request: by default the operation's name, the body, its order_no. */
-export interface ScenarioView {
+interface ScenarioView {
   operation: string;
   fields: Record<string, unknown>;
   /** the outcome when no rule names one */

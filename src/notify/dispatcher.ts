@@ -34,7 +34,7 @@ export interface DispatchOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
-export const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 8;
 const RESPONSE_CHARS = 500;
 const USER_AGENT = "Sandgate-Notifications/1";
 /** drain() and deliver() stop after this many rounds even if something keeps falling due */

@@ -10,7 +10,7 @@ import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
 import { maskCardFields } from "../domain/masking.js";
 
 /** data/signature-fields.json "notification".response: the body fields that enter encryption_data. */
-export const NOTIFICATION_SIGNED_FIELDS: readonly string[] = (() => {
+const NOTIFICATION_SIGNED_FIELDS: readonly string[] = (() => {
   const entry = (signatureFields as unknown as Record<string, { response?: unknown } | undefined>).notification;
   if (!Array.isArray(entry?.response)) throw new Error('data/signature-fields.json: "notification.response" (a list of field names) is missing');
   return entry.response.map(String);

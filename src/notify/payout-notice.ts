@@ -19,7 +19,7 @@ import {
 } from "../domain/payout-fields.js";
 
 /** "2026-11-22T10:00:00.000Z" → "2026-11-22T10:00:00+00:00": ISO 8601 with a numeric offset (UTC). */
-export const isoWithOffset = (iso: string): string => `${iso.slice(0, 19)}+00:00`;
+const isoWithOffset = (iso: string): string => `${iso.slice(0, 19)}+00:00`;
 
 /** The named values of a stored object, in the order of the names ("" for any that is missing). */
 function pick<K extends string>(from: Partial<Record<K, string>> | undefined, names: readonly K[]): Record<K, string> {

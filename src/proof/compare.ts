@@ -3,9 +3,9 @@
 // values that must agree (shapes.ts). Pure: both answers and the id map in, differences out.
 import { formatOf, readTree, type Tree } from "./documents.js";
 import { mustAgree, shapeOf } from "./shapes.js";
-import { DIFFERENCE_KINDS, type Difference, type DifferenceKind } from "../verify-report.js";
+import type { Difference } from "../verify-report.js";
 
-export { DIFFERENCE_KINDS, type Difference, type DifferenceKind };
+export type { Difference };
 
 
 
@@ -56,7 +56,7 @@ export function locationTree(location: string): Tree {
   return { kind: "object", ordered: false, entries };
 }
 
-export const pathText = (path: readonly string[]) => path.reduce((s, p) => (p.startsWith("[") ? `${s}${p}` : s ? `${s}.${p}` : p), "");
+const pathText = (path: readonly string[]) => path.reduce((s, p) => (p.startsWith("[") ? `${s}${p}` : s ? `${s}.${p}` : p), "");
 
 function describe(tree: Tree | undefined, field: string): string {
   if (!tree) return "(absent)";

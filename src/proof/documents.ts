@@ -33,7 +33,7 @@ export function readTree(format: Format, text: string): Tree {
   }
 }
 
-export function fromJson(value: unknown): Tree {
+function fromJson(value: unknown): Tree {
   if (Array.isArray(value)) return { kind: "list", items: value.map(fromJson) };
   if (value !== null && typeof value === "object") return { kind: "object", ordered: false, entries: Object.entries(value).map(([k, v]) => [k, fromJson(v)]) };
   if (value === undefined) return { kind: "value", value: null };

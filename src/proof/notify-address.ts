@@ -19,7 +19,7 @@ export function pointNotifyUrlAt(body: Buffer, headers: IncomingMessage["headers
 }
 
 /** The form with every `field=` pair's value replaced; undefined when there is none. */
-export function replaceFormField(text: string, field: string, value: string): string | undefined {
+function replaceFormField(text: string, field: string, value: string): string | undefined {
   let found = false;
   const pairs = text.split("&").map((pair) => {
     const eq = pair.indexOf("=");
@@ -80,7 +80,7 @@ function valueEnd(text: string, i: number): number {
  * The JSON object's text with the value of its top-level `field` replaced by a string, every other
  * byte kept (numbers stay as written); undefined when the text is not an object with that field.
  */
-export function replaceJsonField(text: string, field: string, value: string): string | undefined {
+function replaceJsonField(text: string, field: string, value: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Object.hasOwn(parsed, field)) return undefined;

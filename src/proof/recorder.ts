@@ -42,10 +42,10 @@ export interface Recorder {
   count(): number;
 }
 
-export const NOTIFY_PATH = "/__recorder/notify";
+const NOTIFY_PATH = "/__recorder/notify";
 export const DEFAULT_RECORDER_PORT = 8090;
-export const UPSTREAM_TIMEOUT_MS = 30_000;
-export const BODY_LIMIT = 10 * 1024 * 1024;
+const UPSTREAM_TIMEOUT_MS = 30_000;
+const BODY_LIMIT = 10 * 1024 * 1024;
 const CLOSE_GRACE_MS = 2_000;
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
@@ -54,7 +54,7 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "traile
 /** Request headers a HAR reader needs to replay the answer. */
 const RECORDED_REQUEST_HEADER = (name: string) => name === "content-type" || name === "accept" || name.startsWith("x-sandbox-");
 
-export interface Answer {
+interface Answer {
   status: number;
   statusText: string;
   rawHeaders: string[];
@@ -62,7 +62,7 @@ export interface Answer {
 }
 
 /** One request and the answer it got, as the recorder saw them (before masking). */
-export interface Exchange {
+interface Exchange {
   kind: EntryKind;
   started: Date;
   elapsedMs: number;
@@ -350,7 +350,7 @@ function queryOf(url: string): NameValue[] {
 }
 
 /** The HAR entry of one exchange: masked, the answer's body as text (base64 when it is not text). */
-export function entryOf(x: Exchange): RecordedEntry {
+function entryOf(x: Exchange): RecordedEntry {
   const requestType = headerValue(x.requestHeaders, "content-type") ?? "";
   const requestText = decoded(x.requestBody, headerValue(x.requestHeaders, "content-encoding"))?.toString("utf8");
   const responseType = headerValue(x.answer.rawHeaders, "content-type") ?? "";

@@ -28,7 +28,7 @@ export function terminalReport(report: VerifyReport): string {
 }
 
 
-export function differenceLine(d: Difference): string {
+function differenceLine(d: Difference): string {
   return `${d.kind} at ${d.path}: gateway ${d.expected}, Sandgate ${d.actual}${d.note ? ` (${d.note})` : ""}`;
 }
 

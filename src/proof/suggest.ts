@@ -9,7 +9,7 @@ import type { Rule, ScenarioFile } from "../scenarios/schema.js";
 import type { Difference, Suggestions } from "../verify-report.js";
 import { readTree } from "./documents.js";
 
-export const SUGGESTED_SCENARIO = "suggested";
+const SUGGESTED_SCENARIO = "suggested";
 
 /** What verify knows of a replayed gateway request: its operation and its fields as sent. */
 export interface ReplayedRequest {
@@ -169,7 +169,7 @@ function knockOnLine(d: Difference, cause: number): string {
   return `Knock-on of exchange #${cause} (a rule above closes it): ${defectLine(d).replace(/^Sandgate defect: /, "")} Verify again with the suggested rules before reporting it.`;
 }
 
-export function defectLine(d: Difference): string {
+function defectLine(d: Difference): string {
   const what: Record<Difference["kind"], string> = {
     status: `answers HTTP ${d.actual} where the gateway answers ${d.expected}`,
     content_type: `answers ${d.actual} where the gateway answers ${d.expected}`,

@@ -14,7 +14,7 @@ import { ignoreMatcher } from "./ignore.js";
 import { suggest, type ReplayedRequest } from "./suggest.js";
 import type { ExchangeResult, VerifyOptions, VerifyReport } from "../verify-report.js";
 
-export type { ExchangeResult, VerifyOptions, VerifyReport } from "../verify-report.js";
+export type { VerifyOptions, VerifyReport } from "../verify-report.js";
 
 export async function verifyEntries(entries: readonly HarEntry[], options: VerifyOptions = {}): Promise<VerifyReport> {
   if (!entries.some((e) => kindOf(e) === "notification" || SIGNED_PATHS[pathOf(e.request.url)]))

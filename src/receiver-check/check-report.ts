@@ -11,7 +11,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 /** "401 in 3 ms", or what happened instead of an answer */
 const answerOf = (s: SendResult) => (s.http_status === null ? s.error.replace(/^could not deliver: /, "") : `${s.http_status} in ${s.duration_ms} ms`);
 
-export function summaryLine(report: ReceiverCheckReport): string {
+function summaryLine(report: ReceiverCheckReport): string {
   const { pass, warning, fail, not_run } = report.summary;
   const counts = [`${pass} pass`, plural(warning, "warning"), plural(fail, "failure"), ...(not_run ? [`${not_run} not run`] : [])].join(", ");
   return `${plural(report.probes.length + not_run, "probe")}: ${counts}${report.passed ? "" : " — the receiver does not pass"}`;

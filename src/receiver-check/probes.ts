@@ -13,7 +13,7 @@ export type Verdict = "pass" | "warning" | "fail";
 export type AnswerClass = "2xx" | "3xx" | "4xx" | "5xx" | "none";
 
 /** The verdict for each kind of answer. */
-export type Rule = Record<AnswerClass, Verdict>;
+type Rule = Record<AnswerClass, Verdict>;
 
 const ACCEPT: Rule = { "2xx": "pass", "3xx": "fail", "4xx": "fail", "5xx": "fail", none: "fail" };
 // a 5xx refuses too, but a forged notification should be turned away (401, 400), not crash the handler
@@ -24,7 +24,7 @@ const CLIENT_ERROR: Rule = { "2xx": "fail", "3xx": "fail", "4xx": "pass", "5xx":
 const CLIENT_ERROR_OR_WARN: Rule = { ...CLIENT_ERROR, "2xx": "warning" };
 
 /** How a probe's notification departs from a genuine one. */
-export interface Shape {
+interface Shape {
   /** changed before signing: the signature covers the change */
   unsigned?: (body: UnsignedBody) => UnsignedBody;
   /** signed with the other key instead of the merchant's */
@@ -69,7 +69,7 @@ export interface Probe {
   sends(ctx: ProbeContext): Send[];
 }
 
-export const UNKNOWN_EVENT = "receiver_check.unknown_event";
+const UNKNOWN_EVENT = "receiver_check.unknown_event";
 const STALE_HOURS = 24;
 /** the realistic schedule's last retry, hours after the event */
 const RETRY_HOURS = 31;

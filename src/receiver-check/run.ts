@@ -78,7 +78,7 @@ const GENERIC_RISK: Record<AnswerClass, string> = {
   none: "Sandgate counts an attempt without an answer as failed and retries it",
 };
 
-export function answerClass(status: number | null): AnswerClass {
+function answerClass(status: number | null): AnswerClass {
   if (status === null) return "none";
   if (status < 300) return "2xx";
   if (status < 400) return "3xx";

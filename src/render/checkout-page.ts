@@ -4,7 +4,7 @@
 // request value is ever parsed as HTML or script.
 import { cspHash, escapeHtml, jsonForScript, page, PAGE_STYLE } from "./html.js";
 
-export const CHECKOUT_PAGE_TITLE = "Loading...";
+const CHECKOUT_PAGE_TITLE = "Loading...";
 /** id of the JSON data block that holds the hidden inputs as [name, value] pairs */
 export const CHECKOUT_INPUTS_ID = "theFormInputs";
 

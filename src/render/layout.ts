@@ -7,7 +7,7 @@ import { escapeHtml, htmlDocument } from "./html.js";
 export const ASSETS_PATH = "/__sandbox/assets";
 
 /** Scripts and styles only from this server; no plugins, frames or foreign connections; forms may go anywhere (return_url). */
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'";
+const PAGE_CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'";
 
 export interface LayoutOptions {
   /** the banner's words after "Sandgate sandbox" */
@@ -33,7 +33,7 @@ export function layout(title: string, body: string, options: LayoutOptions): str
  * it under its own and have a tester click its buttons) and its forms post only to it. Payer pages
  * stay embeddable: the gateway's redirect payment is an iFrame payment.
  */
-export const DASHBOARD_CSP = `${PAGE_CSP}; frame-ancestors 'none'; form-action 'self'`;
+const DASHBOARD_CSP = `${PAGE_CSP}; frame-ancestors 'none'; form-action 'self'`;
 
 /**
  * Sends a page with its CSP; pages show live state, so nothing is cached. A dashboard page

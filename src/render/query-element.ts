@@ -8,7 +8,7 @@ import { deliveryOf } from "../domain/delivery.js";
 import type { DeliveryInformation, Subscription, Transaction } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 
-export interface FraudCheck {
+interface FraudCheck {
   check_items: string;
   status: string;
 }

@@ -22,10 +22,10 @@ const asText = (node: unknown): string =>
   typeof node === "string" || typeof node === "number" || typeof node === "boolean" ? String(node) : node instanceof CardOnFile ? node.masked : "";
 
 /** The value at a dotted path of the request, as text ("" when absent or not a scalar). */
-export const valueAt = (fields: Record<string, unknown>, path: string): string => asText(nodeAt(fields, path));
+const valueAt = (fields: Record<string, unknown>, path: string): string => asText(nodeAt(fields, path));
 
 /** "12.3" → "30", "7" → "00" */
-export const centsOf = (amount: string) => amount.split(".")[1]?.padEnd(2, "0").slice(0, 2) ?? "00";
+const centsOf = (amount: string) => amount.split(".")[1]?.padEnd(2, "0").slice(0, 2) ?? "00";
 
 /** Is the value `v`? A card on file knows through its fingerprint (its text is masked). */
 const is = (actual: string, card: CardOnFile | undefined, v: string | number | boolean) => (card === undefined ? actual === String(v) : card.is(v));
@@ -45,7 +45,7 @@ const regexOf = (source: string) => {
  * its fingerprint; a prefix sees at most the six digits shown and a suffix the last four (a longer
  * one never matches); a regular expression sees the masked number; number comparisons never match.
  */
-export function holds(condition: Condition, actual: string, card?: CardOnFile): boolean {
+function holds(condition: Condition, actual: string, card?: CardOnFile): boolean {
   if (typeof condition !== "object") return is(actual, card, condition);
   if (Array.isArray(condition)) return condition.some((c) => is(actual, card, c));
   const c = condition;
@@ -76,7 +76,7 @@ export interface MatchInput {
 /** A `when` as its list of tests, worked out once per rule. */
 const testsOf = new WeakMap<When, [string, Condition][]>();
 
-export function whenHolds(when: When, input: MatchInput): boolean {
+function whenHolds(when: When, input: MatchInput): boolean {
   let tests = testsOf.get(when);
   if (!tests) testsOf.set(when, (tests = Object.entries(when)));
   for (const [key, condition] of tests) {

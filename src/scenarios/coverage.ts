@@ -6,7 +6,7 @@ import { catalogue } from "../domain/outcomes.js";
 import { ruleName } from "./conditions.js";
 import type { Scenario, Then } from "./schema.js";
 
-export const COVERAGE_MERCHANT_LIMIT = 1000;
+const COVERAGE_MERCHANT_LIMIT = 1000;
 
 /** The catalogue sections a report lists, by the operation name it shows. */
 const SECTIONS = { authorise: "authorise", capture: "capture", cancel: "cancel", review: "review", refund: "refund", payout: "payout_outcomes" } as const;

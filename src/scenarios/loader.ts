@@ -28,7 +28,7 @@ export function layeredScenarioFiles(dir: string): string[] {
   return [...scenarioFiles(defaultScenariosDir).filter((f) => !ownNames.has(basename(f, extname(f)))), ...own];
 }
 
-export function scenarioFiles(dir: string): string[] {
+function scenarioFiles(dir: string): string[] {
   return readdirSync(dir)
     .filter((f) => EXTENSIONS.has(extname(f)) && !f.endsWith(".schema.json"))
     .sort()

@@ -23,7 +23,7 @@ export interface Decision {
   then: Then;
 }
 
-export interface DecideInput {
+interface DecideInput {
   operation: string;
   fields: Record<string, unknown>;
   merchantId: string;
@@ -71,7 +71,7 @@ export interface ScenarioChoice {
 /** "nth call" counts kept at most (one per merchant, operation and order_no): those unused longest are forgotten first. */
 export const NTH_COUNTER_LIMIT = 100_000;
 
-export class ScenarioError extends Error {
+class ScenarioError extends Error {
   override name = "ScenarioError";
 }
 

@@ -19,7 +19,6 @@ export const OPERATIONS = [
   "subscriptionCancel",
   "paymentMethodsOptimise",
 ] as const;
-export type OperationName = (typeof OPERATIONS)[number];
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -49,11 +48,11 @@ const test = z
   })
   .refine((o) => Object.keys(o).length > 0, "a test needs at least one of equals, in, not, prefix, suffix, regex, gt, gte, lt, lte, cents, present");
 
-export const condition = z
+const condition = z
   .union([scalar, z.array(scalar), test])
   .describe("a value (equals), a list (one of), or a test object");
 
-export const whenSchema = z
+const whenSchema = z
   .record(z.string().min(1), condition)
   .describe(
     "All must hold. Keys: `operation` (name or list), `nth` (the nth call for the same order_no, 1-based: a number or a test), or a request field path with dots for nesting (batch operations: the order's own fields; payouts: e.g. beneficiary.bank_details.account_number). `<path>_cents` tests an amount's cents.",
@@ -67,7 +66,7 @@ const latency = z.union([
 /** A response field a rule sets: an XML element name in an authorise answer. */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
-export const thenSchema = z.strictObject({
+const thenSchema = z.strictObject({
   continue: z
     .boolean()
     .optional()
@@ -109,7 +108,7 @@ export const thenSchema = z.strictObject({
     .describe("notification behaviour for what this request causes"),
 });
 
-export const ruleSchema = z.strictObject({
+const ruleSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, _ . -"),
   replaces: z
     .string()

@@ -41,7 +41,7 @@ const token = z.object({
   holder_name: str,
   created_at: iso,
 });
-export type FixtureToken = z.infer<typeof token>;
+type FixtureToken = z.infer<typeof token>;
 
 const delivery = z
   .object({
@@ -154,7 +154,7 @@ const FILES = {
   payouts: z.array(payoutRecord),
 } as const;
 
-export class FixtureError extends Error {
+class FixtureError extends Error {
   override name = "FixtureError";
 }
 

@@ -35,7 +35,7 @@ const BY_FIELD = new Map<Collection, string | null>([
  * h[0] on (`h`).
  */
 type RecordLine = { c: Collection; v: Record<string, unknown> } | { c: Collection; k: string; s?: Record<string, unknown>; d?: string[]; h?: [number, ...unknown[]] };
-export type JournalLine = RecordLine | { counters: Counters };
+type JournalLine = RecordLine | { counters: Counters };
 
 type Fields = Record<string, unknown>;
 
@@ -69,7 +69,7 @@ export interface LineEncoder {
  * Images held at once, at most: beyond this (lookups without a commit) they are all dropped, and
  * the next line of each of those records is whole. Correct either way, only bigger.
  */
-export const MAX_IMAGES = 10_000;
+const MAX_IMAGES = 10_000;
 
 /**
  * Journal lines made from images taken when a request looks a record up. An image lives from the

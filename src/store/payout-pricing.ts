@@ -33,7 +33,7 @@ const pricing = z
     if (Object.keys(p.fees).length === 0) ctx.addIssue({ code: "custom", path: ["fees"], message: "at least one payment_method" });
   }) satisfies z.ZodType<PayoutPricing>;
 
-export const PRICING_FILE = "payout-pricing.json";
+const PRICING_FILE = "payout-pricing.json";
 
 export function loadPayoutPricing(dir: string): PayoutPricing {
   const own = resolve(dir, PRICING_FILE);

@@ -73,7 +73,7 @@ export interface EarlierSandbox {
  * Is a replica of layout 1 running? One holds its turn, or read its epoch within IDLE_S, watched for
  * up to WATCH_MS (OBJECT IDLETIME reads the key without touching it).
  */
-export async function layoutOneRunning(client: Redis | Cluster, prefix: string): Promise<boolean> {
+async function layoutOneRunning(client: Redis | Cluster, prefix: string): Promise<boolean> {
   const one = layoutOneKeys(prefix);
   for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 100))) {
     const [idle, holder] = await Promise.all([client.object("IDLETIME", one.epoch) as Promise<number | null>, client.get(one.lock)]);

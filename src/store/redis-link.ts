@@ -19,7 +19,7 @@ import { Cluster, Redis, ReplyError } from "ioredis";
 import { StoreError, StoreUnavailable } from "./store.js";
 
 /** A connection that has not answered for this long while a reply is awaited is given up. */
-export const SILENT_MS = 1_000;
+const SILENT_MS = 1_000;
 /** ... but one made for a long script (Link.bulk) for this long. */
 const BULK_SILENT_MS = 30_000;
 /** How long a command waits for the connection to be back before it fails (Redis down: at once). */

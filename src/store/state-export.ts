@@ -13,9 +13,9 @@ import * as stored from "./fixtures.js";
 import type { z } from "zod";
 
 /** The version this code writes and reads. */
-export const STATE_FORMAT_VERSION = 1;
+const STATE_FORMAT_VERSION = 1;
 
-export interface ExportHeader {
+interface ExportHeader {
   sandgate_state: number;
   /** the one merchant the file holds, or null: every merchant */
   merchant: string | null;

@@ -119,7 +119,7 @@ export function endsOf(name: string, text: string): ShelfEnds {
 const byName = (a: ShelfEnds, b: ShelfEnds) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** A shelf in memory (the default store's, and tests'). */
-export function memoryShelf(): Shelf {
+function memoryShelf(): Shelf {
   const texts = new Map<string, string>();
   return {
     put: async (name, text) => void texts.set(name, text),
@@ -151,7 +151,7 @@ async function fileEnds(name: string, path: string): Promise<ShelfEnds | undefin
 }
 
 /** A shelf in a folder: one file per name (written whole: a temporary file, then renamed). */
-export function folderShelf(dir: string): Shelf {
+function folderShelf(dir: string): Shelf {
   const file = (name: string) => join(dir, `${name}.ndjson`);
   return {
     async put(name, text) {

@@ -5,7 +5,7 @@
 // if units are waiting.
 
 /** A replica opens new units on the turn it holds for this long, then lets the others have one. */
-export const TURN_MS = 10;
+const TURN_MS = 10;
 
 export interface Turns {
   /** resolves when this unit may run (rejects when the turn cannot be had: the store is away) */

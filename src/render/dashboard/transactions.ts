@@ -50,7 +50,7 @@ export function transactionsPage(list: Transaction[], filter: TransactionFilter,
 }
 
 /** The merchant portal's actions a payment allows in its state (admin/portal.ts decides them from the transitions table). */
-export interface PortalOffer {
+interface PortalOffer {
   actions: readonly ("capture" | "cancel" | "refund" | "review")[];
   /** what is left to refund, prefilled */
   refundable: string;
