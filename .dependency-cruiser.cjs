@@ -44,7 +44,29 @@ const LAYERS = [
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** The files of a unit: a folder's own files, or the one top-level file. */
-const pathOf = (unit) => (["paths", "clock", "ids", "slots", "text-ring", "heap-growth", "notify-allow-list", "codes", "config", "exposure", "request-log", "verify-report", "deps", "client", "app", "sandbox", "index", "main"].includes(unit) ? `^src/${escape(unit)}\\.ts$` : `^src/${escape(unit)}/[^/]+\\.ts$`);
+const pathOf = (unit) =>
+  [
+    "paths",
+    "clock",
+    "ids",
+    "slots",
+    "text-ring",
+    "heap-growth",
+    "notify-allow-list",
+    "codes",
+    "config",
+    "exposure",
+    "request-log",
+    "verify-report",
+    "deps",
+    "client",
+    "app",
+    "sandbox",
+    "index",
+    "main",
+  ].includes(unit)
+    ? `^src/${escape(unit)}\\.ts$`
+    : `^src/${escape(unit)}/[^/]+\\.ts$`;
 
 module.exports = {
   forbidden: [

@@ -17,6 +17,9 @@ export default tseslint.config(
   // the dashboard's browser script: plain ES2017 in the page, no build step
   {
     files: ["assets/**/*.js"],
-    languageOptions: { sourceType: "script", globals: { document: "readonly", window: "readonly", fetch: "readonly", setTimeout: "readonly", encodeURIComponent: "readonly" } },
+    languageOptions: {
+      sourceType: "script",
+      globals: { document: "readonly", window: "readonly", fetch: "readonly", setTimeout: "readonly", encodeURIComponent: "readonly" },
+    },
   },
 );

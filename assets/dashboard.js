@@ -30,7 +30,10 @@
     summary.textContent = s.matched ? "matched" : "mismatched";
     summary.className = s.matched ? "sig-ok" : "sig-bad";
     details.appendChild(summary);
-    [["expected ", s.expected], ["received ", s.received]].forEach(function (pair) {
+    [
+      ["expected ", s.expected],
+      ["received ", s.received],
+    ].forEach(function (pair) {
       var div = document.createElement("div");
       div.textContent = pair[0];
       var code = document.createElement("code");
@@ -53,26 +56,29 @@
       open[d.closest("tr").getAttribute("data-id")] = true;
     });
     var rows = document.createDocumentFragment();
-    entries.slice().reverse().forEach(function (r) {
-      var tr = document.createElement("tr");
-      tr.setAttribute("data-id", r.id);
-      cell(tr, r.at.replace("T", " ").slice(0, 19));
-      cell(tr, r.operation);
-      cell(tr, r.merchant_id, true);
-      cell(tr, r.order_no);
-      cell(tr, String(r.http_status));
-      var result = cell(tr, r.result);
-      if (r.note) {
-        var note = document.createElement("div");
-        note.className = "hint";
-        note.textContent = r.note;
-        result.appendChild(note);
-      }
-      cell(tr, r.rule, true);
-      signature(cell(tr, ""), r.signature);
-      if (open[r.id]) tr.querySelector("details").open = true;
-      rows.appendChild(tr);
-    });
+    entries
+      .slice()
+      .reverse()
+      .forEach(function (r) {
+        var tr = document.createElement("tr");
+        tr.setAttribute("data-id", r.id);
+        cell(tr, r.at.replace("T", " ").slice(0, 19));
+        cell(tr, r.operation);
+        cell(tr, r.merchant_id, true);
+        cell(tr, r.order_no);
+        cell(tr, String(r.http_status));
+        var result = cell(tr, r.result);
+        if (r.note) {
+          var note = document.createElement("div");
+          note.className = "hint";
+          note.textContent = r.note;
+          result.appendChild(note);
+        }
+        cell(tr, r.rule, true);
+        signature(cell(tr, ""), r.signature);
+        if (open[r.id]) tr.querySelector("details").open = true;
+        rows.appendChild(tr);
+      });
     body.replaceChildren(rows);
   }
 

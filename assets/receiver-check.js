@@ -54,7 +54,14 @@
     about.appendChild(el("code", report.url));
     about.appendChild(
       document.createTextNode(
-        " for merchant " + report.merchant_id + ", about payment " + report.transaction_id + (report.payment === "created" ? " (made for the check)" : " (given)") + ", in " + (report.duration_ms / 1000).toFixed(1) + " s. ",
+        " for merchant " +
+          report.merchant_id +
+          ", about payment " +
+          report.transaction_id +
+          (report.payment === "created" ? " (made for the check)" : " (given)") +
+          ", in " +
+          (report.duration_ms / 1000).toFixed(1) +
+          " s. ",
       ),
     );
     var link = el("a", "Its notifications, with every attempt");
@@ -130,7 +137,12 @@
     button.disabled = true;
     result.replaceChildren();
     say("Checking " + input.url + ": one probe at a time…");
-    fetch(endpoint, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(input) })
+    fetch(endpoint, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(input),
+    })
       .then(function (res) {
         return res
           .json()

@@ -55,9 +55,19 @@
       : "none recorded (record with --notify-to to compare them)";
     line.appendChild(
       document.createTextNode(
-        " " + fileName + ": replayed " + plural(replayed, "exchange") + " against " + report.target + " (scenario " + scenario.textContent + ")" +
+        " " +
+          fileName +
+          ": replayed " +
+          plural(replayed, "exchange") +
+          " against " +
+          report.target +
+          " (scenario " +
+          scenario.textContent +
+          ")" +
           (n ? "; " + plural(withDifferences, "exchange") + " differ" + (withDifferences === 1 ? "s" : "") : "; every answer agrees with the recording") +
-          ". Notifications: " + notifications + ".",
+          ". Notifications: " +
+          notifications +
+          ".",
       ),
     );
     section.appendChild(line);
@@ -138,7 +148,12 @@
       section.appendChild(
         el(
           "p",
-          plural(s.scenario.rules.length, "rule") + " closing " + plural(s.closes.length, "difference") + ". Save this as " + s.scenario.name + ".json in a scenario folder (next to the scenarios it extends) and verify again with that folder and scenario.",
+          plural(s.scenario.rules.length, "rule") +
+            " closing " +
+            plural(s.closes.length, "difference") +
+            ". Save this as " +
+            s.scenario.name +
+            ".json in a scenario folder (next to the scenarios it extends) and verify again with that folder and scenario.",
           "hint",
         ),
       );
@@ -174,14 +189,23 @@
     event.preventDefault();
     var file = fileInput.files && fileInput.files[0];
     if (!file) return say("Pick a HAR file first.", true);
-    if (limit && file.size > limit) return say(file.name + " is larger than " + Math.round(limit / 1048576) + " MB: record fewer exchanges, or run sandgate verify on the command line.", true);
+    if (limit && file.size > limit)
+      return say(
+        file.name + " is larger than " + Math.round(limit / 1048576) + " MB: record fewer exchanges, or run sandgate verify on the command line.",
+        true,
+      );
     button.disabled = true;
     result.replaceChildren();
     say("Replaying " + file.name + " against a fresh Sandgate…");
     file
       .text()
       .then(function (text) {
-        return fetch(endpoint + query(), { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", accept: "application/json" }, body: text });
+        return fetch(endpoint + query(), {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: text,
+        });
       })
       .then(function (res) {
         return res

@@ -49,7 +49,10 @@ const SHARED_WORKLOADS = ["W1", "W3"];
 
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
-const reset = (s: Service) => fetch(`${s.url}/__sandbox/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ all: true }) }).then((r) => r.text());
+const reset = (s: Service) =>
+  fetch(`${s.url}/__sandbox/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ all: true }) }).then((r) =>
+    r.text(),
+  );
 
 /** One workload on a Sandgate: fresh state unless `keepState`, its work prepared, then measured. */
 async function onSandgate(s: Service, w: Workload, o: Options, keepState = false): Promise<Run> {
@@ -67,8 +70,22 @@ type Results = Record<string, Record<string, Run[]>>;
 const keep = (results: Results, where: string, w: Workload, r: Run) => ((results[where] ??= {})[w.id] ??= []).push(r);
 
 function readOptions(): Options {
-  const { values } = parseArgs({ options: { reps: { type: "string", default: "3" }, connections: { type: "string", default: "10" }, large: { type: "string", default: "0" }, quick: { type: "boolean", default: false }, pin: { type: "boolean", default: false } } });
-  const options = { reps: Number(values.reps), connections: Number(values.connections), large: Number(values.large), scale: values.quick ? 0.1 : 1, pin: values.pin };
+  const { values } = parseArgs({
+    options: {
+      reps: { type: "string", default: "3" },
+      connections: { type: "string", default: "10" },
+      large: { type: "string", default: "0" },
+      quick: { type: "boolean", default: false },
+      pin: { type: "boolean", default: false },
+    },
+  });
+  const options = {
+    reps: Number(values.reps),
+    connections: Number(values.connections),
+    large: Number(values.large),
+    scale: values.quick ? 0.1 : 1,
+    pin: values.pin,
+  };
   if (!Number.isInteger(options.reps) || options.reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${values.reps}`);
   if (!Number.isInteger(options.connections) || options.connections < 1) throw new Error(`--connections must be a whole number ≥ 1, not ${values.connections}`);
   if (!Number.isInteger(options.large) || options.large < 0) throw new Error(`--large must be a number of payments, not ${values.large}`);
@@ -83,7 +100,21 @@ async function main(): Promise<void> {
   const o = readOptions();
   if (o.pin) pin();
   const dir = mkdtempSync(join(tmpdir(), "sandgate-bench-"));
-  const probe = { path: "/v1/authorise", body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "COLD-1", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: SIG }) };
+  const probe = {
+    path: "/v1/authorise",
+    body: JSON.stringify({
+      merchant_id: "M10001",
+      account_id: "A10001",
+      order_no: "COLD-1",
+      currency: "USD",
+      amount: "10.00",
+      card: "4242424242424242",
+      expiration_month: "12",
+      expiration_year: "2030",
+      security_code: "123",
+      encryption_data: SIG,
+    }),
+  };
   const cold = { sandgate: [] as number[], floor: [] as number[], sandgateRss: [] as number[], floorRss: [] as number[] };
   for (let i = 0; i < 3; i++) {
     const s = await coldStart(sandgateArgs(), probe);
@@ -114,7 +145,10 @@ async function main(): Promise<void> {
   const rss: Record<string, number> = {};
   try {
     if (o.large > 0) {
-      for (const [where, extra] of [["large", []], ["large_data", ["--data", join(dir, "large.json")]]] as const) {
+      for (const [where, extra] of [
+        ["large", []],
+        ["large_data", ["--data", join(dir, "large.json")]],
+      ] as const) {
         const big = await startSandgate([...extra]);
         loaded.push({ where, service: big });
         log(`loading ${o.large} payments into Sandgate${extra.length ? " --data" : ""}`);
@@ -191,14 +225,57 @@ async function main(): Promise<void> {
     }
     return cells;
   });
-  const head = ["workload", "Sandgate req/s", "floor req/s", "× floor", "CPU µs/req", "floor CPU µs/req", "CPU × floor", "p99 ms", "floor p99 ms", "valid", "node:http floor req/s", "node:http floor CPU µs/req", "CPU × node:http floor", "--data req/s", "--data × memory"];
-  if (o.large > 0) head.push(`${o.large} stored × fresh`, `CPU: ${o.large} stored × fresh`, `p99 ms (${o.large})`, `--data ${o.large} × fresh --data`, `CPU: --data ${o.large} × fresh --data`);
+  const head = [
+    "workload",
+    "Sandgate req/s",
+    "floor req/s",
+    "× floor",
+    "CPU µs/req",
+    "floor CPU µs/req",
+    "CPU × floor",
+    "p99 ms",
+    "floor p99 ms",
+    "valid",
+    "node:http floor req/s",
+    "node:http floor CPU µs/req",
+    "CPU × node:http floor",
+    "--data req/s",
+    "--data × memory",
+  ];
+  if (o.large > 0)
+    head.push(
+      `${o.large} stored × fresh`,
+      `CPU: ${o.large} stored × fresh`,
+      `p99 ms (${o.large})`,
+      `--data ${o.large} × fresh --data`,
+      `CPU: --data ${o.large} × fresh --data`,
+    );
   const sharedRows = WORKLOADS.filter((w) => SHARED_WORKLOADS.includes(w.id)).map((w) => {
     const one = med("data", w.id, (r) => r.rps);
     const two = med("shared", w.id, (r) => r.rps);
-    return [`${w.id} ${w.title}`, fixed(one), fixed(two), fixed(paired("shared", "data", w.id, rate), 2), fixed(paired("shared", "memory", w.id, rate), 2), fixed(med("data", w.id, (r) => r.cpu)), fixed(med("shared", w.id, (r) => r.cpu)), fixed(med("shared", w.id, (r) => r.p99)), `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`];
+    return [
+      `${w.id} ${w.title}`,
+      fixed(one),
+      fixed(two),
+      fixed(paired("shared", "data", w.id, rate), 2),
+      fixed(paired("shared", "memory", w.id, rate), 2),
+      fixed(med("data", w.id, (r) => r.cpu)),
+      fixed(med("shared", w.id, (r) => r.cpu)),
+      fixed(med("shared", w.id, (r) => r.p99)),
+      `${fixed(med("shared", w.id, (r) => r.valid * 100))} %`,
+    ];
   });
-  const sharedHead = ["workload", "one process, --data req/s", "--workers 2 + Redis req/s", "× one process --data", "× one process in memory", "one process, --data CPU µs/req", "--workers 2 CPU µs/req (primary and workers, not Redis)", "p99 ms", "valid"];
+  const sharedHead = [
+    "workload",
+    "one process, --data req/s",
+    "--workers 2 + Redis req/s",
+    "× one process --data",
+    "× one process in memory",
+    "one process, --data CPU µs/req",
+    "--workers 2 CPU µs/req (primary and workers, not Redis)",
+    "p99 ms",
+    "valid",
+  ];
   const report = {
     measured_at: new Date().toISOString(),
     node: process.version,

@@ -55,9 +55,25 @@ async function golden(format: EarlierFormat, engine: "data" | "redis", tree: str
       steps.push(`self-check traffic stopped: ${(err as Error).message.split("\n")[0]}`);
     }
     const gw = new Gateway(base, FIXTURE_MERCHANT);
-    const gold = (n: string, more: Record<string, unknown>) => ({ account_id: "A10002", order_no: `GOLD-${n}`, currency: "USD", amount: "12.00", card: CARDS.approve, ...EXPIRY, first_name: "Gil", last_name: "Dent", shopper_email: "gil@shop.example", notify_url: notifyUrl, return_url: "https://shop.example/return", ...more });
+    const gold = (n: string, more: Record<string, unknown>) => ({
+      account_id: "A10002",
+      order_no: `GOLD-${n}`,
+      currency: "USD",
+      amount: "12.00",
+      card: CARDS.approve,
+      ...EXPIRY,
+      first_name: "Gil",
+      last_name: "Dent",
+      shopper_email: "gil@shop.example",
+      notify_url: notifyUrl,
+      return_url: "https://shop.example/return",
+      ...more,
+    });
     const tokenised = await gw.call("authorise", gold("0001", { token_flag: "YES" }));
-    const subscribed = await gw.call("authorise", gold("0002", { subscription: { contract: "GOLD-CONTRACT", contract_name: "Golden box", interval: "month", interval_count: "1", billing_cycle: 6 } }));
+    const subscribed = await gw.call(
+      "authorise",
+      gold("0002", { subscription: { contract: "GOLD-CONTRACT", contract_name: "Golden box", interval: "month", interval_count: "1", billing_cycle: 6 } }),
+    );
     steps.push("a card on file (GOLD-0001) and a monthly subscription left active (GOLD-0002)");
     // what the clock brings 5 s after the traffic (a refund failing) happens before the copy
     await sleep(6_500);

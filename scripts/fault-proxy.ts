@@ -217,7 +217,13 @@ export async function redisBehindProxies<P extends { port: number; close(): Prom
     };
   }
   const redis = await startRedis();
-  return { url: `redis://127.0.0.1:${await proxied(redis.port)}/0`, proxies, stop: redis.stop, start: redis.start, close: async () => (await closeProxies(), await redis.close()) };
+  return {
+    url: `redis://127.0.0.1:${await proxied(redis.port)}/0`,
+    proxies,
+    stop: redis.stop,
+    start: redis.start,
+    close: async () => (await closeProxies(), await redis.close()),
+  };
 }
 
 /** What a line on stdin asks of the proxy, and the line it answers. */

@@ -170,7 +170,16 @@ export async function startRedisCluster(options: { announce?: (port: number) => 
   // one is down (cluster-require-full-coverage no), as a cluster of masters without replicas can
   const spawnNode = (i: number) =>
     spawnRedis(ports[i]!, [
-      ...["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${ports[i]}.conf`, "--cluster-node-timeout", "2000", "--cluster-require-full-coverage", "no"],
+      ...[
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        `nodes-${ports[i]}.conf`,
+        "--cluster-node-timeout",
+        "2000",
+        "--cluster-require-full-coverage",
+        "no",
+      ],
       ...["--dir", dirs[i]!, "--appendonly", "yes", "--save", ""],
       ...(options.announce ? ["--cluster-announce-port", String(announced[i]), "--cluster-announce-bus-port", String(ports[i]! + 10_000)] : []),
     ]);

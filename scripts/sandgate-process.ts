@@ -37,7 +37,10 @@ export function spawnSandgate(args: string[], options: SpawnOptions = {}): Sandg
   // vitest puts Vite's BASE_URL ("/") in the environment: it is not a setting for the child
   const { BASE_URL: _vite, ...inherited } = process.env;
   const entry = options.built ? [...NODE_FLAGS, "dist/sandgate.js"] : ["--import", "tsx", "src/main.ts"];
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...entry, ...args], { cwd: options.cwd ?? ROOT, env: { ...inherited, LOG_LEVEL: "warn", ...options.env } });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...entry, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...inherited, LOG_LEVEL: "warn", ...options.env },
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));

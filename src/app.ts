@@ -25,7 +25,19 @@ import { assetsDir, packageVersion } from "./paths.js";
 import { ASSETS_PATH } from "./render/layout.js";
 import { openApiDocument } from "./api/openapi-document.js";
 
-export const OPERATIONS: readonly Operation[] = [authorise, retrievalTrans, checkout, capture, review, cancel, refund, retrievalRefund, subscriptionCancel, paymentMethodsOptimise, payout];
+export const OPERATIONS: readonly Operation[] = [
+  authorise,
+  retrievalTrans,
+  checkout,
+  capture,
+  review,
+  cancel,
+  refund,
+  retrievalRefund,
+  subscriptionCancel,
+  paymentMethodsOptimise,
+  payout,
+];
 
 /** A request listener: for http.createServer, supertest, or mounting in an Express app. */
 export type App = (req: IncomingMessage, res: ServerResponse) => void;

@@ -189,18 +189,27 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     transactions: async (filter = {}) => (await send<{ transactions: Transaction[] }>("listTransactions", { query: filter })).transactions,
     refunds: async (filter = {}) => (await send<{ refunds: Refund[] }>("listRefunds", { query: filter })).refunds,
     payouts: async (filter = {}) => (await send<{ payouts: Record<string, unknown>[] }>("listPayouts", { query: filter })).payouts,
-    subscriptions: async (filter = {}) => (await send<{ subscriptions: (Subscription & { recurring_status: string })[] }>("listSubscriptions", { query: filter })).subscriptions,
+    subscriptions: async (filter = {}) =>
+      (await send<{ subscriptions: (Subscription & { recurring_status: string })[] }>("listSubscriptions", { query: filter })).subscriptions,
     notifications: async (filter = {}) => (await send<{ notifications: Notification[] }>("listNotifications", { query: filter })).notifications,
     completePayment: (transactionId, outcome) => send("completePayment", { params: { transaction_id: transactionId }, body: { outcome } }),
     settleRefund: async (ref, result = "processed") => (await send<{ refund: Refund }>("settleRefund", { params: { ref }, body: { result } })).refund,
-    completePayout: async (transactionId) => (await send<{ payout: Record<string, unknown> }>("completePayout", { params: { transaction_id: transactionId }, body: {} })).payout,
-    failPayout: async (transactionId, failure = {}) => (await send<{ payout: Record<string, unknown> }>("failPayout", { params: { transaction_id: transactionId }, body: failure })).payout,
+    completePayout: async (transactionId) =>
+      (await send<{ payout: Record<string, unknown> }>("completePayout", { params: { transaction_id: transactionId }, body: {} })).payout,
+    failPayout: async (transactionId, failure = {}) =>
+      (await send<{ payout: Record<string, unknown> }>("failPayout", { params: { transaction_id: transactionId }, body: failure })).payout,
     merchant: async (merchantId) => (await send<{ merchant: MerchantView }>("provisionMerchant", { params: { merchant_id: merchantId } })).merchant,
-    chargeSubscription: async (recurringId) => (await send<{ subscription: Subscription & { recurring_status: string } }>("chargeSubscription", { params: { recurring_id: recurringId }, body: {} })).subscription,
-    advanceClock: (by, options = {}) => send("advanceClock", { body: { ...(typeof by === "number" ? { advance_seconds: by } : { advance: by }), ...(options.merchant ? { merchant_id: options.merchant } : {}) } }),
+    chargeSubscription: async (recurringId) =>
+      (await send<{ subscription: Subscription & { recurring_status: string } }>("chargeSubscription", { params: { recurring_id: recurringId }, body: {} }))
+        .subscription,
+    advanceClock: (by, options = {}) =>
+      send("advanceClock", {
+        body: { ...(typeof by === "number" ? { advance_seconds: by } : { advance: by }), ...(options.merchant ? { merchant_id: options.merchant } : {}) },
+      }),
     clock: () => send("getClock"),
     deliverNotifications: () => send("deliverNotifications", { body: {} }),
-    resendNotification: async (notificationId) => (await send<{ notification: Notification }>("resendNotification", { params: { id: notificationId }, body: {} })).notification,
+    resendNotification: async (notificationId) =>
+      (await send<{ notification: Notification }>("resendNotification", { params: { id: notificationId }, body: {} })).notification,
     coverage: (merchantId) => send("getCoverage", { query: { merchant_id: merchantId } }),
     clearCoverage: async (merchantId) => {
       await send("clearCoverage", { query: { merchant_id: merchantId } });

@@ -22,15 +22,7 @@ interface CodeFile {
   results: Record<string, ResultEntry>;
 }
 
-export type PaymentState =
-  | "pending"
-  | "authorised"
-  | "review"
-  | "paid"
-  | "partially_refunded"
-  | "refunded"
-  | "cancelled"
-  | "declined";
+export type PaymentState = "pending" | "authorised" | "review" | "paid" | "partially_refunded" | "refunded" | "cancelled" | "declined";
 
 export type RecurringState = "cancelled" | "active" | "finished" | "suspended";
 

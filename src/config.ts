@@ -68,7 +68,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: "scenario", flag: "--scenario", env: "SCENARIO", kind: "string", description: "global scenario name" },
   { key: "scenarios", flag: "--scenarios", env: "SCENARIOS", kind: "string", description: "folder of scenario files" },
   { key: "fixtures", flag: "--fixtures", env: "FIXTURES", kind: "string", description: "folder of fixture JSON files (read-only initial state)" },
-  { key: "data", flag: "--data", env: "DATA_FILE", kind: "string", description: "lowdb JSON file that keeps runtime state across restarts (default: memory only)" },
+  {
+    key: "data",
+    flag: "--data",
+    env: "DATA_FILE",
+    kind: "string",
+    description: "lowdb JSON file that keeps runtime state across restarts (default: memory only)",
+  },
   {
     key: "redisUrl",
     flag: "--redis-url",
@@ -92,16 +98,30 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: "boolean",
     description: "--redis-url is a node of a Redis Cluster: each merchant's keys live on the node that holds its hash slot",
   },
-  { key: "redisPrefix", flag: "--redis-prefix", env: "REDIS_PREFIX", kind: "string", description: "prefix of Sandgate's Redis keys: one Redis can hold several separate sandboxes" },
+  {
+    key: "redisPrefix",
+    flag: "--redis-prefix",
+    env: "REDIS_PREFIX",
+    kind: "string",
+    description: "prefix of Sandgate's Redis keys: one Redis can hold several separate sandboxes",
+  },
   { key: "seed", flag: "--seed", env: "SEED", kind: "string", description: "seed for ids and generated values (default: random, kept in --data)" },
-  { key: "signatureMode", flag: "--signature-mode", env: "SIGNATURE_MODE", kind: "string", choices: ["lenient", "strict"], description: "lenient accepts any 64-hex encryption_data; strict checks it with the merchant's key" },
+  {
+    key: "signatureMode",
+    flag: "--signature-mode",
+    env: "SIGNATURE_MODE",
+    kind: "string",
+    choices: ["lenient", "strict"],
+    description: "lenient accepts any 64-hex encryption_data; strict checks it with the merchant's key",
+  },
   {
     key: "batchSignature",
     flag: "--batch-signature",
     env: "BATCH_SIGNATURE",
     kind: "string",
     choices: ["envelope", "orders"],
-    description: "a Sandgate setting, not the gateway's: envelope signs capture, review, cancel and refund over merchant_id and account_id (as the gateway, inferred); orders signs each order's fields too, so a captured signature acts for those orders only",
+    description:
+      "a Sandgate setting, not the gateway's: envelope signs capture, review, cancel and refund over merchant_id and account_id (as the gateway, inferred); orders signs each order's fields too, so a captured signature acts for those orders only",
   },
   {
     key: "merchantKeys",
@@ -109,10 +129,23 @@ export const OPTIONS: readonly OptionSpec[] = [
     env: "MERCHANT_KEYS",
     kind: "string",
     choices: ["id", "random"],
-    description: "a provisioned merchant's secret key: id (sk_test_<id>, anyone can compute it) or random (shown to operators only: sandgate ctl merchant key <id>)",
+    description:
+      "a provisioned merchant's secret key: id (sk_test_<id>, anyone can compute it) or random (shown to operators only: sandgate ctl merchant key <id>)",
   },
-  { key: "maxAccounts", flag: "--max-accounts", env: "MAX_ACCOUNTS", kind: "number", description: "accounts a merchant may have: a request naming one more is refused (I0015) and provisions nothing" },
-  { key: "strictMerchants", flag: "--strict-merchants", env: "STRICT_MERCHANTS", kind: "boolean", description: "refuse unknown merchant/account ids with 404 instead of provisioning them" },
+  {
+    key: "maxAccounts",
+    flag: "--max-accounts",
+    env: "MAX_ACCOUNTS",
+    kind: "number",
+    description: "accounts a merchant may have: a request naming one more is refused (I0015) and provisions nothing",
+  },
+  {
+    key: "strictMerchants",
+    flag: "--strict-merchants",
+    env: "STRICT_MERCHANTS",
+    kind: "boolean",
+    description: "refuse unknown merchant/account ids with 404 instead of provisioning them",
+  },
   {
     key: "baseUrl",
     flag: "--base-url",
@@ -127,30 +160,73 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: "--allowed-hosts",
     env: "ALLOWED_HOSTS",
     kind: "string",
-    pattern: { re: /^\s*(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\s*(,\s*(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\s*)*$/i, describes: "host names, comma-separated (sandbox.example.com, *.corp.example)" },
-    description: "host names a browser may reach the dashboard and /__sandbox under, besides localhost, IP addresses and --base-url's host, comma-separated (*.example.com allowed); scripts without Origin or Sec-Fetch-* reach it under any name",
+    pattern: {
+      re: /^\s*(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\s*(,\s*(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\s*)*$/i,
+      describes: "host names, comma-separated (sandbox.example.com, *.corp.example)",
+    },
+    description:
+      "host names a browser may reach the dashboard and /__sandbox under, besides localhost, IP addresses and --base-url's host, comma-separated (*.example.com allowed); scripts without Origin or Sec-Fetch-* reach it under any name",
   },
-  { key: "adminToken", flag: "--admin-token", env: "ADMIN_TOKEN", kind: "string", description: "when set, /__sandbox requires `Authorization: Bearer <token>`" },
+  {
+    key: "adminToken",
+    flag: "--admin-token",
+    env: "ADMIN_TOKEN",
+    kind: "string",
+    description: "when set, /__sandbox requires `Authorization: Bearer <token>`",
+  },
   {
     key: "notifyAllow",
     flag: "--notify-allow",
     env: "NOTIFY_ALLOW",
     kind: "string",
-    description: "hosts and ranges notifications, resends, triggers and receiver checks may go to, comma-separated (hooks.example.com, *.example.com, 10.0.0.0/8); default: any",
+    description:
+      "hosts and ranges notifications, resends, triggers and receiver checks may go to, comma-separated (hooks.example.com, *.example.com, 10.0.0.0/8); default: any",
   },
   { key: "bodyLimit", flag: "--body-limit", env: "BODY_LIMIT", kind: "string", description: "largest accepted request body (bigger gets 413)" },
-  { key: "headerTimeoutMs", flag: "--header-timeout-ms", env: "HEADER_TIMEOUT_MS", kind: "number", description: "a request's headers must arrive within this many ms of its first byte (408 and closed otherwise)" },
-  { key: "bodyTimeoutMs", flag: "--body-timeout-ms", env: "BODY_TIMEOUT_MS", kind: "number", description: "and its body within this many ms after them (408 and closed otherwise)" },
-  { key: "idleTimeoutMs", flag: "--idle-timeout-ms", env: "IDLE_TIMEOUT_MS", kind: "number", description: "an idle keep-alive connection is closed after this many ms" },
+  {
+    key: "headerTimeoutMs",
+    flag: "--header-timeout-ms",
+    env: "HEADER_TIMEOUT_MS",
+    kind: "number",
+    description: "a request's headers must arrive within this many ms of its first byte (408 and closed otherwise)",
+  },
+  {
+    key: "bodyTimeoutMs",
+    flag: "--body-timeout-ms",
+    env: "BODY_TIMEOUT_MS",
+    kind: "number",
+    description: "and its body within this many ms after them (408 and closed otherwise)",
+  },
+  {
+    key: "idleTimeoutMs",
+    flag: "--idle-timeout-ms",
+    env: "IDLE_TIMEOUT_MS",
+    kind: "number",
+    description: "an idle keep-alive connection is closed after this many ms",
+  },
   {
     key: "maxConnectionsPerClient",
     flag: "--max-connections-per-client",
     env: "MAX_CONNECTIONS_PER_CLIENT",
     kind: "number",
-    description: "connections open at once from one client address; one more is answered 503 with Retry-After and closed (0: no cap; behind a proxy every client is the proxy's address)",
+    description:
+      "connections open at once from one client address; one more is answered 503 with Retry-After and closed (0: no cap; behind a proxy every client is the proxy's address)",
   },
-  { key: "maxConnections", flag: "--max-connections", env: "MAX_CONNECTIONS", kind: "number", description: "connections open at once in all; one more is answered 503 with Retry-After and closed (0: no cap)" },
-  { key: "logLevel", flag: "--log-level", env: "LOG_LEVEL", kind: "string", choices: ["silent", "error", "warn", "info", "debug"], description: "structured log level (JSON lines on stdout)" },
+  {
+    key: "maxConnections",
+    flag: "--max-connections",
+    env: "MAX_CONNECTIONS",
+    kind: "number",
+    description: "connections open at once in all; one more is answered 503 with Retry-After and closed (0: no cap)",
+  },
+  {
+    key: "logLevel",
+    flag: "--log-level",
+    env: "LOG_LEVEL",
+    kind: "string",
+    choices: ["silent", "error", "warn", "info", "debug"],
+    description: "structured log level (JSON lines on stdout)",
+  },
   {
     key: "coverageReport",
     flag: "--coverage-report",
@@ -165,7 +241,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: "boolean",
     description: "keep running when the process that started Sandgate (npx, npm start, a shell script) goes away; by default it stops with it",
   },
-  { key: "notifySchedule", flag: "--notify-schedule", env: "NOTIFY_SCHEDULE", kind: "string", choices: ["fast", "realistic"], description: "notification retry schedule: fast (1, 2, 4, 8, 16 s) or realistic (1 min … 24 h)" },
+  {
+    key: "notifySchedule",
+    flag: "--notify-schedule",
+    env: "NOTIFY_SCHEDULE",
+    kind: "string",
+    choices: ["fast", "realistic"],
+    description: "notification retry schedule: fast (1, 2, 4, 8, 16 s) or realistic (1 min … 24 h)",
+  },
 ];
 
 export const DEFAULTS: Config = {
@@ -206,16 +289,14 @@ export class ConfigError extends Error {
 }
 
 /** Turns raw strings (from flags or env) into a checked Config. Flags win over env, env over defaults. */
-export function resolveConfig(
-  flags: Partial<Record<keyof Config, string | boolean>>,
-  env: Record<string, string | undefined>,
-): Config {
+export function resolveConfig(flags: Partial<Record<keyof Config, string | boolean>>, env: Record<string, string | undefined>): Config {
   const config: Config = { ...DEFAULTS };
   const target = config as unknown as Record<string, unknown>;
   for (const spec of OPTIONS) {
     const raw = flags[spec.key] ?? env[spec.env];
     // an empty token would silently mean "no token": an open sandbox someone meant to close
-    if (spec.key === "adminToken" && raw === "") throw new ConfigError(`${spec.flag} / ${spec.env} is set but empty: give a token (16 characters or more), or unset it for a sandbox without one`);
+    if (spec.key === "adminToken" && raw === "")
+      throw new ConfigError(`${spec.flag} / ${spec.env} is set but empty: give a token (16 characters or more), or unset it for a sandbox without one`);
     if (raw === undefined || raw === "") continue;
     target[spec.key] = convert(spec, raw);
   }
@@ -243,7 +324,8 @@ function convert(spec: OptionSpec, raw: string | boolean): unknown {
   const text = String(raw);
   if (spec.kind === "number") {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${where}: expected ${spec.key === "port" ? "a port number" : "a whole number"} 0-65535, got "${text}"`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535)
+      throw new ConfigError(`${where}: expected ${spec.key === "port" ? "a port number" : "a whole number"} 0-65535, got "${text}"`);
     return n;
   }
   if (spec.choices && !spec.choices.includes(text)) {

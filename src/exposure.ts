@@ -11,7 +11,8 @@ export function exposureWarning(config: Pick<Config, "host" | "adminToken" | "no
   const open: string[] = [];
   // random keys isolate merchants only while they are shown to operators alone
   const keys = config.merchantKeys === "random" ? ", and read every merchant's random key (--merchant-keys random isolates nothing without it)" : "";
-  if (!config.adminToken) open.push(`without ADMIN_TOKEN, anyone who reaches it can use the dashboard and the operator API (switch scenarios, reset, complete payments)${keys}`);
+  if (!config.adminToken)
+    open.push(`without ADMIN_TOKEN, anyone who reaches it can use the dashboard and the operator API (switch scenarios, reset, complete payments)${keys}`);
   if (config.notifyAllow === undefined) open.push("without --notify-allow, it sends notifications and receiver checks to any host a request names");
   if (!open.length) return undefined;
   return `listening on ${config.host}, beyond this machine: ${open.join("; ")}. See docs/security.md`;
@@ -23,5 +24,7 @@ const SHORT_TOKEN = 16;
 /** A warning for a token short enough to guess, or undefined. */
 export function tokenWarning(config: Pick<Config, "adminToken">): string | undefined {
   const length = config.adminToken?.length ?? SHORT_TOKEN;
-  return length < SHORT_TOKEN ? `ADMIN_TOKEN is ${length} character${length === 1 ? "" : "s"} long: anyone who can reach /__sandbox can guess a short token; use ${SHORT_TOKEN} or more (openssl rand -hex 16)` : undefined;
+  return length < SHORT_TOKEN
+    ? `ADMIN_TOKEN is ${length} character${length === 1 ? "" : "s"} long: anyone who can reach /__sandbox can guess a short token; use ${SHORT_TOKEN} or more (openssl rand -hex 16)`
+    : undefined;
 }

@@ -47,7 +47,9 @@ export function createIds(seed: string, counters: Counters): Ids {
       return out.toString("latin1");
     },
     hex(kind, length, prefix = "") {
-      const hex = next(kind).toString("hex", 0, Math.ceil(length / 2)).slice(0, length);
+      const hex = next(kind)
+        .toString("hex", 0, Math.ceil(length / 2))
+        .slice(0, length);
       return prefix ? Buffer.from(prefix + hex, "latin1").toString("latin1") : hex;
     },
     intFor(key, min, max) {

@@ -25,13 +25,17 @@ export function parseAllowList(text: string): AllowList {
   const addresses = new BlockList();
   const names = new Set<string>();
   const suffixes: string[] = [];
-  const entries = text.split(",").map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const entries = text
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   if (!entries.length) throw new Error("--notify-allow is empty: name at least one host or range (or leave it out to allow any host)");
   for (const entry of entries) {
     const [address, bits, extra] = entry.split("/");
     const family = isIP(bare(address!)) === 6 ? "ipv6" : isIP(bare(address!)) === 4 ? "ipv4" : undefined;
     if (family && bits === undefined) addresses.addAddress(bare(address!), family);
-    else if (family && extra === undefined && /^\d{1,3}$/.test(bits!) && Number(bits) <= (family === "ipv4" ? 32 : 128)) addresses.addSubnet(bare(address!), Number(bits), family);
+    else if (family && extra === undefined && /^\d{1,3}$/.test(bits!) && Number(bits) <= (family === "ipv4" ? 32 : 128))
+      addresses.addSubnet(bare(address!), Number(bits), family);
     else if (bits === undefined && HOST.test(entry)) {
       if (entry.startsWith("*.")) suffixes.push(entry.slice(1).replace(/\.$/, ""));
       else names.add(entry.replace(/\.$/, ""));

@@ -20,7 +20,7 @@ export interface RequestLogEntry {
   rule: string;
   /** what the answer does not say, e.g. a payout's source_amount that disagrees with the FX rate */
   note?: string;
-  signature: Omit<SignatureCheck, "signature"> & { expected: string } | null;
+  signature: (Omit<SignatureCheck, "signature"> & { expected: string }) | null;
 }
 
 /** The orders of one batch the log names its request by (a batch may hold hundreds). */
@@ -125,7 +125,17 @@ function matcher(f: RequestFilter): (e: RequestLogEntry) => boolean {
 
 /** An exchange as the texts the ring keeps: its fields in order, then its headers as name, value, ... */
 function exchangeFields(x: Exchange): string[] {
-  const fields = [x.method, x.url, x.requestType, x.body, String(x.status), x.responseType, x.responseBody, String(x.duration_ms), String(x.requestHeaders.length)];
+  const fields = [
+    x.method,
+    x.url,
+    x.requestType,
+    x.body,
+    String(x.status),
+    x.responseType,
+    x.responseBody,
+    String(x.duration_ms),
+    String(x.requestHeaders.length),
+  ];
   for (const [name, value] of x.requestHeaders) fields.push(name, value);
   for (const [name, value] of x.responseHeaders) fields.push(name, value);
   return fields;

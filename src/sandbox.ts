@@ -61,7 +61,9 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   });
   const store = config.redisUrl
     ? // loaded only when asked for: the Redis client is not part of a single process's start
-      await (await import("./store/redis-store.js")).openRedisStore({
+      await (
+        await import("./store/redis-store.js")
+      ).openRedisStore({
         url: config.redisUrl,
         prefix: config.redisPrefix,
         cluster: config.redisCluster,
@@ -76,7 +78,11 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
         seed: config.seed,
         snapshotAfterBytes: options.snapshotAfterBytes,
         namesCard: scenarios.namesCard,
-        onSnapshotBehindFailed: (err) => log.warn({ err: err.message }, "snapshot written behind the commits failed: the journal keeps every change; the next snapshot holds the commits while it is written"),
+        onSnapshotBehindFailed: (err) =>
+          log.warn(
+            { err: err.message },
+            "snapshot written behind the commits failed: the journal keeps every change; the next snapshot holds the commits while it is written",
+          ),
       });
   loadPaymentMethods(config.fixtures); // checked at boot like the other fixtures
   const clock = options.clock ?? createClock();

@@ -26,11 +26,20 @@ export interface Difference {
 export const KIND_MEANINGS: Record<DifferenceKind, { means: string; todo: string }> = {
   status: { means: "the HTTP status differs", todo: "a Sandgate defect, unless a scenario rule sets `status` for this request" },
   content_type: { means: "the answer's media type differs (XML, JSON, HTML, form)", todo: "a Sandgate defect: report it" },
-  missing: { means: "the gateway sent a field, element or notification Sandgate did not", todo: "a Sandgate defect: report it (--ignore the path if your integration never reads it)" },
-  extra: { means: "Sandgate sent a field, element or notification the gateway did not", todo: "a Sandgate defect: report it (--ignore the path if your integration never reads it)" },
+  missing: {
+    means: "the gateway sent a field, element or notification Sandgate did not",
+    todo: "a Sandgate defect: report it (--ignore the path if your integration never reads it)",
+  },
+  extra: {
+    means: "Sandgate sent a field, element or notification the gateway did not",
+    todo: "a Sandgate defect: report it (--ignore the path if your integration never reads it)",
+  },
   order: { means: "the same XML children in another order", todo: "a Sandgate defect: report it (a parser that reads by position breaks on it)" },
   shape: { means: "a value of another form: empty vs set, text vs number, decimals, date format, CODE:text, …", todo: "a Sandgate defect: report it" },
-  value: { means: "a value that must agree differs: a status, a result code or text, a currency, an amount, an echoed field", todo: "often closed with data: --suggest writes the scenario rule that gives the gateway's value" },
+  value: {
+    means: "a value that must agree differs: a status, a result code or text, a currency, an amount, an echoed field",
+    todo: "often closed with data: --suggest writes the scenario rule that gives the gateway's value",
+  },
 };
 
 export interface Suggestions {

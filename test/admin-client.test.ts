@@ -14,10 +14,17 @@ describe("the operator client", () => {
   afterAll(() => sandbox?.close());
 
   const pay = async (fields: Record<string, unknown>) => {
-    const res = await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment(fields)) });
+    const res = await fetch(`${sandbox.url}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(directPayment(fields)),
+    });
     return parseXml(await res.text());
   };
-  const post = (path: string, body: object) => fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+  const post = (path: string, body: object) =>
+    fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<Record<string, unknown>>,
+    );
   const M = { merchant_id: "CLIENT-1", account_id: "ACC-1" };
 
   test("scenarios: global, a merchant's binding, and back", async () => {
@@ -75,7 +82,15 @@ describe("the operator client", () => {
       expect(report.check).toMatch(/^chk_/);
       expect(report.probes).toHaveLength(16);
       const verdicts = Object.fromEntries(report.probes.map((p) => [p.probe, p.verdict]));
-      expect(verdicts).toMatchObject({ valid: "pass", duplicate: "pass", wrong_key: "fail", tampered_amount: "fail", signature_missing: "fail", stale: "warning", malformed_json: "fail" });
+      expect(verdicts).toMatchObject({
+        valid: "pass",
+        duplicate: "pass",
+        wrong_key: "fail",
+        tampered_amount: "fail",
+        signature_missing: "fail",
+        stale: "warning",
+        malformed_json: "fail",
+      });
       expect(report.summary.pass + report.summary.warning + report.summary.fail).toBe(16);
       expect(new Set(paths)).toEqual(new Set(["/notify"]));
       const logged = await createAdminClient(sandbox.url, "ops-token").notifications({ check: report.check });
@@ -91,7 +106,10 @@ describe("the operator client", () => {
     const unknown = await sandbox.admin.checkReceiver({ url, merchant_id: "NOPE-1" }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(SandgateAdminError);
     expect(unknown).toMatchObject({ status: 400, error: "unknown_merchant" });
-    expect(await sandbox.admin.checkReceiver({ url: "ftp://shop.example/notify", merchant_id: "M10001" }).catch((e: unknown) => e)).toMatchObject({ status: 400, error: "invalid_url" });
+    expect(await sandbox.admin.checkReceiver({ url: "ftp://shop.example/notify", merchant_id: "M10001" }).catch((e: unknown) => e)).toMatchObject({
+      status: 400,
+      error: "invalid_url",
+    });
   });
 
   test("an error answer throws SandgateAdminError with the API's status and code; a remote client needs the token", async () => {
@@ -101,7 +119,9 @@ describe("the operator client", () => {
     const remote = createAdminClient(sandbox.url, "ops-token");
     expect((await remote.health()).status).toBe("ok");
     expect((await remote.scenarios()).global).toBe("default");
-    const wrong = await createAdminClient(sandbox.url, "nope").scenarios().catch((e: unknown) => e);
+    const wrong = await createAdminClient(sandbox.url, "nope")
+      .scenarios()
+      .catch((e: unknown) => e);
     expect(wrong).toMatchObject({ status: 401 });
   });
 });

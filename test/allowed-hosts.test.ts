@@ -28,7 +28,9 @@ describe("a browser under a foreign Host", () => {
     const before = { scenario: deps.scenarios.global(), transactions: deps.store.data.transactions.length, offset: deps.clock.offsetMs() };
     const answers = await Promise.all([
       request(app).put("/__sandbox/scenarios/global").set(rebind).send({ name: "declines" }),
-      request(app).get("/__sandbox/requests.har").set({ ...rebind, "sec-fetch-mode": "cors" }),
+      request(app)
+        .get("/__sandbox/requests.har")
+        .set({ ...rebind, "sec-fetch-mode": "cors" }),
       request(app).get("/__sandbox/transactions").set(rebind),
       request(app).post("/__sandbox/reset").set(rebind).send({ all: true }),
       request(app).post("/__sandbox/clock").set(rebind).send({ advance: "3d" }),
@@ -43,7 +45,9 @@ describe("a browser under a foreign Host", () => {
     }
     expect({ scenario: deps.scenarios.global(), transactions: deps.store.data.transactions.length, offset: deps.clock.offsetMs() }).toEqual(before);
     // the dashboard: a page in its own format
-    const page = await request(app).get("/__sandbox/").set({ host: "rebind.test:8080", "sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" });
+    const page = await request(app)
+      .get("/__sandbox/")
+      .set({ host: "rebind.test:8080", "sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" });
     expect(page.status).toBe(403);
     expect(page.type).toBe("text/html");
     expect(page.text).toContain("Refused: unknown host name");
@@ -73,13 +77,18 @@ describe("a browser under a foreign Host", () => {
 
   test("scripts and CI (no Origin, no Sec-Fetch-*, no browser User-Agent) reach /__sandbox under any name, e.g. a compose service's", async () => {
     for (const agent of [undefined, "curl/8.5.0", "node", "GuzzleHttp/7", "Java-http-client/17"]) {
-      const res = await request(app).put("/__sandbox/scenarios/bindings/CI-JOB-7").set({ host: "sandgate:8080", ...(agent ? { "user-agent": agent } : {}) }).send({ name: "declines" });
+      const res = await request(app)
+        .put("/__sandbox/scenarios/bindings/CI-JOB-7")
+        .set({ host: "sandgate:8080", ...(agent ? { "user-agent": agent } : {}) })
+        .send({ name: "declines" });
       expect(res.status, agent).toBe(200);
     }
   });
 
   test("a browser's plain GET (over http to a name, Chromium sends no Sec-Fetch-* and no Origin) is told by its User-Agent", async () => {
-    const res = await request(app).get("/__sandbox/requests.har").set({ host: "rebind.test:8080", "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36" });
+    const res = await request(app)
+      .get("/__sandbox/requests.har")
+      .set({ host: "rebind.test:8080", "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36" });
     expect(res.status).toBe(403);
     expect(res.body.error).toBe("host_not_allowed");
   });
@@ -108,7 +117,9 @@ describe.skipIf(!HAS_CHROMIUM)("a DNS rebinding page in Chromium", () => {
     const made = await makeApp();
     deps = made.deps;
     // /attack.html stands for the attacker's server, at the same origin before the name was rebound
-    server = createServer((req, res) => (req.url === "/attack.html" ? res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>attack</title>") : made.app(req, res)));
+    server = createServer((req, res) =>
+      req.url === "/attack.html" ? res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>attack</title>") : made.app(req, res),
+    );
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
   });
@@ -121,9 +132,17 @@ describe.skipIf(!HAS_CHROMIUM)("a DNS rebinding page in Chromium", () => {
         const page = await browser.newPage();
         await page.goto(`${origin}/attack.html`);
         const statuses = await page.evaluate(async () => {
-          const put = await fetch("/__sandbox/scenarios/global", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "declines" }) });
+          const put = await fetch("/__sandbox/scenarios/global", {
+            method: "PUT",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name: "declines" }),
+          });
           const har = await fetch("/__sandbox/requests.har");
-          const check = await fetch("/__sandbox/receiver-checks", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "http://127.0.0.1:1/", merchant_id: "M10001" }) });
+          const check = await fetch("/__sandbox/receiver-checks", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ url: "http://127.0.0.1:1/", merchant_id: "M10001" }),
+          });
           return [put.status, har.status, check.status];
         });
         await page.close();

@@ -30,8 +30,7 @@ interface ElementSpec {
 
 const echo = (field: string) => (v: Value, sent: Sent) => expect(textOf(v)).toBe(sent[field]);
 const matches = (re: RegExp) => (v: Value) => expect(textOf(v)).toMatch(re);
-const subscriptionEcho = (field: string) => (v: Value, sent: Sent) =>
-  expect(textOf(v)).toBe((sent.subscription as Record<string, unknown>)[field]);
+const subscriptionEcho = (field: string) => (v: Value, sent: Sent) => expect(textOf(v)).toBe((sent.subscription as Record<string, unknown>)[field]);
 
 /** The interface document's table, in the interface document's order. */
 const DIRECT_RESULT: ElementSpec[] = [
@@ -79,27 +78,30 @@ describe("direct payment result: the interface document's element table", () => 
     { name: "without a subscription", withSubscription: false },
   ];
 
-  test.each(cases)("$name: every element present, in the interface document's order, with its format (subscription ones empty without one)", async ({ withSubscription }) => {
-    const { app } = await makeApp();
-    const sent = directPayment({
-      note: "Ring twice",
-      ...(withSubscription ? { subscription: { contract_name: "Coffee club", interval: "month", interval_count: "1" } } : {}),
-    });
-    const res = await postAuthorise(app, sent);
-    expect(res.status).toBe(200);
-    expect(res.type).toBe("application/xml");
+  test.each(cases)(
+    "$name: every element present, in the interface document's order, with its format (subscription ones empty without one)",
+    async ({ withSubscription }) => {
+      const { app } = await makeApp();
+      const sent = directPayment({
+        note: "Ring twice",
+        ...(withSubscription ? { subscription: { contract_name: "Coffee club", interval: "month", interval_count: "1" } } : {}),
+      });
+      const res = await postAuthorise(app, sent);
+      expect(res.status).toBe(200);
+      expect(res.type).toBe("application/xml");
 
-    // a client that reads the XML into a map (PHP's SimpleXML + json_encode) finds the same keys on every answer
-    expect(distinctChildren(res.text)).toEqual(DIRECT_RESULT.map((e) => e.element));
-    const xml = parseXml(res.text);
-    for (const spec of DIRECT_RESULT) {
-      const value = xml[spec.element];
-      expect(value, spec.element).toBeDefined();
-      if (spec.subscriptionOnly && !withSubscription) expect(textOf(value!), spec.element).toBe("");
-      else spec.check(value!, sent);
-    }
-    if (!withSubscription) expect(res.text).toContain("<recurring_id/>");
-  });
+      // a client that reads the XML into a map (PHP's SimpleXML + json_encode) finds the same keys on every answer
+      expect(distinctChildren(res.text)).toEqual(DIRECT_RESULT.map((e) => e.element));
+      const xml = parseXml(res.text);
+      for (const spec of DIRECT_RESULT) {
+        const value = xml[spec.element];
+        expect(value, spec.element).toBeDefined();
+        if (spec.subscriptionOnly && !withSubscription) expect(textOf(value!), spec.element).toBe("");
+        else spec.check(value!, sent);
+      }
+      if (!withSubscription) expect(res.text).toContain("<recurring_id/>");
+    },
+  );
 
   test("card is the masked number: first six and last four digits only", async () => {
     const { app } = await makeApp();

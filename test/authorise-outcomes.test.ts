@@ -29,9 +29,18 @@ const MAGIC_CARDS: [card: string, expected: Expected][] = [
   ["4000000000009979", declined("D0043", "default/decline-stolen-card", "REJECT")],
   ["4000000000009987", declined("D0041", "default/decline-lost-card", "REJECT")],
   ["4000000000000119", declined("D0091", "default/decline-issuer-timeout")],
-  ["4000002760003184", { order_status: "-1", result: "P0001", risk_action: "ACCEPT", threeds_result: "C:Challenge required", rule: "default/threeds-challenge" }],
-  ["4000000000003220", { order_status: "-1", result: "P0001", risk_action: "ACCEPT", threeds_result: "C:Challenge required", rule: "default/threeds-challenge" }],
-  ["4000002500003155", { order_status: "-1", result: "P0001", risk_action: "ACCEPT", threeds_result: "C:Challenge required", rule: "default/threeds-challenge" }],
+  [
+    "4000002760003184",
+    { order_status: "-1", result: "P0001", risk_action: "ACCEPT", threeds_result: "C:Challenge required", rule: "default/threeds-challenge" },
+  ],
+  [
+    "4000000000003220",
+    { order_status: "-1", result: "P0001", risk_action: "ACCEPT", threeds_result: "C:Challenge required", rule: "default/threeds-challenge" },
+  ],
+  [
+    "4000002500003155",
+    { order_status: "-1", result: "P0001", risk_action: "ACCEPT", threeds_result: "C:Challenge required", rule: "default/threeds-challenge" },
+  ],
   ["4000008400001629", { order_status: "0", result: "D0301", risk_action: "ACCEPT", threeds_result: "N:Not authenticated", rule: "default/threeds-failed" }],
   ["4000000000009235", { order_status: "-2", result: "R0001", risk_action: "REVIEW", threeds_result: "", rule: "default/risk-review" }],
   ["4100000000000019", declined("R0002", "default/risk-reject", "REJECT")],
@@ -232,9 +241,13 @@ describe("merchants", () => {
     const { app, deps } = await makeApp();
     const merchants = structuredClone(deps.store.data.merchants);
     // well-formed, and refused by what it asks (404 subscription not found), as a malformed one is (400)
-    const cancel = await request(app).post("/v1/subscription/cancel").send({ merchant_id: "CI-RUN-78", account_id: "ACC-1", recurring_id: "R1", encryption_data: "a".repeat(64) });
+    const cancel = await request(app)
+      .post("/v1/subscription/cancel")
+      .send({ merchant_id: "CI-RUN-78", account_id: "ACC-1", recurring_id: "R1", encryption_data: "a".repeat(64) });
     expect([cancel.status, cancel.body.return_message]).toEqual([404, expect.stringMatching(/^E0501:/)]);
-    const onFixture = await request(app).post("/v1/subscription/cancel").send({ merchant_id: "M10001", account_id: "NEW-ACC", recurring_id: "R1", encryption_data: "a".repeat(64) });
+    const onFixture = await request(app)
+      .post("/v1/subscription/cancel")
+      .send({ merchant_id: "M10001", account_id: "NEW-ACC", recurring_id: "R1", encryption_data: "a".repeat(64) });
     expect(onFixture.status).toBe(404);
     expect((await postAuthorise(app, directPayment({ merchant_id: "CI-RUN-78", amount: "ten" }))).status).toBe(400);
     expect(deps.store.data.merchants).toEqual(merchants);

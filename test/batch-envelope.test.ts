@@ -17,12 +17,20 @@ const order = { transaction_id: "1", order_no: "x", currency: "USD", amount: "1.
 describe("order limits", () => {
   test.each(LIMITS)("%s accepts %i orders and refuses one more, naming the limit", async (op, limit) => {
     const { app } = await makeApp();
-    const atLimit = await batch(app, op, Array.from({ length: limit }, () => order));
+    const atLimit = await batch(
+      app,
+      op,
+      Array.from({ length: limit }, () => order),
+    );
     expect(atLimit.status).toBe(200);
     expect(atLimit.body.return_status).toBe("1");
     expect(atLimit.body[ORDER_ARRAY[op]]).toHaveLength(limit);
 
-    const over = await batch(app, op, Array.from({ length: limit + 1 }, () => order));
+    const over = await batch(
+      app,
+      op,
+      Array.from({ length: limit + 1 }, () => order),
+    );
     expect(over.body.return_status).toBe("0");
     expect(over.body.return_message).toContain(`limit is ${limit}`);
     expect(over.body.return_message).toMatch(/^I0030:/);
@@ -86,7 +94,18 @@ describe("one batch, many outcomes", () => {
       capture: ["amount", "capture_status", "currency", "error_message", "order_no", "transaction_id"],
       review: ["amount", "currency", "error_message", "order_no", "review_flag", "review_status", "transaction_id"],
       cancel: ["amount", "cancel_status", "currency", "error_message", "order_no", "transaction_id"],
-      refund: ["amount", "currency", "order_no", "refund_amount", "refund_message", "refund_reason", "refund_reference", "refund_reference_id", "refund_status", "transaction_id"],
+      refund: [
+        "amount",
+        "currency",
+        "order_no",
+        "refund_amount",
+        "refund_message",
+        "refund_reason",
+        "refund_reference",
+        "refund_reference_id",
+        "refund_status",
+        "transaction_id",
+      ],
     };
     for (const op of Object.keys(fields) as BatchOp[]) {
       const p = await pay(app);

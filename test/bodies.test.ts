@@ -26,14 +26,21 @@ const post = (app: App, body: string | Buffer, contentType?: string) => {
   const req = request(app).post("/v1/authorise");
   if (contentType === undefined) return req.send(bytes);
   // superagent would JSON-encode a Buffer sent as application/json: pass the bytes through untouched
-  return req.set("Content-Type", contentType).serialize((b: unknown) => b as string).send(bytes);
+  return req
+    .set("Content-Type", contentType)
+    .serialize((b: unknown) => b as string)
+    .send(bytes);
 };
 
 describe("accepted bodies", () => {
   const accepted: { name: string; contentType: string | undefined; body: () => string }[] = [
     { name: "JSON", contentType: "application/json", body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "JSON with a charset", contentType: "application/json; charset=utf-8", body: () => JSON.stringify(directPayment({ subscription })) },
-    { name: "JSON sent with the form content type (the interface document's samples)", contentType: FORM, body: () => JSON.stringify(directPayment({ subscription })) },
+    {
+      name: "JSON sent with the form content type (the interface document's samples)",
+      contentType: FORM,
+      body: () => JSON.stringify(directPayment({ subscription })),
+    },
     { name: "JSON without a content type", contentType: undefined, body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "JSON as text/plain", contentType: "text/plain", body: () => JSON.stringify(directPayment({ subscription })) },
     { name: "a form with bracket nesting (subscription[interval]=month)", contentType: FORM, body: () => qs.stringify(directPayment({ subscription })) },
@@ -140,7 +147,11 @@ describe("refused bodies", () => {
 
   test("an unknown Content-Encoding → 400 I0005 in XML", async () => {
     const { app } = await makeApp();
-    const res = await request(app).post("/v1/authorise").set("Content-Type", "application/json").set("Content-Encoding", "x-unheard-of").send(JSON.stringify(directPayment()));
+    const res = await request(app)
+      .post("/v1/authorise")
+      .set("Content-Type", "application/json")
+      .set("Content-Encoding", "x-unheard-of")
+      .send(JSON.stringify(directPayment()));
     expect(res.status).toBe(400);
     expect(textOf(parseXml(res.text).result_info)).toMatch(/^I0005:/);
     await expectStillServing(app);
@@ -216,7 +227,11 @@ describe("on a real listening server", () => {
     await sendRaw(head, partial, { end: false });
     expect(await health()).toBe(200);
     const before = sandbox.deps.store.data.transactions.length;
-    const ok = await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) });
+    const ok = await fetch(`${sandbox.url}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(directPayment()),
+    });
     expect(ok.status).toBe(200);
     expect(sandbox.deps.store.data.transactions.length).toBe(before + 1);
   });
@@ -251,7 +266,11 @@ describe("control characters", () => {
   test.each([
     ["a top-level field", { order_no: "A\u0001B" }, "order_no"],
     ["a nested field", { subscription: { contract_name: "x\u001fy" } }, "subscription.contract_name"],
-    ["a field inside a list", { additional_information: [{ mpi_info: { eci: "05" } }, { mpi_info: { cavv: "a\u0000b" } }] }, "additional_information[1].mpi_info.cavv"],
+    [
+      "a field inside a list",
+      { additional_information: [{ mpi_info: { eci: "05" } }, { mpi_info: { cavv: "a\u0000b" } }] },
+      "additional_information[1].mpi_info.cavv",
+    ],
     ["a lone surrogate", { note: "half \uD83D of an emoji" }, "note"],
   ])("in %s are refused naming the field, and nothing is stored", async (_name, change, field) => {
     const { app, deps } = await makeApp();

@@ -42,7 +42,18 @@ describe("request log", () => {
 });
 
 describe("notifications", () => {
-  const state = (): State => ({ version: 1, seed: "s", counters: {}, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], notifications: [], payouts: [] });
+  const state = (): State => ({
+    version: 1,
+    seed: "s",
+    counters: {},
+    merchants: [],
+    tokens: [],
+    transactions: [],
+    subscriptions: [],
+    refunds: [],
+    notifications: [],
+    payouts: [],
+  });
   const notification = (n: number, finished: boolean): Notification =>
     ({ notification_id: `ntf_${n}`, merchant_id: "M1", state: finished ? "delivered" : "pending", attempts: [] }) as unknown as Notification;
 

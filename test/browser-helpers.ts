@@ -12,12 +12,22 @@ import { signatureFields } from "../src/signature/signature.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** Debian's Chromium, headless; `extra` flags after the usual ones (a host resolver rule, say). */
 export const launch = (extra: string[] = []): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extra] });
 
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS ? resolve(import.meta.dirname, "..", "docs", "screenshots") : mkdtempSync(resolve(tmpdir(), "sandgate-shots-"));
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? resolve(import.meta.dirname, "..", "docs", "screenshots")
+  : mkdtempSync(resolve(tmpdir(), "sandgate-shots-"));
 mkdirSync(SCREENSHOTS, { recursive: true });
 export const screenshot = (page: Page, name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
 
@@ -88,9 +98,17 @@ export async function startMerchant(sandgate: () => string, key: string): Promis
       if (url.pathname === "/return") {
         const params = Object.fromEntries(url.searchParams);
         const signed = signatureFields.payer_return.response.map((f) => params[f] ?? "").join("");
-        returns.push({ params, signatureValid: createHash("sha256").update(signed + key).digest("hex") === params.encryption_data });
+        returns.push({
+          params,
+          signatureValid:
+            createHash("sha256")
+              .update(signed + key)
+              .digest("hex") === params.encryption_data,
+        });
         res.setHeader("content-type", "text/html; charset=utf-8");
-        res.end(`<!DOCTYPE html><title>Merchant: back</title><h1 id="merchant-return">Order ${url.searchParams.get("order_no")?.replace(/[<>&"]/g, "")}: status ${url.searchParams.get("order_status")?.replace(/[<>&"]/g, "")}</h1>`);
+        res.end(
+          `<!DOCTYPE html><title>Merchant: back</title><h1 id="merchant-return">Order ${url.searchParams.get("order_no")?.replace(/[<>&"]/g, "")}: status ${url.searchParams.get("order_status")?.replace(/[<>&"]/g, "")}</h1>`,
+        );
         return;
       }
       if (url.pathname === "/pay") {

@@ -15,27 +15,55 @@ const TYPED = {
   items: "Gift 6011111111111117#,#SKU-1#,#10.00#,#1",
   custom: '{"memo":"3530111333300000"}',
 };
-const FULL = ["4111111111111111", "4111 1111 1111 1111", "4242-4242-4242-4242", "4242424242424242", "5555555555554444", "378282246310005", "6011111111111117", "3530111333300000"];
+const FULL = [
+  "4111111111111111",
+  "4111 1111 1111 1111",
+  "4242-4242-4242-4242",
+  "4242424242424242",
+  "5555555555554444",
+  "378282246310005",
+  "6011111111111117",
+  "3530111333300000",
+];
 
 describe("a card number in any field", () => {
   test("is masked in the payment, the query's answer, the request log, its signing string, the HAR and the notification; the signature over what was sent matches", async () => {
     const { app } = await makeApp({ signatureMode: "strict" });
     // a Luhn-valid order_no and a 16-digit id are the merchant's identifiers: kept as sent
     const body = directPayment({ ...TYPED, card: "4000000000000077", order_no: "4012888888881881", notify_url: "http://127.0.0.1:9/notify" });
-    const res = await request(app).post("/v1/authorise").send({ ...body, encryption_data: signRequest("authorise", body, ACME.key) });
+    const res = await request(app)
+      .post("/v1/authorise")
+      .send({ ...body, encryption_data: signRequest("authorise", body, ACME.key) });
     expect(res.status, res.text).toBe(200);
     expect(res.get("X-Sandbox-Signature")).toBe("matched");
     const transactionId = textOf(parseXml(res.text).transaction_id);
 
     const shown: Record<string, string> = {
-      transactions: (await request(app).get("/__sandbox/transactions").query({ merchant_id: ACME.merchant_id, order_no: body.order_no as string }).expect(200)).text,
-      requests: (await request(app).get("/__sandbox/requests").query({ order_no: body.order_no as string }).expect(200)).text,
+      transactions: (
+        await request(app)
+          .get("/__sandbox/transactions")
+          .query({ merchant_id: ACME.merchant_id, order_no: body.order_no as string })
+          .expect(200)
+      ).text,
+      requests: (
+        await request(app)
+          .get("/__sandbox/requests")
+          .query({ order_no: body.order_no as string })
+          .expect(200)
+      ).text,
       har: (await request(app).get("/__sandbox/requests.har").query({ merchant_id: ACME.merchant_id }).expect(200)).text,
       notifications: (await request(app).get("/__sandbox/notifications").query({ merchant_id: ACME.merchant_id }).expect(200)).text,
-      query: (await request(app).post("/v1/retrievalTrans").send((() => {
-        const q = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, transaction_id: transactionId };
-        return { ...q, encryption_data: signRequest("retrievalTrans", q, ACME.key) };
-      })()).expect(200)).text,
+      query: (
+        await request(app)
+          .post("/v1/retrievalTrans")
+          .send(
+            (() => {
+              const q = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, transaction_id: transactionId };
+              return { ...q, encryption_data: signRequest("retrievalTrans", q, ACME.key) };
+            })(),
+          )
+          .expect(200)
+      ).text,
     };
     for (const [where, text] of Object.entries(shown)) {
       for (const number of FULL) expect(text, `${where} holds ${number}`).not.toContain(number);
@@ -54,17 +82,30 @@ describe("a card number in any field", () => {
 
   test("a payout's bank account number and a capture's ids stay as sent", async () => {
     const { app } = await makeApp();
-    const paid = await request(app).post("/v1/authorise").send(directPayment({ amount: "30.00" })).expect(200);
+    const paid = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ amount: "30.00" }))
+      .expect(200);
     const tx = textOf(parseXml(paid.text).transaction_id);
     const order = { transaction_id: tx, order_no: "4012888888881881", currency: "USD", amount: "30.00" };
     // the transaction id is whatever the gateway gave; the order_no here is Luhn-valid and not the payment's
-    const captured = await request(app).post("/v1/capture").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: "a".repeat(64), capture_orders: [order] }).expect(200);
+    const captured = await request(app)
+      .post("/v1/capture")
+      .send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: "a".repeat(64), capture_orders: [order] })
+      .expect(200);
     expect(captured.body.capture_orders[0]).toMatchObject({ transaction_id: tx, order_no: "4012888888881881" });
-    const payout = await request(app).post("/v1/payout").send({
-      merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: "a".repeat(64),
-      request_id: "3f1c2a9e-8b7d-4c6e-9a5b-0000000000aa", payment_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT",
-      beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "4111111111111111", bank_country_code: "US" } },
-    });
+    const payout = await request(app)
+      .post("/v1/payout")
+      .send({
+        merchant_id: ACME.merchant_id,
+        account_id: ACME.account_id,
+        encryption_data: "a".repeat(64),
+        request_id: "3f1c2a9e-8b7d-4c6e-9a5b-0000000000aa",
+        payment_currency: "USD",
+        payment_amount: "10.00",
+        payment_method: "SWIFT",
+        beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { account_number: "4111111111111111", bank_country_code: "US" } },
+      });
     expect(payout.status, payout.text).toBe(200);
     const listed = (await request(app).get("/__sandbox/payouts").query({ merchant_id: ACME.merchant_id }).expect(200)).text;
     expect(listed).toContain("4111111111111111");

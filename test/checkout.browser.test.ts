@@ -8,7 +8,15 @@ import { ANY_SIGNATURE, ACME, nextOrderNo } from "./helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const HOSTED = /\/pay\/checkout\/[0-9a-f]{24}$/;
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 // Any write to window.__xss (the payloads below make one if they run) calls the page binding.
 const XSS_TRAP = `Object.defineProperty(window, "__xss", {
@@ -38,7 +46,15 @@ describe.skipIf(!existsSync(CHROMIUM))(`/v1/checkout in Chromium (needs ${CHROMI
       first_name: '"><img src=x onerror="window.__xss=2">',
       custom: "<script>window.__xss=3</script>",
     };
-    const body = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: orderNo, currency: "EUR", amount: "42.50", encryption_data: ANY_SIGNATURE, ...hostile };
+    const body = {
+      merchant_id: ACME.merchant_id,
+      account_id: ACME.account_id,
+      order_no: orderNo,
+      currency: "EUR",
+      amount: "42.50",
+      encryption_data: ANY_SIGNATURE,
+      ...hostile,
+    };
     const res = await fetch(`${sandbox.url}/v1/checkout`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -52,7 +68,9 @@ describe.skipIf(!existsSync(CHROMIUM))(`/v1/checkout in Chromium (needs ${CHROMI
     await page.addInitScript(XSS_TRAP);
     // serve the merchant's copy of the page from the sandbox's origin, as a shop would embed it, under the page's policy
     const loader = `${sandbox.url}/__test/checkout-loader`;
-    await page.route(loader, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", headers: { "content-security-policy": csp! }, body: html }));
+    await page.route(loader, (route) =>
+      route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", headers: { "content-security-policy": csp! }, body: html }),
+    );
     const submitted = page.waitForRequest((r: Request) => r.method() === "POST" && HOSTED.test(r.url()), { timeout: 10_000 });
 
     await page.goto(loader, { waitUntil: "commit" });

@@ -65,7 +65,9 @@ describe("POST /v1/checkout: the loading page", () => {
 
   test("has the interface document's structure: form, input data, then a script that builds inputs with the DOM and submits", async () => {
     const { res } = await openCheckout();
-    expect(res.text).toMatch(/<title>Loading\.\.\.<\/title>[\s\S]*<form name="theForm"[^>]*><\/form>[\s\S]*<script type="application\/json"[^>]*>[^<]*<\/script>\s*<script>[\s\S]*<\/script>/);
+    expect(res.text).toMatch(
+      /<title>Loading\.\.\.<\/title>[\s\S]*<form name="theForm"[^>]*><\/form>[\s\S]*<script type="application\/json"[^>]*>[^<]*<\/script>\s*<script>[\s\S]*<\/script>/,
+    );
     const script = /<script>([\s\S]*?)<\/script>/.exec(res.text)?.[1] ?? "";
     expect(script).toContain('addEventListener("load"');
     expect(script).toContain('createElement("input")');
@@ -264,7 +266,12 @@ describe("POST /v1/checkout: the pending transaction", () => {
   test("is logged with the pending result", async () => {
     const { deps, body } = await openCheckout();
     const [entry] = deps.requests.list({ order_no: String(body.order_no) });
-    expect(entry).toMatchObject({ operation: "checkout", http_status: 200, result: "P0003:Pending: waiting for the payer at the hosted checkout", rule: "builtin/checkout-pending" });
+    expect(entry).toMatchObject({
+      operation: "checkout",
+      http_status: 200,
+      result: "P0003:Pending: waiting for the payer at the hosted checkout",
+      rule: "builtin/checkout-pending",
+    });
   });
 });
 
@@ -374,7 +381,10 @@ describe("/pay/checkout/:pageId: the hosted checkout", () => {
 
   test("a body over 1mb is refused with an HTML page", async () => {
     const { app, page } = await openCheckout();
-    const res = await request(app).post(path(page.form.action)).type("form").send(`note=${"x".repeat(1_100_000)}`);
+    const res = await request(app)
+      .post(path(page.form.action))
+      .type("form")
+      .send(`note=${"x".repeat(1_100_000)}`);
     expect(res.status).toBe(413);
     expect(res.type).toBe("text/html");
   });

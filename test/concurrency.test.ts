@@ -30,7 +30,9 @@ async function paidPayment(sandbox: Running, amount: string) {
 
 // with replicas, the --data file names a Redis prefix instead: starting again on it is a restart on the same state
 const start = (data?: string): Promise<Running> =>
-  REPLICA_MODE ? replicaSandbox(data ?? crypto.randomUUID()) : startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "concurrency", ...(data ? { data } : {}) });
+  REPLICA_MODE
+    ? replicaSandbox(data ?? crypto.randomUUID())
+    : startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "concurrency", ...(data ? { data } : {}) });
 
 describe("concurrent clients", () => {
   test("60 overlapping refunds of 5.00 on 100.00 captured: exactly 20 accepted, totals exact, all kept after restart", async () => {
@@ -41,7 +43,15 @@ describe("concurrent clients", () => {
 
     // 30 requests of 2 orders each, all in flight at once
     const responses = await Promise.all(
-      Array.from({ length: 30 }, () => post(sandbox, "/v1/refund", { ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "5.00" }, { ...p, refund_amount: "5.00" }] })),
+      Array.from({ length: 30 }, () =>
+        post(sandbox, "/v1/refund", {
+          ...ENVELOPE,
+          refund_orders: [
+            { ...p, refund_amount: "5.00" },
+            { ...p, refund_amount: "5.00" },
+          ],
+        }),
+      ),
     );
     const results = responses.flatMap((r) => JSON.parse(r.text).refund_orders as Record<string, string>[]);
     const accepted = results.filter((r) => r.refund_status === "1");

@@ -25,7 +25,12 @@ describe.skipIf(!HAS_CHROMIUM)(`a hostile page in Chromium (needs ${CHROMIUM})`,
     const scenarios = await api("/__sandbox/scenarios");
     const clock = await api("/__sandbox/clock");
     const { transactions } = (await api("/__sandbox/transactions")) as { transactions: { transaction_id: string; state: string }[] };
-    return { global: scenarios.global, bindings: scenarios.bindings, offset: clock.offset_ms, transactions: transactions.map((t) => `${t.transaction_id}:${t.state}`).sort() };
+    return {
+      global: scenarios.global,
+      bindings: scenarios.bindings,
+      offset: clock.offset_ms,
+      transactions: transactions.map((t) => `${t.transaction_id}:${t.state}`).sort(),
+    };
   }
 
   beforeAll(async () => {
@@ -52,7 +57,9 @@ describe.skipIf(!HAS_CHROMIUM)(`a hostile page in Chromium (needs ${CHROMIUM})`,
 ${forms
   .map(
     ([action, fields, enctype], i) =>
-      `<iframe name="sink${i}" onload="window.loaded=(window.loaded||0)+1"></iframe><form target="sink${i}" method="post" action="${target}${action}"${enctype ? ` enctype="${enctype}"` : ""}>${Object.entries(fields)
+      `<iframe name="sink${i}" onload="window.loaded=(window.loaded||0)+1"></iframe><form target="sink${i}" method="post" action="${target}${action}"${enctype ? ` enctype="${enctype}"` : ""}>${Object.entries(
+        fields,
+      )
         .map(([k, v]) => `<input type="hidden" name='${k}' value='${v}'>`)
         .join("")}</form>`,
   )

@@ -45,7 +45,9 @@ async function walkDashboard(app: App, cookie = ""): Promise<string[]> {
 describe("Content-Security-Policy on every HTML answer", () => {
   test("the gateway's HTML answers: the checkout's loading page and an HTML refusal", async () => {
     const { app } = await makeApp();
-    const ok = await request(app).post("/v1/checkout").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: "CSP-1", currency: "EUR", amount: "1.00", encryption_data: ANY_SIGNATURE });
+    const ok = await request(app)
+      .post("/v1/checkout")
+      .send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: "CSP-1", currency: "EUR", amount: "1.00", encryption_data: ANY_SIGNATURE });
     expect(ok.status).toBe(200);
     expectPolicy("the loading page", ok);
     expect(ok.headers["content-security-policy"]).toMatch(/script-src 'sha256-/);
@@ -62,7 +64,16 @@ describe("Content-Security-Policy on every HTML answer", () => {
     pages.push(new URL(textOf(threeds.issuer_url)).pathname);
     const apm = parseXml((await postAuthorise(app, apmPayment()).expect(200)).text);
     pages.push(new URL(textOf(apm.issuer_url)).pathname);
-    const loading = (await request(app).post("/v1/checkout").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: "CSP-2", currency: "EUR", amount: "1.00", encryption_data: ANY_SIGNATURE })).text;
+    const loading = (
+      await request(app).post("/v1/checkout").send({
+        merchant_id: ACME.merchant_id,
+        account_id: ACME.account_id,
+        order_no: "CSP-2",
+        currency: "EUR",
+        amount: "1.00",
+        encryption_data: ANY_SIGNATURE,
+      })
+    ).text;
     const hosted = /action="([^"]+)"/.exec(loading)![1]!.replace(/&amp;/g, "&");
     const checkoutPage = await request(app).post(new URL(hosted).pathname).type("form").send({ orderNo: "CSP-2" });
     expectPolicy("the hosted checkout", checkoutPage);
@@ -79,7 +90,17 @@ describe("Content-Security-Policy on every HTML answer", () => {
     await postAuthorise(app, directPayment()).expect(200);
     const walked = await walkDashboard(app);
     expect(walked.length).toBeGreaterThan(20);
-    for (const tab of ["/__sandbox/", "/__sandbox/ui/transactions", "/__sandbox/ui/requests", "/__sandbox/ui/notifications", "/__sandbox/ui/coverage", "/__sandbox/ui/verify", "/__sandbox/ui/playground", "/__sandbox/ui/payouts", "/__sandbox/ui/subscriptions"]) {
+    for (const tab of [
+      "/__sandbox/",
+      "/__sandbox/ui/transactions",
+      "/__sandbox/ui/requests",
+      "/__sandbox/ui/notifications",
+      "/__sandbox/ui/coverage",
+      "/__sandbox/ui/verify",
+      "/__sandbox/ui/playground",
+      "/__sandbox/ui/payouts",
+      "/__sandbox/ui/subscriptions",
+    ]) {
       expect(walked, tab).toContain(tab);
     }
     expect(walked.some((p) => /^\/__sandbox\/ui\/transactions\/\d+/.test(p))).toBe(true);

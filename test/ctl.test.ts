@@ -42,7 +42,11 @@ const ctl = (args: string[], env: Record<string, string> = {}) => runSandgate(["
 const parsed = <T = Record<string, unknown>>(r: { stdout: string }) => JSON.parse(r.stdout) as T;
 
 async function pay(url: string, fields: Record<string, unknown>) {
-  const res = await fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment(fields)) });
+  const res = await fetch(`${url}/v1/authorise`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(directPayment(fields)),
+  });
   return parseXml(await res.text());
 }
 
@@ -68,7 +72,12 @@ describe("sandgate ctl in a CI job that has no in-process Sandgate (PHP, Java, .
     expect(strict.stdout).toMatch(/^Coverage of merchant CI-PHP: 1 of \d+ rules answered/);
     const lenient = await ctl(["coverage", "--merchant", "CI-PHP", "--fail-under", "1", "--json"], env);
     expect(lenient.code).toBe(0);
-    const report = parsed<{ merchant_id: string; rules: { answered: number; total: number; percent: number }; passed: boolean; operations: { operation: string; produced: Record<string, number> }[] }>(lenient);
+    const report = parsed<{
+      merchant_id: string;
+      rules: { answered: number; total: number; percent: number };
+      passed: boolean;
+      operations: { operation: string; produced: Record<string, number> }[];
+    }>(lenient);
     expect(report).toMatchObject({ merchant_id: "CI-PHP", passed: true, fail_under: 1, rules: { answered: 1 } });
     expect(report.rules.percent).toBeGreaterThanOrEqual(1);
     expect(report.rules.percent).toBeLessThan(100);
@@ -108,7 +117,11 @@ describe("sandgate ctl in a CI job that has no in-process Sandgate (PHP, Java, .
     expect(env).toMatchObject({ code: 0, stdout: "reset: everything is back to the fixtures\n" });
     // resetting every team's records is said, never the default: without --all or --merchant, exit 2 and nothing sent
     const unsaid = await ctl(["reset", "--url", url, "--token", "ci-secret"]);
-    expect(unsaid).toMatchObject({ code: 2, stdout: "", stderr: "sandgate ctl: say what to reset: --merchant <id> for one merchant, or --all for every merchant\n" });
+    expect(unsaid).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "sandgate ctl: say what to reset: --merchant <id> for one merchant, or --all for every merchant\n",
+    });
     // health is open, as in the API
     expect(health.code).toBe(0);
   }, 60_000);
@@ -149,7 +162,12 @@ describe("every command against a running Sandgate", () => {
     expect(again.stderr).toMatch(/409 payment_not_pending/);
 
     const order = { transaction_id: id, order_no: "CTL-3DS", currency: "USD", amount: "10.00" };
-    const post = (path: string, body: object) => fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...M, encryption_data: ANY_SIGNATURE, ...body }) });
+    const post = (path: string, body: object) =>
+      fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...M, encryption_data: ANY_SIGNATURE, ...body }),
+      });
     await post("/v1/capture", { capture_orders: [order] });
     await post("/v1/refund", { refund_orders: [{ ...order, refund_amount: "4.00" }] });
     const [refund] = await admin().refunds({ transaction_id: id });
@@ -194,22 +212,48 @@ describe("every command against a running Sandgate", () => {
     expect(har.stdout).toBe(`wrote 4 requests to ${file} (HAR 1.2)\n`);
     const log = JSON.parse(readFileSync(file, "utf8")) as { log: { version: string; entries: { request: { url: string } }[] } };
     expect(log.log.version).toBe("1.2");
-    expect(log.log.entries.map((e) => new URL(e.request.url).pathname)).toEqual(["/v1/authorise", `/__sandbox/payments/${id}/complete`, "/v1/capture", "/v1/refund"]);
+    expect(log.log.entries.map((e) => new URL(e.request.url).pathname)).toEqual([
+      "/v1/authorise",
+      `/__sandbox/payments/${id}/complete`,
+      "/v1/capture",
+      "/v1/refund",
+    ]);
 
-    expect(await ctl(["reset", "--merchant", M.merchant_id, "--url", url])).toMatchObject({ code: 0, stdout: `reset: merchant ${M.merchant_id} is back to the fixtures\n` });
+    expect(await ctl(["reset", "--merchant", M.merchant_id, "--url", url])).toMatchObject({
+      code: 0,
+      stdout: `reset: merchant ${M.merchant_id} is back to the fixtures\n`,
+    });
     expect(await admin().transactions({ merchant_id: M.merchant_id })).toEqual([]);
   }, 90_000);
 
   test("payout complete and fail, subscription charge, notifications trigger and resend, requests --count as a CI assertion", async () => {
     const P = { merchant_id: "CI-OPS2", account_id: "ACC-OPS2" };
     const payout = async (n: string) => {
-      const body = { ...P, request_id: `7b0e7c1e-0000-4000-8000-00000000000${n}`, payment_currency: "EUR", source_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", fee_paid_by: "PAYER", beneficiary: { first_name: "Ann", last_name: "Lee", entity_type: "PERSONAL", bank_details: { account_number: "55550008", bank_country_code: "DE", swift_code: "DEUTDEFF" } }, encryption_data: ANY_SIGNATURE };
+      const body = {
+        ...P,
+        request_id: `7b0e7c1e-0000-4000-8000-00000000000${n}`,
+        payment_currency: "EUR",
+        source_currency: "USD",
+        payment_amount: "10.00",
+        payment_method: "SWIFT",
+        fee_paid_by: "PAYER",
+        beneficiary: {
+          first_name: "Ann",
+          last_name: "Lee",
+          entity_type: "PERSONAL",
+          bank_details: { account_number: "55550008", bank_country_code: "DE", swift_code: "DEUTDEFF" },
+        },
+        encryption_data: ANY_SIGNATURE,
+      };
       const res = await fetch(`${url}/v1/payout`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       return ((await res.json()) as { transaction_id: string; status: string }).transaction_id;
     };
     const [one, two] = [await payout("1"), await payout("2")];
     expect(await ctl(["payout", "complete", one, "--url", url])).toMatchObject({ code: 0, stdout: `payout ${one}: COMPLETED\n` });
-    expect(await ctl(["payout", "fail", two, "--type", "ACCOUNT_CLOSED", "--url", url])).toMatchObject({ code: 0, stdout: `payout ${two}: FAILED ACCOUNT_CLOSED\n` });
+    expect(await ctl(["payout", "fail", two, "--type", "ACCOUNT_CLOSED", "--url", url])).toMatchObject({
+      code: 0,
+      stdout: `payout ${two}: FAILED ACCOUNT_CLOSED\n`,
+    });
     expect((await ctl(["payout", "complete", two, "--url", url])).code).toBe(3);
 
     const subscription = { contract: "CTL-C", contract_name: "Box", interval: "month", interval_count: "1", billing_cycle: 6 };
@@ -230,7 +274,10 @@ describe("every command against a running Sandgate", () => {
 
     // WireMock's verify(n, postRequestedFor(...)): exit 1 with what was found when the count is not n
     const count = (...args: string[]) => ctl(["requests", "--count", "--merchant", P.merchant_id, ...args, "--url", url]);
-    expect(await count("--operation", "payout", "--expect", "2")).toMatchObject({ code: 0, stdout: `2 requests (merchant ${P.merchant_id}, operation payout)\n` });
+    expect(await count("--operation", "payout", "--expect", "2")).toMatchObject({
+      code: 0,
+      stdout: `2 requests (merchant ${P.merchant_id}, operation payout)\n`,
+    });
     expect(await count("--operation", "authorise", "--order", "CTL-SUB", "--at-least", "1")).toMatchObject({ code: 0 });
     const wrong = await count("--operation", "payout", "--expect", "3");
     expect([wrong.code, wrong.stderr]).toEqual([1, `sandgate ctl: expected 3, found 2 requests (merchant ${P.merchant_id}, operation payout)\n`]);
@@ -267,7 +314,21 @@ describe("every command against a running Sandgate", () => {
     expect(bad).toMatchObject({ code: 2, stderr: 'sandgate ctl: SANDGATE_URL must be an http(s) URL, got "sandgate:8080"\n' });
     const help = await ctl(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["health", "scenario", "complete", "payment", "refund", "payout", "subscription", "clock", "notifications", "coverage", "requests", "reset"]) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    for (const command of [
+      "health",
+      "scenario",
+      "complete",
+      "payment",
+      "refund",
+      "payout",
+      "subscription",
+      "clock",
+      "notifications",
+      "coverage",
+      "requests",
+      "reset",
+    ])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
   }, 60_000);
 });
 
@@ -301,7 +362,12 @@ describe("a sandbox out of reach", () => {
 
 test("every `sandgate ctl …` the README and docs/ show is a command, with only flags its --help lists; `sandgate --help` names ctl", async () => {
   const root = new URL("../", import.meta.url);
-  const files = ["README.md", ...readdirSync(new URL("docs/", root)).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  const files = [
+    "README.md",
+    ...readdirSync(new URL("docs/", root))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
   const known = COMMANDS.map((c) => c.words).sort((a, b) => b.length - a.length);
   const flagsOf = new Map<string, Set<string>>();
   const unknown: string[] = [];

@@ -103,11 +103,17 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA dashboard in Chromium (needs ${CHROMIUM})
     await page.waitForURL(/http_status=4xx/);
     const good = await pay({ order_no: nextOrderNo("OK") });
     const badOrder = nextOrderNo("BAD");
-    await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ order_no: badOrder, amount: "ten" })) });
+    await fetch(`${sandbox.url}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(directPayment({ order_no: badOrder, amount: "ten" })),
+    });
     await page.locator("#requests tbody tr", { hasText: badOrder }).waitFor({ timeout: 5_000 });
     expect(await page.locator("#requests tbody").textContent()).not.toContain(good.order_no);
     const [download] = await Promise.all([page.waitForEvent("download"), page.click('a[data-test="har"]')]);
-    const har = JSON.parse(await new Response((await download.createReadStream()) as unknown as ReadableStream).text()) as { log: { version: string; entries: { response: { status: number } }[] } };
+    const har = JSON.parse(await new Response((await download.createReadStream()) as unknown as ReadableStream).text()) as {
+      log: { version: string; entries: { response: { status: number } }[] };
+    };
     expect(har.log.version).toBe("1.2");
     expect(har.log.entries.length).toBeGreaterThan(0);
     expect(har.log.entries.every((e) => e.response.status >= 400 && e.response.status < 500)).toBe(true);
@@ -145,7 +151,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA dashboard in Chromium (needs ${CHROMIUM})
 
   test("hostile values shown by the dashboard never run", async () => {
     const hostile = '"><img src=x onerror=alert(1)><script>alert(2)</script>';
-    const sent = await pay({ order_no: `H${hostile}`.slice(0, 60), notify_url: `http://127.0.0.1:9/${encodeURIComponent(hostile)}`, merchant_id: "M-<b>x</b>" });
+    const sent = await pay({
+      order_no: `H${hostile}`.slice(0, 60),
+      notify_url: `http://127.0.0.1:9/${encodeURIComponent(hostile)}`,
+      merchant_id: "M-<b>x</b>",
+    });
     await page.goto(`${sandbox.url}/__sandbox/ui/transactions/${sent.transaction_id}`);
     expect(await page.textContent("h1")).toContain(sent.transaction_id);
     await page.goto(`${sandbox.url}/__sandbox/ui/transactions?merchant_id=${encodeURIComponent("M-<b>x</b>")}`);

@@ -17,7 +17,11 @@ beforeEach(async () => {
 
 /** A dashboard form posted as the browser would: with its form token. */
 const form = (path: string, fields: Record<string, string>) =>
-  request(app).post(`/__sandbox${path}`).set("cookie", session.cookie).type("form").send({ ...fields, _form: session.token });
+  request(app)
+    .post(`/__sandbox${path}`)
+    .set("cookie", session.cookie)
+    .type("form")
+    .send({ ...fields, _form: session.token });
 const flashOf = (location: string | undefined) => Object.fromEntries(new URL(location ?? "", "http://x").searchParams);
 
 async function pay(overrides: Record<string, unknown>) {
@@ -26,19 +30,24 @@ async function pay(overrides: Record<string, unknown>) {
 }
 
 describe("pages", () => {
-  test.each(["/", "/ui/transactions", "/ui/requests", "/ui/notifications", "/ui/payouts", "/ui/subscriptions", "/ui/scenarios/default"])("%s is an HTML page with a CSP", async (path) => {
-    const res = await request(app).get(`/__sandbox${path}`).expect(200);
-    expect(res.type).toBe("text/html");
-    expect(res.headers["content-security-policy"]).toContain("script-src 'self'");
-    expect(res.text).toContain('<nav class="tabs">');
-  });
+  test.each(["/", "/ui/transactions", "/ui/requests", "/ui/notifications", "/ui/payouts", "/ui/subscriptions", "/ui/scenarios/default"])(
+    "%s is an HTML page with a CSP",
+    async (path) => {
+      const res = await request(app).get(`/__sandbox${path}`).expect(200);
+      expect(res.type).toBe("text/html");
+      expect(res.headers["content-security-policy"]).toContain("script-src 'self'");
+      expect(res.text).toContain('<nav class="tabs">');
+    },
+  );
 
   test("a scenario's rules read as when → then, inherited rules named by their scenario", async () => {
     const res = await request(app).get("/__sandbox/ui/scenarios/3ds").expect(200);
     expect(res.text).toContain("<code>mastercard-frictionless</code>");
     expect(res.text).toContain("<code>default/decline-generic</code>");
     expect(res.text).toContain("<code>outcome</code>: threeds_required");
-    await request(app).get("/__sandbox/ui/scenarios/%3Cb%3E").expect(404, /No scenario &quot;&lt;b&gt;&quot;/);
+    await request(app)
+      .get("/__sandbox/ui/scenarios/%3Cb%3E")
+      .expect(404, /No scenario &quot;&lt;b&gt;&quot;/);
   });
 
   test("transactions: newest first, filtered by merchant, order_no and status", async () => {
@@ -54,8 +63,24 @@ describe("pages", () => {
 
   test("a transaction's page shows its history with rules, refunds and requests", async () => {
     const id = await pay({ order_no: "DASH-H" });
-    await request(app).post("/v1/capture").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, capture_orders: [{ transaction_id: id, order_no: "DASH-H", currency: "USD", amount: "10.00" }] }).expect(200);
-    await request(app).post("/v1/refund").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, refund_orders: [{ transaction_id: id, order_no: "DASH-H", currency: "USD", amount: "10.00", refund_amount: "4.00" }] }).expect(200);
+    await request(app)
+      .post("/v1/capture")
+      .send({
+        merchant_id: ACME.merchant_id,
+        account_id: ACME.account_id,
+        encryption_data: ANY_SIGNATURE,
+        capture_orders: [{ transaction_id: id, order_no: "DASH-H", currency: "USD", amount: "10.00" }],
+      })
+      .expect(200);
+    await request(app)
+      .post("/v1/refund")
+      .send({
+        merchant_id: ACME.merchant_id,
+        account_id: ACME.account_id,
+        encryption_data: ANY_SIGNATURE,
+        refund_orders: [{ transaction_id: id, order_no: "DASH-H", currency: "USD", amount: "10.00", refund_amount: "4.00" }],
+      })
+      .expect(200);
     const page = (await request(app).get(`/__sandbox/ui/transactions/${id}`).expect(200)).text;
     expect(page).toContain("<code>default/visa-approve</code>");
     expect(page).toContain(`refund ${id}-01`);
@@ -92,7 +117,9 @@ describe("pages", () => {
 
 describe("actions", () => {
   test("global scenario and bindings: set, bind, change, remove; an unknown name changes nothing", async () => {
-    expect(flashOf((await form("/ui/scenarios/global", { name: "declines" }).expect(303)).headers.location)).toEqual({ ok: "Global scenario is now declines." });
+    expect(flashOf((await form("/ui/scenarios/global", { name: "declines" }).expect(303)).headers.location)).toEqual({
+      ok: "Global scenario is now declines.",
+    });
     expect(deps.scenarios.global()).toBe("declines");
     expect(flashOf((await form("/ui/scenarios/global", { name: "nope" }).expect(303)).headers.location).error).toContain("Unknown scenario");
     expect(deps.scenarios.global()).toBe("declines");
@@ -126,21 +153,50 @@ describe("actions", () => {
     const apm = apmPayment({ notify_url: "http://127.0.0.1:9/hook" });
     await postAuthorise(app, apm).expect(200);
     const tx = deps.store.data.transactions.find((t) => t.order_no === apm.order_no)!;
-    const done = await form(`/ui/payments/${tx.transaction_id}/complete`, { outcome: "paid", back: `/__sandbox/ui/transactions/${tx.transaction_id}` }).expect(303);
+    const done = await form(`/ui/payments/${tx.transaction_id}/complete`, { outcome: "paid", back: `/__sandbox/ui/transactions/${tx.transaction_id}` }).expect(
+      303,
+    );
     expect(done.headers.location).toMatch(new RegExp(`^/__sandbox/ui/transactions/${tx.transaction_id}\\?ok=`));
     expect(tx.state).toBe("paid");
-    expect(flashOf((await form(`/ui/payments/${tx.transaction_id}/complete`, { outcome: "paid" }).expect(303)).headers.location).error).toContain("only a pending payment");
+    expect(flashOf((await form(`/ui/payments/${tx.transaction_id}/complete`, { outcome: "paid" }).expect(303)).headers.location).error).toContain(
+      "only a pending payment",
+    );
 
-    await request(app).post("/v1/refund").send({ merchant_id: ACME.merchant_id, account_id: "A10002", encryption_data: ANY_SIGNATURE, refund_orders: [{ transaction_id: tx.transaction_id, order_no: tx.order_no, currency: "BRL", amount: "25.00", refund_amount: "5.00" }] }).expect(200);
+    await request(app)
+      .post("/v1/refund")
+      .send({
+        merchant_id: ACME.merchant_id,
+        account_id: "A10002",
+        encryption_data: ANY_SIGNATURE,
+        refund_orders: [{ transaction_id: tx.transaction_id, order_no: tx.order_no, currency: "BRL", amount: "25.00", refund_amount: "5.00" }],
+      })
+      .expect(200);
     await form(`/ui/refunds/${tx.transaction_id}-01/settle`, { result: "failed" }).expect(303);
     expect(deps.store.data.refunds.find((r) => r.refund_reference_id === `${tx.transaction_id}-01`)?.state).toBe("failed");
 
     const payout = async (suffix: string) =>
-      (await request(app).post("/v1/payout").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, request_id: `7a1c2a9e-8b7d-4c6e-9a5b-00000000000${suffix}`, payment_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "12340008", bank_country_code: "US" } }, encryption_data: ANY_SIGNATURE }).expect(200)).body.transaction_id as string;
+      (
+        await request(app)
+          .post("/v1/payout")
+          .send({
+            merchant_id: ACME.merchant_id,
+            account_id: ACME.account_id,
+            request_id: `7a1c2a9e-8b7d-4c6e-9a5b-00000000000${suffix}`,
+            payment_currency: "USD",
+            payment_amount: "10.00",
+            payment_method: "SWIFT",
+            beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "12340008", bank_country_code: "US" } },
+            encryption_data: ANY_SIGNATURE,
+          })
+          .expect(200)
+      ).body.transaction_id as string;
     const [p1, p2] = [await payout("1"), await payout("2")];
     await form(`/ui/payouts/${p1}/complete`, {}).expect(303);
     await form(`/ui/payouts/${p2}/fail`, { failure_type: "NAME_MISMATCH" }).expect(303);
-    expect(deps.store.data.payouts.map((p) => [p.status, p.failure_type])).toEqual([["COMPLETED", ""], ["FAILED", "NAME_MISMATCH"]]);
+    expect(deps.store.data.payouts.map((p) => [p.status, p.failure_type])).toEqual([
+      ["COMPLETED", ""],
+      ["FAILED", "NAME_MISMATCH"],
+    ]);
     expect((await request(app).get("/__sandbox/ui/payouts").expect(200)).text).toContain("NAME_MISMATCH");
 
     const sub = deps.store.data.subscriptions.find((s) => s.state === "active")!;
@@ -159,7 +215,16 @@ describe("actions", () => {
 
   test("a form never sends the browser away from the dashboard", async () => {
     // the last ones start with the dashboard's path and resolve elsewhere (a dot-dot, a backslash a browser reads as a slash)
-    for (const back of ["https://evil.example/", "//evil.example/x", "/elsewhere", "/__sandbox/..//evil.example/x", "/__sandbox/../..//evil.example/x", "/__sandbox/\\evil.example", "/__sandbox/\t/evil", "/__sandbox/%2e%2e//evil.example/x"]) {
+    for (const back of [
+      "https://evil.example/",
+      "//evil.example/x",
+      "/elsewhere",
+      "/__sandbox/..//evil.example/x",
+      "/__sandbox/../..//evil.example/x",
+      "/__sandbox/\\evil.example",
+      "/__sandbox/\t/evil",
+      "/__sandbox/%2e%2e//evil.example/x",
+    ]) {
       const res = await form("/ui/clock", { advance: "1s", back }).expect(303);
       expect(res.headers.location, back).toMatch(/^\/__sandbox\/\?ok=/);
     }
@@ -181,7 +246,10 @@ describe("the Receiver check tab", () => {
     expect(res.text).toContain(`id="check-merchant" name="merchant_id" list="check-merchants" value="${ACME.merchant_id}"`);
     expect(res.text).toContain('<option value="M10002">Blue Harbor Books</option>');
     expect((await request(app).get("/__sandbox/ui/verify").expect(200)).text).toContain('data-tab="receiver-check"');
-    await request(app).get("/__sandbox/assets/receiver-check.js").expect(200).expect("Content-Type", /javascript/);
+    await request(app)
+      .get("/__sandbox/assets/receiver-check.js")
+      .expect(200)
+      .expect("Content-Type", /javascript/);
 
     const guarded = (await makeApp({ adminToken: "check-token" })).app;
     expect((await request(guarded).get("/__sandbox/ui/receiver-check").expect(401)).text).toContain('id="token"');
@@ -199,7 +267,14 @@ describe("the Receiver check tab", () => {
   });
 
   test("the notifications page lists one check's notifications with ?check=; probes are hidden by default, shown as probes, never resent", async () => {
-    const notification = (id: string, check?: string) => ({ ...deps.store.data.notifications[0]!, notification_id: id, attempts: [], state: "delivered" as const, due_at: "", ...(check ? { check, probe: "valid" } : {}) });
+    const notification = (id: string, check?: string) => ({
+      ...deps.store.data.notifications[0]!,
+      notification_id: id,
+      attempts: [],
+      state: "delivered" as const,
+      due_at: "",
+      ...(check ? { check, probe: "valid" } : {}),
+    });
     await postAuthorise(app, apmPayment({ notify_url: "http://127.0.0.1:9/hook" })).expect(200);
     expect(deps.store.data.notifications.length).toBeGreaterThan(0);
     deps.store.data.notifications.push(notification("N-CHECKED", "chk_0123456789abcdef"), notification("N-OTHER", "chk_fedcba9876543210"));
@@ -228,12 +303,24 @@ describe("ADMIN_TOKEN", () => {
     const guarded = (await makeApp({ adminToken: "s3cret-token-0123456789" })).app;
     const login = await request(guarded).get("/__sandbox/").expect(401);
     expect(login.text).toContain('name="token"');
-    await request(guarded).get("/__sandbox/transactions").expect(401, /Bearer/);
+    await request(guarded)
+      .get("/__sandbox/transactions")
+      .expect(401, /Bearer/);
     await request(guarded).get("/__sandbox/assets/sandgate.css").expect(200);
     const signIn = await formSession(guarded);
-    const wrong = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "nope", _form: signIn.token }).expect(401);
+    const wrong = await request(guarded)
+      .post("/__sandbox/login")
+      .set("cookie", signIn.cookie)
+      .type("form")
+      .send({ token: "nope", _form: signIn.token })
+      .expect(401);
     expect(wrong.text).toContain("not this sandbox");
-    const ok = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "s3cret-token-0123456789", _form: signIn.token }).expect(303);
+    const ok = await request(guarded)
+      .post("/__sandbox/login")
+      .set("cookie", signIn.cookie)
+      .type("form")
+      .send({ token: "s3cret-token-0123456789", _form: signIn.token })
+      .expect(303);
     const cookie = ok.headers["set-cookie"]![0]!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
@@ -256,7 +343,12 @@ describe("ADMIN_TOKEN", () => {
   test("behind TLS (--base-url https://…) the session cookie is Secure", async () => {
     const guarded = (await makeApp({ adminToken: "s3cret-token-0123456789", baseUrl: "https://sandbox.example.com" })).app;
     const signIn = await formSession(guarded);
-    const ok = await request(guarded).post("/__sandbox/login").set("cookie", signIn.cookie).type("form").send({ token: "s3cret-token-0123456789", _form: signIn.token }).expect(303);
+    const ok = await request(guarded)
+      .post("/__sandbox/login")
+      .set("cookie", signIn.cookie)
+      .type("form")
+      .send({ token: "s3cret-token-0123456789", _form: signIn.token })
+      .expect(303);
     expect(ok.headers["set-cookie"]![0]).toMatch(/; Secure/);
   });
 });

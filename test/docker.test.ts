@@ -46,7 +46,8 @@ describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the conta
       .replaceAll("-p 8080:8080 sandgate", `-p 127.0.0.1:${port}:8080 ${IMAGE}`)
       .replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${port}`);
     // the page's one-off container beside it, run before the block removes Sandgate's
-    const oneOff = /`(docker run --rm --network host sandgate sandgate ctl health\s+--url http:\/\/127\.0\.0\.1:8080)`/.exec(readFileSync(join(ROOT, "docs", "ci.md"), "utf8"))![1]!
+    const oneOff = /`(docker run --rm --network host sandgate sandgate ctl health\s+--url http:\/\/127\.0\.0\.1:8080)`/
+      .exec(readFileSync(join(ROOT, "docs", "ci.md"), "utf8"))![1]!
       .replace(/\s+/g, " ")
       .replace("--network host sandgate ", `--network host ${IMAGE} `)
       .replace("127.0.0.1:8080", `127.0.0.1:${port}`);

@@ -44,7 +44,11 @@ const readText = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** A direct payment (POST /v1/authorise) of the merchant; its order_status ("1": approved). */
 async function pay(url: string, merchantId: string): Promise<string> {
-  const res = await fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ merchant_id: merchantId, account_id: "ACC-1" })) });
+  const res = await fetch(`${url}/v1/authorise`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(directPayment({ merchant_id: merchantId, account_id: "ACC-1" })),
+  });
   return textOf(parseXml(await res.text()).order_status);
 }
 
@@ -132,7 +136,10 @@ describe("docs/layout.md", () => {
         }
         // a folder's description that starts with single words ("src/cli/  record, verify, check-receiver, ctl (…)"): its files
         if (i > 0 && entry.endsWith("/") && cells[i - 1]!.split(/,\s*/)[0] === entry) {
-          const items = cell.split(/[(:]/)[0]!.split(",").map((s) => s.trim());
+          const items = cell
+            .split(/[(:]/)[0]!
+            .split(",")
+            .map((s) => s.trim());
           if (items.length > 1 && items.every((s) => /^[\w-]+$/.test(s))) names.push(...items.map((s) => ({ name: s, entry, stem: true })));
         }
         for (const token of cell.split(/[\s,;()`]+/)) {
@@ -283,7 +290,10 @@ describe("docs/ci.md (not run here: no Docker registry or daemon, no GitHub Acti
 
   test("docker compose: Sandgate's settings are real, the mapped port is the image's, service_healthy has the image's HEALTHCHECK behind it", async () => {
     const compose = parseYaml(composeBlock.text) as {
-      services: Record<string, { environment?: Record<string, unknown>; ports?: unknown; volumes?: string[]; depends_on?: Record<string, { condition?: string }> }>;
+      services: Record<
+        string,
+        { environment?: Record<string, unknown>; ports?: unknown; volumes?: string[]; depends_on?: Record<string, { condition?: string }> }
+      >;
       volumes: Record<string, unknown>;
     };
     const sandgate = compose.services.sandgate!;
@@ -323,7 +333,11 @@ describe("docs/ci.md (not run here: no Docker registry or daemon, no GitHub Acti
     // docker run's --health-cmd, taken out of the options as a shell would split them
     const healthCmd = async (port: number) => {
       const options = withPorts(service.options, { [Number(container)]: port });
-      const picked = await promisify(execFile)("bash", ["-c", 'eval "set -- $OPTIONS"; while [ $# -gt 0 ]; do [ "$1" = --health-cmd ] && { printf %s "$2"; exit 0; }; shift; done; exit 3'], { env: { ...process.env, OPTIONS: options } });
+      const picked = await promisify(execFile)(
+        "bash",
+        ["-c", 'eval "set -- $OPTIONS"; while [ $# -gt 0 ]; do [ "$1" = --health-cmd ] && { printf %s "$2"; exit 0; }; shift; done; exit 3'],
+        { env: { ...process.env, OPTIONS: options } },
+      );
       return picked.stdout;
     };
     const command = await healthCmd(Number(container));
@@ -462,7 +476,14 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
     expect(head, "the page has the probe table").toBeGreaterThan(-1);
     const end = text.findIndex((l, i) => i > head && !l.startsWith("|"));
     const rows = text.slice(head + 2, end);
-    return rows.flatMap((row) => [...row.split("|")[1]!.replace(/\([^)]*\)/g, "").matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+    return rows.flatMap((row) =>
+      [
+        ...row
+          .split("|")[1]!
+          .replace(/\([^)]*\)/g, "")
+          .matchAll(/`(\w+)`/g),
+      ].map((m) => m[1]!),
+    );
   }
 
   /**
@@ -488,7 +509,9 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
           return answer(400);
         }
         if (body === null || typeof body !== "object") return answer(400);
-        const expected = createHash("sha256").update(fields.map((f) => valueOf(body, f)).join("") + key).digest("hex");
+        const expected = createHash("sha256")
+          .update(fields.map((f) => valueOf(body, f)).join("") + key)
+          .digest("hex");
         if (body.encryption_data !== expected) return answer(401);
         // the page: hold the freshness window on sent_at
         if (!(Math.abs(Date.now() - Date.parse(String(body.sent_at))) <= 300_000)) return answer(400);
@@ -518,7 +541,9 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
 
   /** The line with the receiver (localhost:3000, shop:3000) and Sandgate (sandgate:8080) on this machine. */
   const local = (line: string, sandgatePort = 0) => {
-    const out = line.replace(/http:\/\/(localhost|shop):3000\b/g, `http://127.0.0.1:${receiverPort}`).replace(/http:\/\/sandgate:8080\b/g, `http://127.0.0.1:${sandgatePort}`);
+    const out = line
+      .replace(/http:\/\/(localhost|shop):3000\b/g, `http://127.0.0.1:${receiverPort}`)
+      .replace(/http:\/\/sandgate:8080\b/g, `http://127.0.0.1:${sandgatePort}`);
     expect(out, line).not.toMatch(/localhost:3000|shop:3000|sandgate:8080/);
     expect(out).not.toBe(line);
     return out;
@@ -559,7 +584,13 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
     let run: ScriptRun;
     let logged: { check?: string }[] = [];
     try {
-      run = await project.run(local(lines.find((l) => l.includes("--sandbox"))!, port), { timeoutMs: 150_000 });
+      run = await project.run(
+        local(
+          lines.find((l) => l.includes("--sandbox"))!,
+          port,
+        ),
+        { timeoutMs: 150_000 },
+      );
       const where = /every request is in (\S+)/.exec(run.stdout)?.[1];
       expect(where, `${run.stdout}${run.stderr}`).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/__sandbox/notifications\\?check=\\S+$`));
       logged = ((await (await fetch(where!)).json()) as { notifications: { check?: string }[] }).notifications;

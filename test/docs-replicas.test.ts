@@ -12,7 +12,10 @@ import { docPages, fencedBlocks } from "./docs-helpers.js";
 import { docProject, untilHealthy, withPorts, type DocProject } from "./doc-project.js";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml, textOf } from "./helpers.js";
 
-const blocks = fencedBlocks(docPages().find((p) => p.path === "docs/replicas.md")!, ["sh"]);
+const blocks = fencedBlocks(
+  docPages().find((p) => p.path === "docs/replicas.md")!,
+  ["sh"],
+);
 /** the lines of the block whose first line starts so */
 const block = (first: string) => {
   const found = blocks.filter((b) => b.text.startsWith(first));
@@ -25,7 +28,11 @@ let project: DocProject;
 /** Authorises a direct payment of M10001 through the port; returns its order_no and transaction_id. */
 async function pay(port: number) {
   const payment = directPayment();
-  const res = await fetch(`http://127.0.0.1:${port}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payment) });
+  const res = await fetch(`http://127.0.0.1:${port}/v1/authorise`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payment),
+  });
   const xml = parseXml(await res.text());
   expect(res.status).toBe(200);
   expect(textOf(xml.order_status), JSON.stringify(xml)).toBe("1");
@@ -35,7 +42,11 @@ async function pay(port: number) {
 /** POST /v1/retrievalTrans through the port: the payment is found, with its transaction_id. */
 async function expectFound(port: number, paid: { orderNo: string; transactionId: string }) {
   const body = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: paid.orderNo, encryption_data: ANY_SIGNATURE };
-  const res = await fetch(`http://127.0.0.1:${port}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`http://127.0.0.1:${port}/v1/retrievalTrans`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   const { orders_list } = (await res.json()) as { orders_list: Record<string, unknown>[] };
   expect(orders_list).toEqual([expect.objectContaining({ order_no: paid.orderNo, transaction_id: paid.transactionId, query_result: "1" })]);

@@ -47,7 +47,11 @@ describe("docs/ctl.md", () => {
   test("a payer's step inside a suite (jq), the clock advanced, notifications delivered", async () => {
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", watchScenarios: false });
     try {
-      const res = await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ order_no: "DOC-3DS", card: "4000002760003184" })) });
+      const res = await fetch(`${sandbox.url}/v1/authorise`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(directPayment({ order_no: "DOC-3DS", card: "4000002760003184" })),
+      });
       const challenged = parseXml(await res.text());
       expect(textOf(challenged.order_status)).toBe("-1");
       const script = `${block("docs/ctl.md", "threeds_passed --json | jq")}\necho "status=$status"`;
@@ -110,7 +114,9 @@ describe("docs/operations.md, payer pages in CI without a browser", () => {
   test("each curl line ends its payment as its comment says", async () => {
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", watchScenarios: false });
     try {
-      const lines = block("docs/operations.md", "-d outcome=paid").split("\n").filter((l) => l && !l.startsWith("#"));
+      const lines = block("docs/operations.md", "-d outcome=paid")
+        .split("\n")
+        .filter((l) => l && !l.startsWith("#"));
       expect(lines).toHaveLength(3);
       const authorise = async (body: Record<string, unknown>) => {
         const res = await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -118,7 +124,16 @@ describe("docs/operations.md, payer pages in CI without a browser", () => {
       };
       const env = (payment: XmlObject) => ({ URL: sandbox.url, ISSUER_URL: textOf(payment.issuer_url), TRANSACTION_ID: textOf(payment.transaction_id) });
       // an APM payment's page: 303 to its return_url, paid
-      const apm = await authorise({ merchant_id: "M10001", account_id: "A10002", order_no: "DOC-APM", currency: "BRL", amount: "25.00", payment_method: "pix", return_url: "https://shop.example/back", encryption_data: "a".repeat(64) });
+      const apm = await authorise({
+        merchant_id: "M10001",
+        account_id: "A10002",
+        order_no: "DOC-APM",
+        currency: "BRL",
+        amount: "25.00",
+        payment_method: "pix",
+        return_url: "https://shop.example/back",
+        encryption_data: "a".repeat(64),
+      });
       expect(textOf(apm.issuer_url)).toMatch(/\/pay\/apm\//);
       const paid = await project.run(lines[0]!, { env: env(apm) });
       expect(paid.stdout).toMatch(/^HTTP\/1\.1 303/);

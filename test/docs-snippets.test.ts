@@ -26,7 +26,16 @@ test("every TypeScript snippet of the README and docs/ type-checks in a strict p
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: { target: "ES2023", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"], paths: { sandgate: [join(root, "src", "index.ts")] } },
+      compilerOptions: {
+        target: "ES2023",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ["node"],
+        paths: { sandgate: [join(root, "src", "index.ts")] },
+      },
       include: ["snippet-*.ts"],
     }),
   );

@@ -37,7 +37,10 @@ test("every relative link of the README and docs/ reaches a file, and a heading 
 });
 
 test("the signature page's table is data/signature-fields.json, every operation with its request and answer fields", () => {
-  const data = JSON.parse(readFileSync(join(ROOT, "data", "signature-fields.json"), "utf8")) as Record<string, { request: string[]; response: string[] } | string>;
+  const data = JSON.parse(readFileSync(join(ROOT, "data", "signature-fields.json"), "utf8")) as Record<
+    string,
+    { request: string[]; response: string[] } | string
+  >;
   const list = (fields: string[]) => (fields.length ? fields.map((f) => `\`${f}\``).join(", ") : "—");
   const rows = Object.entries(data)
     .filter(([name]) => name !== "$comment")
@@ -82,7 +85,11 @@ describe("the README's first payment, run by bash and curl against a listening S
   test("the signature page's example signs a transaction query that strict mode accepts", async () => {
     const [script] = fencedBlocks(page("docs/signatures.md"), ["sh"]);
     const signature = (await promisify(execFile)("bash", ["-euo", "pipefail", "-c", script!.text], { encoding: "utf8", timeout: 10_000 })).stdout.trim();
-    const res = await fetch(`${sandbox.url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", encryption_data: signature }) });
+    const res = await fetch(`${sandbox.url}/v1/retrievalTrans`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", encryption_data: signature }),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { return_status: string }).return_status).toBe("1");
   });
@@ -168,7 +175,10 @@ test("the examples/replicas compose commands of docs/replicas.md name a compose 
 test("the notification docs/notifications.md shows is what a receiver gets: its headers and its fields", async () => {
   const [shown] = fencedBlocks(page("docs/notifications.md"), [""]).filter((b) => b.text.startsWith("POST <notify_url>"));
   const [head, body] = shown!.text.split("\n\n");
-  const shownHeaders = head!.split("\n").slice(1).map((l) => l.slice(0, l.indexOf(":")).toLowerCase());
+  const shownHeaders = head!
+    .split("\n")
+    .slice(1)
+    .map((l) => l.slice(0, l.indexOf(":")).toLowerCase());
   const shownFields = [...body!.matchAll(/"(\w+)":/g)].map((m) => m[1]!).filter((f, i, all) => all.indexOf(f) === i);
   let received: { headers: IncomingHttpHeaders; body: string } | undefined;
   const receiver = createServer((req, res) => {
@@ -183,7 +193,11 @@ test("the notification docs/notifications.md shows is what a receiver gets: its 
   const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", watchScenarios: false });
   try {
     const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/notify`;
-    const res = await fetch(`${sandbox.url}/__sandbox/notifications/trigger`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ merchant_id: "M10001", url, event: "payment.captured" }) });
+    const res = await fetch(`${sandbox.url}/__sandbox/notifications/trigger`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ merchant_id: "M10001", url, event: "payment.captured" }),
+    });
     expect(res.status).toBe(201);
     expect(received).toBeDefined();
     const sent = Object.keys(received!.headers).filter((h) => h.startsWith("x-sandbox-") || h === "content-type");

@@ -24,7 +24,21 @@ describe("readXml", () => {
     expect(tree).toEqual({
       kind: "object",
       ordered: true,
-      entries: [["respon", { kind: "object", ordered: true, entries: [["x", { kind: "value", value: "a & b AB" }], ["y", { kind: "value", value: "<raw>" }], ["z", { kind: "value", value: "" }], ["x", { kind: "value", value: "2" }]] }]],
+      entries: [
+        [
+          "respon",
+          {
+            kind: "object",
+            ordered: true,
+            entries: [
+              ["x", { kind: "value", value: "a & b AB" }],
+              ["y", { kind: "value", value: "<raw>" }],
+              ["z", { kind: "value", value: "" }],
+              ["x", { kind: "value", value: "2" }],
+            ],
+          },
+        ],
+      ],
     });
   });
 
@@ -52,8 +66,10 @@ describe("readXml", () => {
       node: fc.oneof({ maxDepth: 4 }, leaf, fc.record({ name, children: fc.array(tie("node"), { maxLength: 3 }), text: fc.constant("") })),
     })).node;
     const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    const write = (n: Node): string => (n.children.length ? `<${n.name}>${n.children.map(write).join("")}</${n.name}>` : `<${n.name}>${escape(n.text)}</${n.name}>`);
-    const expected = (n: Node): Tree => (n.children.length ? { kind: "object", ordered: true, entries: n.children.map((c) => [c.name, expected(c)]) } : { kind: "value", value: n.text });
+    const write = (n: Node): string =>
+      n.children.length ? `<${n.name}>${n.children.map(write).join("")}</${n.name}>` : `<${n.name}>${escape(n.text)}</${n.name}>`;
+    const expected = (n: Node): Tree =>
+      n.children.length ? { kind: "object", ordered: true, entries: n.children.map((c) => [c.name, expected(c)]) } : { kind: "value", value: n.text };
     fc.assert(
       fc.property(node, (root) => {
         expect(readXml(write(root))).toEqual({ kind: "object", ordered: true, entries: [[root.name, expected(root)]] });
@@ -78,14 +94,24 @@ describe("readHtml", () => {
     expect(first && first.kind === "object" && first.entries.find(([k]) => k === "inputs")![1]).toEqual({
       kind: "object",
       ordered: false,
-      entries: [["order_no", { kind: "value", value: "O-1" }], ["flag", { kind: "value", value: "" }], ["go", { kind: "value", value: "" }], ["extra", { kind: "value", value: "x" }], ["n", { kind: "value", value: "3" }]],
+      entries: [
+        ["order_no", { kind: "value", value: "O-1" }],
+        ["flag", { kind: "value", value: "" }],
+        ["go", { kind: "value", value: "" }],
+        ["extra", { kind: "value", value: "x" }],
+        ["n", { kind: "value", value: "3" }],
+      ],
     });
     expect(value(second!, "method")).toBe("GET");
     expect(value(second!, "action")).toBe("/two");
   });
 
   test("a form never closed is not a form; a form inside an open one is ignored", () => {
-    expect(readHtml("<title>t</title><form action=/a><input name=x>")).toEqual({ kind: "object", ordered: false, entries: [["title", { kind: "value", value: "t" }]] });
+    expect(readHtml("<title>t</title><form action=/a><input name=x>")).toEqual({
+      kind: "object",
+      ordered: false,
+      entries: [["title", { kind: "value", value: "t" }]],
+    });
     const nested = readHtml('<form action="/outer"><form action="/inner"><input name="x"></form></form>');
     expect(value(nested, "form", "action")).toBe("/outer");
   });
@@ -122,7 +148,37 @@ describe("no document is slow to read", () => {
   });
 
   test("any text built of markup's pieces reads without throwing, as a tree or as unreadable with a reason (fuzz)", () => {
-    const piece = fc.constantFrom("<", ">", "</", "/>", "<form", "</form>", "<input", " name=", '"', "'", "=", "<!--", "-->", "<![CDATA[", "]]>", "<?", "?>", "<!", "<title>", "</title>", '<script type="application/json">', "</script>", "&amp;", "&#x", ";", "a", " ", "[[", "]]");
+    const piece = fc.constantFrom(
+      "<",
+      ">",
+      "</",
+      "/>",
+      "<form",
+      "</form>",
+      "<input",
+      " name=",
+      '"',
+      "'",
+      "=",
+      "<!--",
+      "-->",
+      "<![CDATA[",
+      "]]>",
+      "<?",
+      "?>",
+      "<!",
+      "<title>",
+      "</title>",
+      '<script type="application/json">',
+      "</script>",
+      "&amp;",
+      "&#x",
+      ";",
+      "a",
+      " ",
+      "[[",
+      "]]",
+    );
     const text = fc.array(piece, { maxLength: 60 }).map((parts) => parts.join(""));
     fc.assert(
       fc.property(text, fc.constantFrom("xml" as const, "html" as const), (t, format) => {

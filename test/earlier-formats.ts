@@ -37,12 +37,46 @@ export interface EarlierFormat {
 
 /** Each format that landed on main since --data and Redis appeared, oldest first: the last commit before the next change. */
 export const EARLIER_FORMATS: readonly EarlierFormat[] = [
-  { name: "one-file", commit: "4dac6e97f5606c3baf0b44edd80995ff99721493", about: "--data: the whole state as one JSON file, rewritten on each commit", engines: ["data"] },
-  { name: "whole-record-journal", commit: "8df328df29098c71d05943ccd363aac9d803696f", about: "--data: a snapshot and a journal of whole records; Redis: layout 1 (one sandbox-wide turn)", engines: ["data", "redis"], layout: 1 },
-  { name: "field-journal", commit: "77cb9c2e9d26195a62c9c1e6d0eae81006feaa18", about: "--data: the journal writes the fields a change set; Redis: layout 1, the last of it", engines: ["data", "redis"], layout: 1 },
-  { name: "cards-in-full", commit: "95963ce24e0620eb6cf96b4ba63f9f30cee3f7f0", about: "cards on file with their full numbers; Redis: layout 2 (partitioned by merchant)", engines: ["data", "redis"], layout: 2 },
-  { name: "unversioned", commit: "881379d1cd94da384bd7ecaeeb906fb979469619", about: "the last formats without a version of their own (--data snapshot version 1, Redis layout 2)", engines: ["data", "redis"], layout: 2 },
-  { name: "merchants-whole", commit: "dc913ad1c037515d3cc291a4c46390e5db12b599", about: "--data format 2: the journal writes a merchant whole on every change", engines: ["data"] },
+  {
+    name: "one-file",
+    commit: "4dac6e97f5606c3baf0b44edd80995ff99721493",
+    about: "--data: the whole state as one JSON file, rewritten on each commit",
+    engines: ["data"],
+  },
+  {
+    name: "whole-record-journal",
+    commit: "8df328df29098c71d05943ccd363aac9d803696f",
+    about: "--data: a snapshot and a journal of whole records; Redis: layout 1 (one sandbox-wide turn)",
+    engines: ["data", "redis"],
+    layout: 1,
+  },
+  {
+    name: "field-journal",
+    commit: "77cb9c2e9d26195a62c9c1e6d0eae81006feaa18",
+    about: "--data: the journal writes the fields a change set; Redis: layout 1, the last of it",
+    engines: ["data", "redis"],
+    layout: 1,
+  },
+  {
+    name: "cards-in-full",
+    commit: "95963ce24e0620eb6cf96b4ba63f9f30cee3f7f0",
+    about: "cards on file with their full numbers; Redis: layout 2 (partitioned by merchant)",
+    engines: ["data", "redis"],
+    layout: 2,
+  },
+  {
+    name: "unversioned",
+    commit: "881379d1cd94da384bd7ecaeeb906fb979469619",
+    about: "the last formats without a version of their own (--data snapshot version 1, Redis layout 2)",
+    engines: ["data", "redis"],
+    layout: 2,
+  },
+  {
+    name: "merchants-whole",
+    commit: "dc913ad1c037515d3cc291a4c46390e5db12b599",
+    about: "--data format 2: the journal writes a merchant whole on every change",
+    engines: ["data"],
+  },
 ];
 
 /** The seed the golden sandboxes were made with. */

@@ -50,26 +50,37 @@ describe.each(PARSERS)("validation's fast path (%s) gives zod's answer or none",
   });
 
   test.each(schemas)("%s: generated bodies around the valid ones", (_name, schema, valid) => {
-    fc.assert(fc.property(fc.constantFrom(...valid).chain((b) => around(b)), (body) => agreesWithZod(schema, body, parse)), { numRuns: 400 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...valid).chain((b) => around(b)),
+        (body) => agreesWithZod(schema, body, parse),
+      ),
+      { numRuns: 400 },
+    );
   });
 
   test("every kind of schema it compiles, against zod on generated values", () => {
-    const schema = z.looseObject({
-      name: z.string().trim().min(2),
-      kind: z.enum(["a", "b"]).optional(),
-      flag: z.literal("on").nullable().optional(),
-      count: z.preprocess((v) => (typeof v === "string" ? Number(v) : v), z.number().int().min(0)).optional(),
-      ratio: z.preprocess((v) => (typeof v === "string" ? Number(v) : v), z.number()).optional(),
-      either: z.union([z.string().regex(/^\d+$/), z.number()]).optional(),
-      fixed: z.strictObject({ x: z.string() }).optional(),
-      stripped: z.object({ y: z.boolean() }).optional(),
-      list: z.array(z.string().max(3)).min(1).optional(),
-      defaulted: z.string().default("d"),
-      told: z.string().transform((s, ctx) => {
-        if (s === "no") ctx.issues.push({ code: "custom", message: "no", input: s });
-        return s.toUpperCase();
-      }).optional(),
-    }).refine((o) => o.name !== "zz", "not zz");
+    const schema = z
+      .looseObject({
+        name: z.string().trim().min(2),
+        kind: z.enum(["a", "b"]).optional(),
+        flag: z.literal("on").nullable().optional(),
+        count: z.preprocess((v) => (typeof v === "string" ? Number(v) : v), z.number().int().min(0)).optional(),
+        ratio: z.preprocess((v) => (typeof v === "string" ? Number(v) : v), z.number()).optional(),
+        either: z.union([z.string().regex(/^\d+$/), z.number()]).optional(),
+        fixed: z.strictObject({ x: z.string() }).optional(),
+        stripped: z.object({ y: z.boolean() }).optional(),
+        list: z.array(z.string().max(3)).min(1).optional(),
+        defaulted: z.string().default("d"),
+        told: z
+          .string()
+          .transform((s, ctx) => {
+            if (s === "no") ctx.issues.push({ code: "custom", message: "no", input: s });
+            return s.toUpperCase();
+          })
+          .optional(),
+      })
+      .refine((o) => o.name !== "zz", "not zz");
     // mostly values the field accepts, sometimes one it refuses, now and then anything
     const mostly = (good: unknown[], bad: unknown[]) =>
       fc.oneof({ weight: 16, arbitrary: fc.constantFrom(...good) }, { weight: 2, arbitrary: fc.constantFrom(...bad) }, { weight: 1, arbitrary: awkward });

@@ -17,14 +17,21 @@ type App = Awaited<ReturnType<typeof makeApp>>["app"];
 async function holdings(app: App, merchant: string) {
   const get = async (path: string) => (await request(app).get(path).query({ merchant_id: merchant }).expect(200)).body;
   const { secret_key: _key, ...shown } = (await request(app).get(`/__sandbox/merchants/${merchant}`).expect(200)).body.merchant;
-  return { merchant: shown, transactions: (await get("/__sandbox/transactions")).transactions, refunds: (await get("/__sandbox/refunds")).refunds, payouts: (await get("/__sandbox/payouts")).payouts };
+  return {
+    merchant: shown,
+    transactions: (await get("/__sandbox/transactions")).transactions,
+    refunds: (await get("/__sandbox/refunds")).refunds,
+    payouts: (await get("/__sandbox/payouts")).payouts,
+  };
 }
 
 /** A batch request's signature over its orders too (--batch-signature orders): docs/signatures.md's scheme. */
 function signOverOrders(body: Record<string, unknown>, list: string, fields: string[], key: string): string {
   const orders = body[list] as Record<string, unknown>[];
   const values = [body.merchant_id, body.account_id, ...orders.flatMap((o) => fields.map((f) => o[f] ?? ""))].join("");
-  return createHash("sha256").update(values + key).digest("hex");
+  return createHash("sha256")
+    .update(values + key)
+    .digest("hex");
 }
 
 const TEAM = "TEAM-B";
@@ -45,7 +52,10 @@ describe("a strict refusal never hands out a signature", () => {
     const paid: Record<string, string> = {};
     for (const account of ACCOUNTS) {
       const body = directPayment({ merchant_id: TEAM, account_id: account, amount: "100.00" });
-      const res = await request(app).post("/v1/authorise").send({ ...body, encryption_data: signRequest("authorise", body, key) }).expect(200);
+      const res = await request(app)
+        .post("/v1/authorise")
+        .send({ ...body, encryption_data: signRequest("authorise", body, key) })
+        .expect(200);
       paid[account] = /<transaction_id>(\d+)</.exec(res.text)![1]!;
     }
     const before = await holdings(app, TEAM);
@@ -53,7 +63,8 @@ describe("a strict refusal never hands out a signature", () => {
       const body: Record<string, unknown> = { ...VALID[op.name]![0]!, merchant_id: TEAM, account_id: account, encryption_data };
       // aim the batch operations at TEAM-B's payment on that account
       for (const list of ["capture_orders", "refund_orders", "cancel_orders"]) {
-        if (Array.isArray(body[list])) body[list] = [{ ...(body[list] as object[])[0], transaction_id: paid[account] ?? "1", amount: "100.00", refund_amount: "100.00" }];
+        if (Array.isArray(body[list]))
+          body[list] = [{ ...(body[list] as object[])[0], transaction_id: paid[account] ?? "1", amount: "100.00", refund_amount: "100.00" }];
       }
       return body;
     };
@@ -79,7 +90,9 @@ describe("a strict refusal never hands out a signature", () => {
       for (const account of ACCOUNTS) {
         expect(carried, `${op.name} on ${account}: a refusal carried its signature`).not.toContain(signRequest(op.name, bodyOf(op, account, ""), key));
         for (const value of carried) {
-          const again = await request(app).post(op.path).send(bodyOf(op, account, value));
+          const again = await request(app)
+            .post(op.path)
+            .send(bodyOf(op, account, value));
           expect(again.status, `${op.name} on ${account} signed with ${value}: ${again.text}`).toBe(400);
         }
       }
@@ -109,7 +122,11 @@ describe("a strict refusal never hands out a signature", () => {
     expect(textOf(parseXml(refused.text).encryption_data)).toBe("");
     const log = (await request(app).get("/__sandbox/requests").query({ order_no: "FORGE-LOG-1" }).expect(200)).body.requests;
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ id: requestId, http_status: 400, signature: { mode: "strict", matched: false, expected: signRequest("authorise", body, "acme_test_key_7f3a9c21") } });
+    expect(log[0]).toMatchObject({
+      id: requestId,
+      http_status: 400,
+      signature: { mode: "strict", matched: false, expected: signRequest("authorise", body, "acme_test_key_7f3a9c21") },
+    });
     expect(log[0].signature.signingString.endsWith(KEY_SHOWN)).toBe(true);
     expect(log[0].signature.signingString).not.toContain("acme");
   });
@@ -120,16 +137,24 @@ describe("what a captured signature is worth, and how to end it", () => {
     const { app } = await makeApp({ signatureMode: "strict", merchantKeys: "random" });
     const old = (await request(app).put("/__sandbox/merchants/TEAM-R").expect(200)).body.merchant.secret_key as string;
     const query = { merchant_id: "TEAM-R", account_id: "A1" };
-    await request(app).post("/v1/retrievalTrans").send({ ...query, encryption_data: signRequest("retrievalTrans", query, old) }).expect(200);
+    await request(app)
+      .post("/v1/retrievalTrans")
+      .send({ ...query, encryption_data: signRequest("retrievalTrans", query, old) })
+      .expect(200);
     const rotated = (await request(app).post("/__sandbox/merchants/TEAM-R/rotate-key").send({}).expect(200)).body.merchant;
     expect(rotated.secret_key).toMatch(/^sk_test_[0-9a-f]{32}$/);
     expect(rotated.secret_key).not.toBe(old);
     // the next requests go to the other replica, then back
     for (let i = 0; i < 2; i++) {
-      const refused = await request(app).post("/v1/retrievalTrans").send({ ...query, encryption_data: signRequest("retrievalTrans", query, old) });
+      const refused = await request(app)
+        .post("/v1/retrievalTrans")
+        .send({ ...query, encryption_data: signRequest("retrievalTrans", query, old) });
       expect(refused.status, refused.text).toBe(400);
       expect(refused.body.return_message).toMatch(/^I0014:/);
-      await request(app).post("/v1/retrievalTrans").send({ ...query, encryption_data: signRequest("retrievalTrans", query, rotated.secret_key) }).expect(200);
+      await request(app)
+        .post("/v1/retrievalTrans")
+        .send({ ...query, encryption_data: signRequest("retrievalTrans", query, rotated.secret_key) })
+        .expect(200);
     }
     expect((await request(app).get("/__sandbox/merchants/TEAM-R").expect(200)).body.merchant.secret_key).toBe(rotated.secret_key);
     await request(app).post("/__sandbox/merchants/NOBODY/rotate-key").send({}).expect(404);
@@ -150,25 +175,38 @@ describe("what a captured signature is worth, and how to end it", () => {
       const orders = [];
       for (let i = 0; i < 2; i++) {
         const body = directPayment({ merchant_id: "TEAM-O", account_id: "A1", amount: "40.00" });
-        const paid = await request(app).post("/v1/authorise").send({ ...body, encryption_data: signRequest("authorise", body, key) }).expect(200);
+        const paid = await request(app)
+          .post("/v1/authorise")
+          .send({ ...body, encryption_data: signRequest("authorise", body, key) })
+          .expect(200);
         orders.push({ transaction_id: textOf(parseXml(paid.text).transaction_id), order_no: body.order_no, currency: "USD", amount: "40.00" });
       }
       const first = { merchant_id: "TEAM-O", account_id: "A1", capture_orders: [orders[0]] };
       const fields = ["transaction_id", "order_no", "currency", "amount"];
       const signature = batchSignature === "orders" ? signOverOrders(first, "capture_orders", fields, key) : signRequest("capture", first, key);
-      const captured = await request(app).post("/v1/capture").send({ ...first, encryption_data: signature }).expect(200);
+      const captured = await request(app)
+        .post("/v1/capture")
+        .send({ ...first, encryption_data: signature })
+        .expect(200);
       expect(captured.body.capture_orders[0].capture_status, captured.text).toBe("1");
       // the same value, captured off the wire, sent with the other order
-      const replay = await request(app).post("/v1/capture").send({ ...first, capture_orders: [orders[1]], encryption_data: signature });
+      const replay = await request(app)
+        .post("/v1/capture")
+        .send({ ...first, capture_orders: [orders[1]], encryption_data: signature });
       if (batchSignature === "envelope") {
         expect(replay.status, replay.text).toBe(200);
         expect(replay.body.capture_orders[0].capture_status).toBe("1");
       } else {
         expect(replay.status, replay.text).toBe(400);
-        expect(replay.body.return_message).toContain("capture_orders.0.transaction_id, capture_orders.0.order_no, capture_orders.0.currency, capture_orders.0.amount, then the secret key");
+        expect(replay.body.return_message).toContain(
+          "capture_orders.0.transaction_id, capture_orders.0.order_no, capture_orders.0.currency, capture_orders.0.amount, then the secret key",
+        );
         // the envelope-only signature is refused too
         const envelopeOnly = { ...first, capture_orders: [orders[1]] };
-        await request(app).post("/v1/capture").send({ ...envelopeOnly, encryption_data: signRequest("capture", envelopeOnly, key) }).expect(400);
+        await request(app)
+          .post("/v1/capture")
+          .send({ ...envelopeOnly, encryption_data: signRequest("capture", envelopeOnly, key) })
+          .expect(400);
       }
     }
   });

@@ -21,7 +21,9 @@ const PAYOUT = {
 
 /** A payment request as a checkout takes it: the payer types the card on the hosted page. */
 const withoutCard = (body: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(body).filter(([name]) => !["card", "expiration_month", "expiration_year", "security_code", "secure_payment", "accept"].includes(name)));
+  Object.fromEntries(
+    Object.entries(body).filter(([name]) => !["card", "expiration_month", "expiration_year", "security_code", "secure_payment", "accept"].includes(name)),
+  );
 
 /** Valid requests per operation, naming records of the fixtures (the operation's own schema validates them). */
 export const VALID: Record<string, Record<string, unknown>[]> = {
@@ -31,7 +33,10 @@ export const VALID: Record<string, Record<string, unknown>[]> = {
   cancel: [{ ...ENVELOPE, cancel_orders: [AUTHORISED] }],
   review: [{ ...ENVELOPE, review_orders: [{ ...IN_REVIEW, review_flag: "1" }] }],
   refund: [{ ...ENVELOPE, refund_orders: [{ ...PART_REFUNDED, refund_amount: "3.00", refund_reason: "damaged" }] }],
-  retrievalTrans: [{ ...ENVELOPE, order_no: "ORD-1002" }, { ...ENVELOPE, transaction_id: "1000000000001003", start_time: "2026-01-01 00:00:00" }],
+  retrievalTrans: [
+    { ...ENVELOPE, order_no: "ORD-1002" },
+    { ...ENVELOPE, transaction_id: "1000000000001003", start_time: "2026-01-01 00:00:00" },
+  ],
   retrievalRefund: [{ ...ENVELOPE, transaction_id: "1000000000001003" }],
   subscriptionCancel: [{ ...ENVELOPE, account_id: "A10002", recurring_id: "R20261009000001" }],
   paymentMethodsOptimise: [{ ...ENVELOPE, currency: "BRL", amount: "25.00", billing_country: "BR" }],
@@ -40,10 +45,49 @@ export const VALID: Record<string, Record<string, unknown>[]> = {
 
 /** Values that sit on the edges of the fields' rules. */
 const AWKWARD = [
-  "", " ", "abc", "10.00", "0.00", "0", "1", "-1", "12.345", "1e999", "NaN", "USD", "usd", "US", "u", "2030", "12", "123", "4242424242424242",
-  "https://shop.example.com/r", "ftp://x", "jane@example.com", "jane@", "01-02-1990", "1990-02-01", "-8", "+5.5", "24", "month", "fortnight",
-  "2026-01-01", "YES", "NO", "Tent#,#T-1#,#10.00#,#1", "Tent#,#T-1", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c", '{"a":"b"}', "[]",
-  JSON.stringify([AUTHORISED]), "\u{1F600}", "x".repeat(70), '"><script>alert(1)</script>', "]]><x>&amp;",
+  "",
+  " ",
+  "abc",
+  "10.00",
+  "0.00",
+  "0",
+  "1",
+  "-1",
+  "12.345",
+  "1e999",
+  "NaN",
+  "USD",
+  "usd",
+  "US",
+  "u",
+  "2030",
+  "12",
+  "123",
+  "4242424242424242",
+  "https://shop.example.com/r",
+  "ftp://x",
+  "jane@example.com",
+  "jane@",
+  "01-02-1990",
+  "1990-02-01",
+  "-8",
+  "+5.5",
+  "24",
+  "month",
+  "fortnight",
+  "2026-01-01",
+  "YES",
+  "NO",
+  "Tent#,#T-1#,#10.00#,#1",
+  "Tent#,#T-1",
+  "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c",
+  '{"a":"b"}',
+  "[]",
+  JSON.stringify([AUTHORISED]),
+  "\u{1F600}",
+  "x".repeat(70),
+  '"><script>alert(1)</script>',
+  "]]><x>&amp;",
 ];
 export const awkward: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...AWKWARD),
@@ -63,11 +107,20 @@ export function around(base: unknown, depth = 0): fc.Arbitrary<unknown> {
   if (Array.isArray(base)) return fc.oneof({ weight: 6, arbitrary: fc.tuple(...base.map((b) => around(b, depth + 1))) }, { weight: 1, arbitrary: awkward });
   if (base !== null && typeof base === "object") {
     const entries = Object.entries(base as Record<string, unknown>);
-    const kept = entries.map(([k, v]) => fc.oneof({ weight: 6, arbitrary: around(v, depth + 1) }, { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) }).map((x) => [k, x] as const));
-    const added = fc.array(fc.tuple(fc.constantFrom("extra", "note", "subscription", "additional_information", "customer_details", "refund_reason", "card", "token_id", "__proto__"), awkward), { maxLength: 2 });
+    const kept = entries.map(([k, v]) =>
+      fc.oneof({ weight: 6, arbitrary: around(v, depth + 1) }, { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) }).map((x) => [k, x] as const),
+    );
+    const added = fc.array(
+      fc.tuple(
+        fc.constantFrom("extra", "note", "subscription", "additional_information", "customer_details", "refund_reason", "card", "token_id", "__proto__"),
+        awkward,
+      ),
+      { maxLength: 2 },
+    );
     const object = fc.tuple(fc.tuple(...kept), added).map(([fields, more]) => {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of [...fields, ...more]) if (v !== ABSENT) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of [...fields, ...more])
+        if (v !== ABSENT) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
       return out;
     });
     return depth === 0 ? object : fc.oneof({ weight: 6, arbitrary: object }, { weight: 1, arbitrary: awkward });

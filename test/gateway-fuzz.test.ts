@@ -55,7 +55,10 @@ describe("gateway operations, fuzzed over HTTP", () => {
         const body = generated as Record<string, unknown>;
         const before = await state();
         const sent = form ? asForm(body) : JSON.stringify(body);
-        const res = await request(app).post(op.path).type(form ? "form" : "json").send(sent);
+        const res = await request(app)
+          .post(op.path)
+          .type(form ? "form" : "json")
+          .send(sent);
         const said = `${op.path} (${form ? "form" : "JSON"}) ${sent.slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
         answers.add(res.status);
         expect(res.status, said).toBeLessThan(500);
@@ -74,8 +77,40 @@ describe("gateway operations, fuzzed over HTTP", () => {
 
 // what a payer (or a script standing in for one) may post to a payment page
 const payerField = fc.oneof(
-  fc.tuple(fc.constant("outcome"), fc.constantFrom("paid", "failed", "cancelled", "expired", "pending", "threeds_passed", "threeds_failed", "abandoned", "review", "stolen_card", "nope", "", "<b>")),
-  fc.tuple(fc.constantFrom("card", "expiration_month", "expiration_year", "security_code", "holder_name"), fc.constantFrom("4242424242424242", "4000000000000002", "4242424242424241", "12", "13", "2030", "2020", "123", "", "<script>alert(1)</script>", "x".repeat(300))),
+  fc.tuple(
+    fc.constant("outcome"),
+    fc.constantFrom(
+      "paid",
+      "failed",
+      "cancelled",
+      "expired",
+      "pending",
+      "threeds_passed",
+      "threeds_failed",
+      "abandoned",
+      "review",
+      "stolen_card",
+      "nope",
+      "",
+      "<b>",
+    ),
+  ),
+  fc.tuple(
+    fc.constantFrom("card", "expiration_month", "expiration_year", "security_code", "holder_name"),
+    fc.constantFrom(
+      "4242424242424242",
+      "4000000000000002",
+      "4242424242424241",
+      "12",
+      "13",
+      "2030",
+      "2020",
+      "123",
+      "",
+      "<script>alert(1)</script>",
+      "x".repeat(300),
+    ),
+  ),
   fc.tuple(fc.constantFrom("challenge_code", "allParams", "orderNo", "extra"), fc.constantFrom("1234", "0000", "", "x=1", "<x>", "ORD-1")),
 );
 
@@ -86,29 +121,55 @@ describe("payment pages, fuzzed over HTTP", () => {
     // a payment waiting at each kind of page (no notify_url: nothing leaves this machine)
     const pending = {
       checkout: async () => {
-        const res = await request(app).post("/v1/checkout").send({ ...VALID.checkout![1], order_no: nextOrderNo("FZ") }).expect(200);
+        const res = await request(app)
+          .post("/v1/checkout")
+          .send({ ...VALID.checkout![1], order_no: nextOrderNo("FZ") })
+          .expect(200);
         return new URL(/action="([^"]+)"/.exec(res.text)![1]!.replace(/&amp;/g, "&")).pathname;
       },
-      threeDs: async () => new URL(textOf(parseXml((await request(app).post("/v1/authorise").send(directPayment({ card: "4000002760003184" })).expect(200)).text).issuer_url)).pathname,
+      threeDs: async () =>
+        new URL(
+          textOf(
+            parseXml(
+              (
+                await request(app)
+                  .post("/v1/authorise")
+                  .send(directPayment({ card: "4000002760003184" }))
+                  .expect(200)
+              ).text,
+            ).issuer_url,
+          ),
+        ).pathname,
       apm: async () => new URL(textOf(parseXml((await request(app).post("/v1/authorise").send(apmPayment()).expect(200)).text).issuer_url)).pathname,
     };
     const statuses = new Set<number>();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...(Object.keys(pending) as (keyof typeof pending)[])), fc.array(payerField, { maxLength: 6 }), fc.boolean(), fc.boolean(), async (kind, fields, json, twice) => {
-        const page = await pending[kind]();
-        const form = new URLSearchParams(fields).toString();
-        for (const attempt of twice ? [1, 2] : [1]) {
-          const before = await state();
-          const res = await request(app).post(page).type("form").set("accept", json ? "application/json" : "text/html").send(form);
-          const said = `${attempt}: POST ${page} ${form.slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
-          statuses.add(res.status);
-          expect(res.status, said).toBeLessThan(500);
-          // a page, or JSON for a script that asks for it (the checkout's own form landing is its page)
-          if (res.status !== 303) expect(res.headers["content-type"], said).toMatch(json && res.status >= 400 ? /^application\/json/ : /^(text\/html|application\/json)/);
-          if (!json) expect(res.text, said).not.toMatch(/<script>alert|<x>/);
-          if (res.status >= 400) expect(await state(), said).toEqual(before);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(pending) as (keyof typeof pending)[])),
+        fc.array(payerField, { maxLength: 6 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (kind, fields, json, twice) => {
+          const page = await pending[kind]();
+          const form = new URLSearchParams(fields).toString();
+          for (const attempt of twice ? [1, 2] : [1]) {
+            const before = await state();
+            const res = await request(app)
+              .post(page)
+              .type("form")
+              .set("accept", json ? "application/json" : "text/html")
+              .send(form);
+            const said = `${attempt}: POST ${page} ${form.slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
+            statuses.add(res.status);
+            expect(res.status, said).toBeLessThan(500);
+            // a page, or JSON for a script that asks for it (the checkout's own form landing is its page)
+            if (res.status !== 303)
+              expect(res.headers["content-type"], said).toMatch(json && res.status >= 400 ? /^application\/json/ : /^(text\/html|application\/json)/);
+            if (!json) expect(res.text, said).not.toMatch(/<script>alert|<x>/);
+            if (res.status >= 400) expect(await state(), said).toEqual(before);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
     // finished (a redirect onward, or its result page), refused, and asked again once finished
@@ -116,4 +177,3 @@ describe("payment pages, fuzzed over HTTP", () => {
     expect([...statuses].some((s) => s === 200 || s === 303)).toBe(true);
   });
 });
-

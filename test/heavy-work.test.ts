@@ -101,7 +101,11 @@ describe("verify beside the team's traffic", () => {
 
   test("a fifth verify while one runs and three wait is refused at once: 429 busy, Retry-After", async () => {
     const body = hostile(har, 1_000_000);
-    const all = await Promise.all([0, 1, 2, 3, 4, 5].map(() => verify(body).then(async (r) => ({ status: r.status, retry: r.headers.get("retry-after"), body: (await r.json()) as { error?: string } }))));
+    const all = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(() =>
+        verify(body).then(async (r) => ({ status: r.status, retry: r.headers.get("retry-after"), body: (await r.json()) as { error?: string } })),
+      ),
+    );
     const refused = all.filter((a) => a.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const r of refused) expect(r).toMatchObject({ retry: "10", body: { error: "busy" } });
@@ -122,7 +126,11 @@ describe("receiver checks", () => {
     const url = await sandgate.url;
     try {
       const check = () =>
-        fetch(`${url}/__sandbox/receiver-checks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, merchant_id: "M10001" }) });
+        fetch(`${url}/__sandbox/receiver-checks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, merchant_id: "M10001" }),
+        });
       const pending = [1, 2, 3, 4, 5, 6].map(() => check());
       await new Promise((r) => setTimeout(r, 300)); // the six are in: two running, four waiting
       const seventh = await check();

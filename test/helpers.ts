@@ -46,12 +46,16 @@ export const ANY_SIGNATURE = "a".repeat(64);
 /** The real scheme: sha256 of the listed fields' values, then the key. */
 export function signRequest(op: SignedOperation, body: Record<string, unknown>, key: string): string {
   const values = signatureFields[op].request.map((f) => (body[f] === undefined ? "" : String(body[f]))).join("");
-  return createHash("sha256").update(values + key).digest("hex");
+  return createHash("sha256")
+    .update(values + key)
+    .digest("hex");
 }
 
 export function signResponseFields(op: SignedOperation, body: Record<string, unknown>, key: string): string {
   const values = signatureFields[op].response.map((f) => (body[f] === undefined ? "" : String(body[f]))).join("");
-  return createHash("sha256").update(values + key).digest("hex");
+  return createHash("sha256")
+    .update(values + key)
+    .digest("hex");
 }
 
 /** Fixture merchant M10001 (key acme_test_key_7f3a9c21), manual-capture account A10001. */

@@ -32,7 +32,9 @@ describe("bodies", () => {
     ["a lone surrogate", "Y\ud800"],
   ])("%s in a field is refused: XML could not carry it", async (_name, orderNo) => {
     const { app } = await makeApp();
-    const res = await request(app).post("/v1/authorise").send(directPayment({ order_no: orderNo }));
+    const res = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ order_no: orderNo }));
     expect(res.status).toBe(400);
     expect(res.text).toContain("<field>order_no</field>");
   });
@@ -47,7 +49,9 @@ describe("bodies", () => {
 
   test("paying with token_id and card at once is refused, naming token_id", async () => {
     const { app } = await makeApp();
-    const res = await request(app).post("/v1/authorise").send(directPayment({ token_id: "tok_acme_visa_4242", card: "4000000000000002" }));
+    const res = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ token_id: "tok_acme_visa_4242", card: "4000000000000002" }));
     expect(res.status).toBe(400);
     expect(res.text).toContain("<field>token_id</field>");
   });
@@ -67,8 +71,12 @@ describe("lifecycle bounds", () => {
     const { app } = await makeApp();
     const p = await paymentIn(app, "paid"); // 100.00
     const orders = Array.from({ length: 50 }, () => ({ ...p, refund_amount: "0.01" }));
-    await request(app).post("/v1/refund").send({ ...ENVELOPE, refund_orders: orders });
-    const second = await request(app).post("/v1/refund").send({ ...ENVELOPE, refund_orders: orders });
+    await request(app)
+      .post("/v1/refund")
+      .send({ ...ENVELOPE, refund_orders: orders });
+    const second = await request(app)
+      .post("/v1/refund")
+      .send({ ...ENVELOPE, refund_orders: orders });
     const results = second.body.refund_orders as Record<string, string>[];
     expect(results.slice(0, 49).every((r) => /^\d+-\d{2}$/.test(r.refund_reference_id!))).toBe(true);
     expect(results[48]!.refund_reference_id).toBe(`${p.transaction_id}-99`);
@@ -91,7 +99,9 @@ describe("the clock", () => {
       expect(res.status).toBe(400);
     }
     expect((await request(app).get("/__sandbox/health")).status).toBe(200);
-    const paid = await request(app).post("/v1/authorise").send(directPayment({ merchant_id: ACME.merchant_id }));
+    const paid = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ merchant_id: ACME.merchant_id }));
     expect(parseXml(paid.text).order_status).toBe("1");
   });
 });

@@ -22,14 +22,20 @@ async function threeDsPayment(app: App) {
 }
 
 const notificationIds = async (app: App) =>
-  ((await request(app).get("/__sandbox/notifications").query({ merchant_id: "M10001" }).expect(200)).body.notifications as { notification_id: string }[]).map((n) => n.notification_id);
+  ((await request(app).get("/__sandbox/notifications").query({ merchant_id: "M10001" }).expect(200)).body.notifications as { notification_id: string }[]).map(
+    (n) => n.notification_id,
+  );
 
 const ways: [string, (app: App) => Promise<unknown>, (app: App) => Promise<unknown>][] = [
   ["a reset of the merchant", async () => undefined, (app) => request(app).post("/__sandbox/reset").send({ merchant_id: "M10001" }).expect(200)],
   ["a reset of everything", async () => undefined, (app) => request(app).post("/__sandbox/reset").send({ all: true }).expect(200)],
   [
     "a snapshot put back",
-    (app) => request(app).put("/__sandbox/snapshots/before").send({}).expect((r) => expect(r.status).toBeLessThan(300)),
+    (app) =>
+      request(app)
+        .put("/__sandbox/snapshots/before")
+        .send({})
+        .expect((r) => expect(r.status).toBeLessThan(300)),
     (app) => request(app).post("/__sandbox/snapshots/before/restore").send({ all: true }).expect(200),
   ],
 ];
@@ -41,24 +47,36 @@ describe("ids never come back", () => {
     const seen = { transactions: new Set<string>(), pages: new Set<string>(), notifications: new Set<string>() };
     const old = await threeDsPayment(app);
     // a direct payment too: its notification
-    await request(app).post("/v1/authorise").send(directPayment({ notify_url: "http://127.0.0.1:9/notify" })).expect(200);
+    await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ notify_url: "http://127.0.0.1:9/notify" }))
+      .expect(200);
     seen.transactions.add(old.transaction_id);
     seen.pages.add(old.page);
     for (const id of await notificationIds(app)) seen.notifications.add(id);
     expect(seen.notifications.size).toBeGreaterThan(0);
     await reset(app);
     const fresh = await threeDsPayment(app);
-    await request(app).post("/v1/authorise").send(directPayment({ notify_url: "http://127.0.0.1:9/notify" })).expect(200);
+    await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ notify_url: "http://127.0.0.1:9/notify" }))
+      .expect(200);
     expect(seen.transactions.has(fresh.transaction_id), "transaction_id again").toBe(false);
     expect(seen.pages.has(fresh.page), "payer page again").toBe(false);
     const after = await notificationIds(app);
     expect(after.length).toBeGreaterThan(0);
-    expect(after.filter((id) => seen.notifications.has(id)), "notification ids again").toEqual([]);
+    expect(
+      after.filter((id) => seen.notifications.has(id)),
+      "notification ids again",
+    ).toEqual([]);
     // the old payment's 3-D Secure page is gone, and finishing it does not finish the new one
     await request(app).get(old.page).expect(404);
     const finish = await request(app).post(old.page).set("accept", "application/json").type("form").send({ outcome: "threeds_passed" });
     expect(finish.status).toBe(404);
-    const query = await request(app).post("/v1/retrievalTrans").send({ merchant_id: "M10001", account_id: "A10001", transaction_id: fresh.transaction_id, encryption_data: "a".repeat(64) }).expect(200);
+    const query = await request(app)
+      .post("/v1/retrievalTrans")
+      .send({ merchant_id: "M10001", account_id: "A10001", transaction_id: fresh.transaction_id, encryption_data: "a".repeat(64) })
+      .expect(200);
     expect(query.body.orders_list[0].payment_status, JSON.stringify(query.body)).toBe("1000");
   });
 

@@ -16,7 +16,13 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 // vitest puts Vite's BASE_URL in the environment: not the project's
 const { BASE_URL: _vite, ...inherited } = process.env;
 const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...inherited, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" }, timeout: 300_000 });
+  execFileSync(cmd, args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...inherited, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" },
+    timeout: 300_000,
+  });
 
 /** An empty project that installs Sandgate from `spec`, then runs it both ways. */
 function installFrom(name: string, spec: string): { version: string; served: string } {
@@ -27,7 +33,11 @@ function installFrom(name: string, spec: string): { version: string; served: str
   const version = run("npx", ["--no-install", "sandgate", "--version"], project).trim();
   const served = run(
     process.execPath,
-    ["--input-type=module", "-e", `const { startSandbox } = await import("sandgate"); const s = await startSandbox({ port: 0, logLevel: "silent" }); const r = await fetch(s.url + "/__sandbox/health"); console.log(r.status, (await r.json()).status); await s.close();`],
+    [
+      "--input-type=module",
+      "-e",
+      `const { startSandbox } = await import("sandgate"); const s = await startSandbox({ port: 0, logLevel: "silent" }); const r = await fetch(s.url + "/__sandbox/health"); console.log(r.status, (await r.json()).status); await s.close();`,
+    ],
     project,
   ).trim();
   return { version, served };

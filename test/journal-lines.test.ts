@@ -192,13 +192,36 @@ describe("journal lines of changed records", () => {
         // the edges, besides what the random runs find: a field left undefined, a history past its cap, a history dropped
         examples: [
           [[A, { op: "commit" }, { op: "set", pick: 0, field: "note", value: undefined, looked: true }]],
-          [[{ op: "add", kind: "transactions", note: 1 }, { op: "history", pick: 0, lines: 2, looked: true }, { op: "commit" }, { op: "history", pick: 0, lines: 1, looked: true }]],
-          [[{ op: "add", kind: "transactions", note: 1 }, { op: "history", pick: 0, lines: 1, looked: true }, { op: "commit" }, { op: "drop history", pick: 0, looked: true }]],
+          [
+            [
+              { op: "add", kind: "transactions", note: 1 },
+              { op: "history", pick: 0, lines: 2, looked: true },
+              { op: "commit" },
+              { op: "history", pick: 0, lines: 1, looked: true },
+            ],
+          ],
+          [
+            [
+              { op: "add", kind: "transactions", note: 1 },
+              { op: "history", pick: 0, lines: 1, looked: true },
+              { op: "commit" },
+              { op: "drop history", pick: 0, looked: true },
+            ],
+          ],
           // in a snapshot with an uncommitted change (looked up before it) that is undone
           [[A, T, { op: "commit" }, set("b"), { op: "snapshot" }, set("a")]],
           [[A, T, T, T, { op: "commit" }, { op: "behind" }, set("b"), { op: "slice" }, set("a"), { op: "finish" }]],
           // a change in a snapshot written behind, undone before its commit
-          [[T, { op: "snapshot" }, { op: "behind" }, { op: "new history", pick: 0, looked: true }, { op: "finish" }, { op: "drop history", pick: 0, looked: true }]],
+          [
+            [
+              T,
+              { op: "snapshot" },
+              { op: "behind" },
+              { op: "new history", pick: 0, looked: true },
+              { op: "finish" },
+              { op: "drop history", pick: 0, looked: true },
+            ],
+          ],
           [[{ op: "add", kind: "refunds", note: "a" }, { op: "commit" }, { op: "behind" }, set("b"), { op: "slice" }, set("a")]],
           // changed back after a snapshot that had the change: the line must not count on what the journal had before it
           [[{ op: "add", kind: "refunds", note: "a" }, { op: "commit" }, set("b"), { op: "snapshot" }, set("a")]],
@@ -228,7 +251,12 @@ describe("journal lines of changed records", () => {
     tx.state = "paid";
     tx.captured_amount = "10.00";
     tx.history!.push({ event: "capture" });
-    expect(JSON.parse(lines.line("transactions", tx)!)).toEqual({ c: "transactions", k: "T1", s: { state: "paid", captured_amount: "10.00" }, h: [1, { event: "capture" }] });
+    expect(JSON.parse(lines.line("transactions", tx)!)).toEqual({
+      c: "transactions",
+      k: "T1",
+      s: { state: "paid", captured_amount: "10.00" },
+      h: [1, { event: "capture" }],
+    });
     // looked up again, nothing changed: no line
     lines.image("transactions", tx);
     expect(lines.line("transactions", tx)).toBeUndefined();

@@ -15,7 +15,9 @@ import { expect, test } from "vitest";
 const SRC = resolve(import.meta.dirname, "..", "src");
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 const ROOT = resolve(SRC, "..");
@@ -31,7 +33,11 @@ interface Violation {
 
 /** dependency-cruiser over `dir`'s src/ with the project's rules: the violations it finds. */
 function violationsIn(dir: string): Violation[] {
-  const out = execFileSync(DEPCRUISE, ["src", "--config", join(ROOT, ".dependency-cruiser.cjs"), "--output-type", "json"], { cwd: dir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync(DEPCRUISE, ["src", "--config", join(ROOT, ".dependency-cruiser.cjs"), "--output-type", "json"], {
+    cwd: dir,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return (JSON.parse(out) as { summary: { violations: Violation[] } }).summary.violations;
 }
 

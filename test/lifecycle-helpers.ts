@@ -41,7 +41,9 @@ export async function pay(app: App, overrides: Record<string, unknown> = {}): Pr
 }
 
 export async function batch(app: App, op: BatchOp, orders: unknown[], envelope: Record<string, unknown> = ENVELOPE) {
-  return request(app).post(`/v1/${op}`).send({ ...envelope, [ORDER_ARRAY[op]]: orders });
+  return request(app)
+    .post(`/v1/${op}`)
+    .send({ ...envelope, [ORDER_ARRAY[op]]: orders });
 }
 
 /** Runs one order and returns its result element; throws when the envelope itself failed. */
@@ -89,6 +91,9 @@ export async function paymentIn(app: App, state: PaymentStateName): Promise<Paym
 
 /** payment_status of one transaction, as the query operation reports it. */
 export async function paymentStatus(app: App, transactionId: string): Promise<string> {
-  const res = await request(app).post("/v1/retrievalTrans").type("form").send({ ...ENVELOPE, transaction_id: transactionId });
+  const res = await request(app)
+    .post("/v1/retrievalTrans")
+    .type("form")
+    .send({ ...ENVELOPE, transaction_id: transactionId });
   return res.body.orders_list[0].payment_status;
 }

@@ -14,7 +14,13 @@ const EXPECTED: Record<PaymentStateName, Record<Step, { status: string } | { cod
   authorised: { capture: { status: "3000" }, cancel: { status: "5000" }, approve: { code: "E0301" }, reject: { code: "E0301" }, refund: { code: "E0401" } },
   review: { capture: { code: "E0012" }, cancel: { status: "5000" }, approve: { status: "2000" }, reject: { status: "5000" }, refund: { code: "E0012" } },
   paid: { capture: { code: "E0101" }, cancel: { code: "E0101" }, approve: { code: "E0301" }, reject: { code: "E0301" }, refund: { status: "4000" } },
-  partially_refunded: { capture: { code: "E0101" }, cancel: { code: "E0101" }, approve: { code: "E0301" }, reject: { code: "E0301" }, refund: { status: "4000" } },
+  partially_refunded: {
+    capture: { code: "E0101" },
+    cancel: { code: "E0101" },
+    approve: { code: "E0301" },
+    reject: { code: "E0301" },
+    refund: { status: "4000" },
+  },
   refunded: { capture: { code: "E0101" }, cancel: { code: "E0101" }, approve: { code: "E0301" }, reject: { code: "E0301" }, refund: { code: "E0403" } },
   cancelled: { capture: { code: "E0201" }, cancel: { code: "E0201" }, approve: { code: "E0301" }, reject: { code: "E0301" }, refund: { code: "E0201" } },
   declined: { capture: { code: "E0011" }, cancel: { code: "E0011" }, approve: { code: "E0301" }, reject: { code: "E0301" }, refund: { code: "E0011" } },
@@ -73,7 +79,10 @@ describe("auto-capture accounts", () => {
       .post("/v1/review")
       .send({ ...ENVELOPE, account_id: "A10002", review_orders: [{ ...held, review_flag: "1" }] });
     expect(res.body.review_orders[0].review_status).toBe("1");
-    const query = await request(app).post("/v1/retrievalTrans").type("form").send({ ...ENVELOPE, account_id: "A10002", transaction_id: held.transaction_id });
+    const query = await request(app)
+      .post("/v1/retrievalTrans")
+      .type("form")
+      .send({ ...ENVELOPE, account_id: "A10002", transaction_id: held.transaction_id });
     expect(query.body.orders_list[0].payment_status).toBe("3000");
   });
 });

@@ -18,12 +18,26 @@ const post = async (path: string, body: Record<string, unknown>) => {
 /** A merchant's job: a payment captured, a refund that settles an hour later (.17), a daily subscription. */
 async function job(merchant: string) {
   const notify_url = live.receiver.url;
-  const paid = parseXml(await post("/v1/authorise", directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "50.00", notify_url })));
+  const paid = parseXml(
+    await post("/v1/authorise", directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "50.00", notify_url })),
+  );
   const order = { transaction_id: textOf(paid.transaction_id), order_no: textOf(paid.order_no), currency: "USD", amount: "50.00" };
   await post("/v1/capture", { merchant_id: merchant, account_id: "A1", encryption_data: ANY_SIGNATURE, capture_orders: [order] });
-  const refunded = JSON.parse(await post("/v1/refund", { merchant_id: merchant, account_id: "A1", encryption_data: ANY_SIGNATURE, refund_orders: [{ ...order, refund_amount: "10.17", refund_reason: "slow" }] })) as { refund_orders: { refund_reference_id: string }[] };
+  const refunded = JSON.parse(
+    await post("/v1/refund", {
+      merchant_id: merchant,
+      account_id: "A1",
+      encryption_data: ANY_SIGNATURE,
+      refund_orders: [{ ...order, refund_amount: "10.17", refund_reason: "slow" }],
+    }),
+  ) as { refund_orders: { refund_reference_id: string }[] };
   const subscription = { contract: `${merchant}-C`, contract_name: "Daily box", interval: "day", interval_count: "1", billing_cycle: 10 };
-  const subscribed = parseXml(await post("/v1/authorise", directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "5.00", notify_url, subscription })));
+  const subscribed = parseXml(
+    await post(
+      "/v1/authorise",
+      directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "5.00", notify_url, subscription }),
+    ),
+  );
   return { refund: refunded.refund_orders[0]!.refund_reference_id, recurring: textOf(subscribed.recurring_id), notify_url };
 }
 
@@ -40,7 +54,10 @@ describe("a clock per merchant", () => {
     expect(await deductions(a.recurring)).toBe(before);
 
     const moved = await runSandgate(["ctl", "clock", "advance", "3d", "--merchant", "CLOCK-A"], { env: { SANDGATE_URL: live.sandbox.url, ADMIN_TOKEN: "" } });
-    expect([moved.code, moved.stdout]).toEqual([0, expect.stringMatching(/^merchant CLOCK-A's clock: now \S+ \(259200(\.\d+)?s ahead of real time\); \d+ due changes? applied\n$/)]);
+    expect([moved.code, moved.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^merchant CLOCK-A's clock: now \S+ \(259200(\.\d+)?s ahead of real time\); \d+ due changes? applied\n$/),
+    ]);
 
     expect(await refundState(a.refund)).toBe("processed");
     expect(await deductions(a.recurring)).toBe(before + 3);
@@ -55,7 +72,9 @@ describe("a clock per merchant", () => {
 
     // new payments: A's dated three days ahead, B's now
     const later = async (merchant: string) => {
-      const xml = parseXml(await post("/v1/authorise", directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "7.00" })));
+      const xml = parseXml(
+        await post("/v1/authorise", directPayment({ merchant_id: merchant, account_id: "A1", order_no: nextOrderNo(merchant), amount: "7.00" })),
+      );
       return (await live.sandbox.admin.transactions({})).find((t) => t.transaction_id === textOf(xml.transaction_id))!.created_at;
     };
     expect(ahead(await later("CLOCK-A"))).toBeGreaterThan(3 * DAY - 60_000);

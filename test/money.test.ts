@@ -14,8 +14,17 @@ const reference = (amount: string) => {
 describe("amounts", () => {
   test("toCents reads any string as the split-based reading did", () => {
     // then the shape read digit by digit (digits, a dot, two digits), long ones (where doubles round), and that shape with other characters in it
-    const amount = fc.oneof(fc.stringMatching(/^-?\d{0,13}(\.\d{0,3}){0,2}$/), fc.stringMatching(/^\d{1,12}\.\d\d$/), fc.bigInt({ min: 10n ** 9n, max: 10n ** 19n }).map((b) => `${b}.42`), fc.stringMatching(/^[-+ .e0-9a/:]{1,10}\.[-+ .0-9a/:]{2}$/), fc.string({ maxLength: 12 }));
-    fc.assert(fc.property(amount, (a) => Object.is(toCents(a), reference(a))), { numRuns: 5000 });
+    const amount = fc.oneof(
+      fc.stringMatching(/^-?\d{0,13}(\.\d{0,3}){0,2}$/),
+      fc.stringMatching(/^\d{1,12}\.\d\d$/),
+      fc.bigInt({ min: 10n ** 9n, max: 10n ** 19n }).map((b) => `${b}.42`),
+      fc.stringMatching(/^[-+ .e0-9a/:]{1,10}\.[-+ .0-9a/:]{2}$/),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(amount, (a) => Object.is(toCents(a), reference(a))),
+      { numRuns: 5000 },
+    );
   });
 
   test.each([

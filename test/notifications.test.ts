@@ -15,7 +15,8 @@ import type { Notification, State } from "../src/domain/types.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, parseXml, textOf } from "./helpers.js";
 
 /** The field list a merchant verifies encryption_data with, read from the data file as a merchant's integration would. */
-const SIGNED_FIELDS = (JSON.parse(readFileSync(new URL("../data/signature-fields.json", import.meta.url), "utf8")) as Record<string, { response: string[] }>).notification!.response;
+const SIGNED_FIELDS = (JSON.parse(readFileSync(new URL("../data/signature-fields.json", import.meta.url), "utf8")) as Record<string, { response: string[] }>)
+  .notification!.response;
 const FAST = [1, 2, 4, 8, 16];
 
 type Answer = number | "hang";
@@ -110,20 +111,26 @@ type Ref = Awaited<ReturnType<typeof pay>>;
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
 
 async function batch(op: "capture" | "cancel" | "review" | "refund", order: Record<string, unknown>) {
-  const res = await api().post(`/v1/${op}`).send({ ...ENVELOPE, [`${op}_orders`]: [order] });
+  const res = await api()
+    .post(`/v1/${op}`)
+    .send({ ...ENVELOPE, [`${op}_orders`]: [order] });
   expect(res.body.return_status).toBe("1");
   return res.body[`${op}_orders`][0] as Record<string, string>;
 }
 
 const deliver = async () => (await api().post("/__sandbox/notifications/deliver").expect(200)).body as { attempts: number; pending: number };
 const advance = (seconds: number) => api().post("/__sandbox/clock").send({ advance_seconds: seconds }).expect(200);
-const list = async (query: Record<string, string> = {}) => (await api().get("/__sandbox/notifications").query(query).expect(200)).body.notifications as Notification[];
+const list = async (query: Record<string, string> = {}) =>
+  (await api().get("/__sandbox/notifications").query(query).expect(200)).body.notifications as Notification[];
 const only = async (query: Record<string, string> = {}) => {
   const all = await list(query);
   expect(all).toHaveLength(1);
   return all[0]!;
 };
-const trigger = (body: Record<string, unknown>) => api().post("/__sandbox/notifications/trigger").send({ merchant_id: ACME.merchant_id, url: receiver.url, ...body });
+const trigger = (body: Record<string, unknown>) =>
+  api()
+    .post("/__sandbox/notifications/trigger")
+    .send({ merchant_id: ACME.merchant_id, url: receiver.url, ...body });
 
 /** What a merchant computes to verify encryption_data: each listed field's value, `data.x` read inside data, a missing one empty. */
 function expectedSignature(body: Record<string, unknown>, key: string = ACME.key): string {
@@ -167,7 +174,10 @@ describe("a payment with notify_url is POSTed to it, signed", () => {
     expect(hit!.raw).not.toContain("4242424242424242");
 
     // data is what the transaction query shows for the payment, plus account_id
-    const query = await api().post("/v1/retrievalTrans").type("form").send({ ...ENVELOPE, transaction_id: p.transaction_id });
+    const query = await api()
+      .post("/v1/retrievalTrans")
+      .type("form")
+      .send({ ...ENVELOPE, transaction_id: p.transaction_id });
     expect(hit!.body.data).toEqual({ account_id: ACME.account_id, ...query.body.orders_list[0] });
     expect(hit!.body.data).toMatchObject({ transaction_id: p.transaction_id, payment_status: "2000" });
 
@@ -183,7 +193,12 @@ describe("a payment with notify_url is POSTed to it, signed", () => {
     { name: "approved, manual capture", body: () => directPayment({ notify_url: receiver.url }), event: "payment.authorised", status: "2000" },
     { name: "approved, auto capture", body: () => directPayment({ account_id: "A10002", notify_url: receiver.url }), event: "payment.paid", status: "3000" },
     { name: "declined", body: () => directPayment({ card: "4000000000000002", notify_url: receiver.url }), event: "payment.declined", status: "6000" },
-    { name: "3-D Secure challenge", body: () => directPayment({ card: "4000002760003184", notify_url: receiver.url }), event: "payment.pending", status: "1000" },
+    {
+      name: "3-D Secure challenge",
+      body: () => directPayment({ card: "4000002760003184", notify_url: receiver.url }),
+      event: "payment.pending",
+      status: "1000",
+    },
     { name: "held for review", body: () => directPayment({ card: "4000000000009235", notify_url: receiver.url }), event: "payment.review", status: "2100" },
     { name: "APM", body: () => apmPayment({ notify_url: receiver.url }), event: "payment.pending", status: "1000" },
     {
@@ -252,13 +267,19 @@ describe("every later change is notified too", () => {
     expect(byEvent(rejected)).toEqual(["payment.review", "payment.review_rejected"]);
 
     const refundData = (id: string, event: string) =>
-      receiver.received.find((r) => r.body.event === event && (r.body.data as Record<string, string>).refund_reference_id === id)?.body.data as Record<string, string>;
+      receiver.received.find((r) => r.body.event === event && (r.body.data as Record<string, string>).refund_reference_id === id)?.body.data as Record<
+        string,
+        string
+      >;
     expect(refundData(ok.refund_reference_id!, "refund.accepted")).toMatchObject({ refund_status: "1", refund_amount: "30.00", refund_processing_date: "" });
     expect(refundData(ok.refund_reference_id!, "refund.processed")).toMatchObject({ refund_status: "2", refund_reference: expect.stringMatching(/^ARN\d+$/) });
     expect(refundData(fails.refund_reference_id!, "refund.failed")).toMatchObject({ refund_status: "3", refund_amount: "10.13" });
     expect(refundData(slow.refund_reference_id!, "refund.processed")).toMatchObject({ refund_status: "2" });
     // the refund data is the refund search element, plus account_id
-    const search = await api().post("/v1/retrievalRefund").type("form").send({ ...ENVELOPE, refund_reference_id: ok.refund_reference_id });
+    const search = await api()
+      .post("/v1/retrievalRefund")
+      .type("form")
+      .send({ ...ENVELOPE, refund_reference_id: ok.refund_reference_id });
     expect(refundData(ok.refund_reference_id!, "refund.processed")).toEqual({ account_id: ACME.account_id, ...search.body.refund_orders[0] });
     expect(events(cancelled)[1]!.payload.data.payment_status).toBe("5000");
 
@@ -271,14 +292,25 @@ describe("every later change is notified too", () => {
 
   test("a refund's and a payout's reference, amount and state are signed: changed in transit, the notification does not verify", async () => {
     const refund = { transaction_id: "1234567890123456", refund_reference_id: "1234567890123456-01", refund_amount: "5.00", refund_status: "2" };
-    const payout = { request_id: "5e1f0c3a-0000-4000-8000-000000000001", payment_amount: "920.00", payment_currency: "EUR", status: "COMPLETED", failure_type: "" };
+    const payout = {
+      request_id: "5e1f0c3a-0000-4000-8000-000000000001",
+      payment_amount: "920.00",
+      payment_currency: "EUR",
+      status: "COMPLETED",
+      failure_type: "",
+    };
     await trigger({ event: "refund.processed", data: refund }).expect(201);
     await trigger({ event: "payout.completed", data: payout }).expect(201);
     const [r, p] = receiver.received;
     for (const hit of [r!, p!]) expect(hit.body.encryption_data).toBe(expectedSignature(hit.body));
     const tampered = (hit: typeof r, change: Record<string, string>) => expectedSignature({ ...hit!.body, data: { ...(hit!.body.data as object), ...change } });
-    for (const change of [{ refund_amount: "50.00" }, { refund_status: "3" }, { refund_reference_id: "1234567890123456-02" }] as Record<string, string>[]) expect(tampered(r, change)).not.toBe(r!.body.encryption_data);
-    for (const change of [{ payment_amount: "9200.00" }, { status: "FAILED" }, { failure_type: "NO_ACCOUNT" }, { request_id: "other" }] as Record<string, string>[]) expect(tampered(p, change)).not.toBe(p!.body.encryption_data);
+    for (const change of [{ refund_amount: "50.00" }, { refund_status: "3" }, { refund_reference_id: "1234567890123456-02" }] as Record<string, string>[])
+      expect(tampered(r, change)).not.toBe(r!.body.encryption_data);
+    for (const change of [{ payment_amount: "9200.00" }, { status: "FAILED" }, { failure_type: "NO_ACCOUNT" }, { request_id: "other" }] as Record<
+      string,
+      string
+    >[])
+      expect(tampered(p, change)).not.toBe(p!.body.encryption_data);
   });
 
   test("a refused batch order notifies nothing", async () => {
@@ -388,7 +420,10 @@ describe("retries with backoff on the sandbox clock", () => {
     const down = await startReceiver();
     await down.close();
     const res = await trigger({ url: down.url }).expect(201);
-    expect(res.body.notification).toMatchObject({ state: "pending", attempts: [expect.objectContaining({ http_status: null, error: expect.stringMatching(/^could not deliver: .*ECONNREFUSED/) })] });
+    expect(res.body.notification).toMatchObject({
+      state: "pending",
+      attempts: [expect.objectContaining({ http_status: null, error: expect.stringMatching(/^could not deliver: .*ECONNREFUSED/) })],
+    });
   });
 
   test("a receiver that never answers: the attempt times out after 5 s and the server keeps answering meanwhile", async () => {
@@ -415,7 +450,8 @@ describe("retries with backoff on the sandbox clock", () => {
 
   test("never more than 8 deliveries at once; all of them arrive", async () => {
     receiver = await useReceiver([], 150);
-    for (let i = 0; i < 20; i++) sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event: "test.burst", data: { i } }, sandbox.deps.store);
+    for (let i = 0; i < 20; i++)
+      sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event: "test.burst", data: { i } }, sandbox.deps.store);
     await deliver();
     expect(receiver.received).toHaveLength(20);
     expect(receiver.maxConcurrent()).toBeLessThanOrEqual(8);
@@ -426,10 +462,20 @@ describe("retries with backoff on the sandbox clock", () => {
 
 describe("scenario behaviour: delay, duplicate, drop", () => {
   test("data is masked as everything Sandgate keeps: cards and codes in any shape, card numbers in free text; a bank account number that passes Luhn stays", async () => {
-    const data = { card: ["4111111111111111"], payment: { security_code: 123 }, note: "card 4111 1111 1111 1111", bank_details: { account_number: "4111111111111111", iban: "GB33BUKB20201555555555" } };
+    const data = {
+      card: ["4111111111111111"],
+      payment: { security_code: 123 },
+      note: "card 4111 1111 1111 1111",
+      bank_details: { account_number: "4111111111111111", iban: "GB33BUKB20201555555555" },
+    };
     await trigger({ event: "test.masking", data }).expect(201);
     const body = receiver.received.at(-1)!.body as { data: Record<string, unknown> };
-    expect(body.data).toEqual({ card: ["411111******1111"], payment: { security_code: "***" }, note: "card 411111******1111", bank_details: data.bank_details });
+    expect(body.data).toEqual({
+      card: ["411111******1111"],
+      payment: { security_code: "***" },
+      note: "card 411111******1111",
+      bank_details: data.bank_details,
+    });
   });
 
   test("duplicate: the same notification (same id, same body) is delivered twice, both recorded", async () => {
@@ -440,7 +486,10 @@ describe("scenario behaviour: delay, duplicate, drop", () => {
     const [one, two] = receiver.received.map((r) => r.body);
     expect({ ...one, sent_at: undefined, encryption_data: undefined }).toEqual({ ...two, sent_at: undefined, encryption_data: undefined });
     for (const b of [one!, two!]) expect(b.encryption_data).toBe(expectedSignature(b));
-    expect(receiver.received.map((r) => r.headers["x-sandbox-notification-id"])).toEqual([res.body.notification.notification_id, res.body.notification.notification_id]);
+    expect(receiver.received.map((r) => r.headers["x-sandbox-notification-id"])).toEqual([
+      res.body.notification.notification_id,
+      res.body.notification.notification_id,
+    ]);
     const n = await only();
     expect(n.attempts.map((a) => [a.reason, a.http_status])).toEqual([
       ["first", 200],
@@ -474,7 +523,8 @@ describe("scenario behaviour: delay, duplicate, drop", () => {
   });
 
   test("the same behaviour through emit, as scenario rules will drive it", async () => {
-    const emit = (event: string, notify: Record<string, unknown>) => sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event, data: {}, notify }, sandbox.deps.store);
+    const emit = (event: string, notify: Record<string, unknown>) =>
+      sandbox.deps.notifier.emit({ merchantId: ACME.merchant_id, url: receiver.url, event, data: {}, notify }, sandbox.deps.store);
     emit("test.dropped", { drop: true });
     emit("test.thrice", { duplicate: 2 });
     emit("test.later", { delay_seconds: 10 });
@@ -499,7 +549,9 @@ describe("loop guard: never into Sandgate itself", () => {
       expect(res.body.notification).toMatchObject({
         state: "failed",
         due_at: "",
-        attempts: [expect.objectContaining({ http_status: null, duration_ms: 0, error: expect.stringMatching(/own .* path; a notification there would loop/) })],
+        attempts: [
+          expect.objectContaining({ http_status: null, duration_ms: 0, error: expect.stringMatching(/own .* path; a notification there would loop/) }),
+        ],
       });
     }
     await advance(3_600);
@@ -524,7 +576,10 @@ describe("loop guard: never into Sandgate itself", () => {
 
 describe("operator API", () => {
   test("trigger: a signed test notification sent at once; card numbers masked; bad input refused", async () => {
-    const res = await trigger({ event: "test.ping", data: { hello: "wörld <b>", card: "4242424242424242", nested: { card_number: "5555555555554444", security_code: "123" } } }).expect(201);
+    const res = await trigger({
+      event: "test.ping",
+      data: { hello: "wörld <b>", card: "4242424242424242", nested: { card_number: "5555555555554444", security_code: "123" } },
+    }).expect(201);
     expect(res.body.notification).toMatchObject({ state: "delivered", event: "test.ping", merchant_id: ACME.merchant_id });
     const [hit] = receiver.received;
     expect(hit!.body.data).toEqual({ hello: "wörld <b>", card: "424242******4242", nested: { card_number: "555555******4444", security_code: "***" } });
@@ -598,8 +653,15 @@ describe("operator API", () => {
     const deps = await createDeps({ logLevel: "silent", seed: "notify-seed" });
     const app = createApp(deps);
     receiver = await useReceiver([200, 500]);
-    for (let i = 0; i < 2; i++) await request(app).post("/v1/authorise").send(directPayment({ notify_url: receiver.url })).expect(200);
-    await request(app).post("/__sandbox/notifications/trigger").send({ merchant_id: ACME.merchant_id, url: receiver.url, notify: { drop: true } }).expect(201);
+    for (let i = 0; i < 2; i++)
+      await request(app)
+        .post("/v1/authorise")
+        .send(directPayment({ notify_url: receiver.url }))
+        .expect(200);
+    await request(app)
+      .post("/__sandbox/notifications/trigger")
+      .send({ merchant_id: ACME.merchant_id, url: receiver.url, notify: { drop: true } })
+      .expect(201);
     expect(receiver.received).toEqual([]);
     const res = await request(app).post("/__sandbox/notifications/deliver").expect(200);
     expect(res.body).toEqual({ attempts: 2, pending: 1, delivered: 1, failed: 0, dropped: 1 });

@@ -27,14 +27,28 @@ afterAll(() => receiver.close());
 describe("the list", () => {
   test("hosts, wildcard hosts, addresses and ranges, matched as the URL writes its host (no DNS)", () => {
     const list = parseAllowList(" Hooks.Example.com, *.ci.example.com ,10.0.0.0/8, 192.168.1.20, fd00::/8 ");
-    for (const host of ["hooks.example.com", "HOOKS.example.com.", "a.ci.example.com", "x.y.ci.example.com", "10.2.3.4", "192.168.1.20", "[fd00::1]"]) expect(list.allows(host), host).toBe(true);
-    for (const host of ["example.com", "ci.example.com", "hooks.example.com.evil.test", "evilci.example.com", "11.0.0.1", "192.168.1.21", "[fe80::1]", "localhost"]) expect(list.allows(host), host).toBe(false);
+    for (const host of ["hooks.example.com", "HOOKS.example.com.", "a.ci.example.com", "x.y.ci.example.com", "10.2.3.4", "192.168.1.20", "[fd00::1]"])
+      expect(list.allows(host), host).toBe(true);
+    for (const host of [
+      "example.com",
+      "ci.example.com",
+      "hooks.example.com.evil.test",
+      "evilci.example.com",
+      "11.0.0.1",
+      "192.168.1.21",
+      "[fe80::1]",
+      "localhost",
+    ])
+      expect(list.allows(host), host).toBe(false);
   });
 
-  test.each([" , ", "http://hooks.example.com", "10.0.0.0/33", "10.0.0.0/8/1", "hooks example.com", "*.", "a/b"])("%j is refused at start with what is expected", (text) => {
-    expect(() => resolveConfig({ notifyAllow: text }, {})).toThrow(ConfigError);
-    expect(() => resolveConfig({}, { NOTIFY_ALLOW: text })).toThrow(/--notify-allow/);
-  });
+  test.each([" , ", "http://hooks.example.com", "10.0.0.0/33", "10.0.0.0/8/1", "hooks example.com", "*.", "a/b"])(
+    "%j is refused at start with what is expected",
+    (text) => {
+      expect(() => resolveConfig({ notifyAllow: text }, {})).toThrow(ConfigError);
+      expect(() => resolveConfig({}, { NOTIFY_ALLOW: text })).toThrow(/--notify-allow/);
+    },
+  );
 });
 
 describe("sending", () => {
@@ -56,7 +70,10 @@ describe("sending", () => {
       const n = of(order!);
       expect(n.state).toBe("failed");
       expect(n.attempts).toHaveLength(1); // not retried: another try would be refused the same
-      expect(n.attempts[0]).toMatchObject({ http_status: null, error: `refused: notify_url host ${host} is not in --notify-allow (${ALLOW}); nothing was sent` });
+      expect(n.attempts[0]).toMatchObject({
+        http_status: null,
+        error: `refused: notify_url host ${host} is not in --notify-allow (${ALLOW}); nothing was sent`,
+      });
     }
     expect(of("ALLOW-IN").state).toBe("delivered");
     expect(received.slice(before)).toEqual(["/in"]);
@@ -64,16 +81,29 @@ describe("sending", () => {
 
   test("a resend and an operator trigger outside the list are refused the same way", async () => {
     const { app } = await makeApp({ notifyAllow: ALLOW });
-    const triggered = await request(app).post("/__sandbox/notifications/trigger").send({ merchant_id: ACME.merchant_id, url: "https://api.elsewhere.invalid/hook" }).expect(201);
-    expect(triggered.body.notification).toMatchObject({ state: "failed", attempts: [{ http_status: null, error: expect.stringContaining("api.elsewhere.invalid is not in --notify-allow") }] });
+    const triggered = await request(app)
+      .post("/__sandbox/notifications/trigger")
+      .send({ merchant_id: ACME.merchant_id, url: "https://api.elsewhere.invalid/hook" })
+      .expect(201);
+    expect(triggered.body.notification).toMatchObject({
+      state: "failed",
+      attempts: [{ http_status: null, error: expect.stringContaining("api.elsewhere.invalid is not in --notify-allow") }],
+    });
     const resent = await request(app).post(`/__sandbox/notifications/${triggered.body.notification.notification_id}/resend`).expect(200);
     expect(resent.body.notification.attempts).toHaveLength(2);
-    expect(resent.body.notification.attempts[1]).toMatchObject({ reason: "resend", http_status: null, error: expect.stringContaining("is not in --notify-allow") });
+    expect(resent.body.notification.attempts[1]).toMatchObject({
+      reason: "resend",
+      http_status: null,
+      error: expect.stringContaining("is not in --notify-allow"),
+    });
   });
 
   test("a receiver check of a URL outside the list is refused before anything is made or sent", async () => {
     const { app } = await makeApp({ notifyAllow: ALLOW });
-    const res = await request(app).post("/__sandbox/receiver-checks").send({ url: "http://receiver.elsewhere.invalid/hook", merchant_id: ACME.merchant_id }).expect(400);
+    const res = await request(app)
+      .post("/__sandbox/receiver-checks")
+      .send({ url: "http://receiver.elsewhere.invalid/hook", merchant_id: ACME.merchant_id })
+      .expect(400);
     expect(res.body).toMatchObject({ error: "invalid_url", message: expect.stringContaining("receiver.elsewhere.invalid is not in --notify-allow") });
     expect(await storedNotifications(app)).toEqual([]);
   });
@@ -98,7 +128,9 @@ describe("the warning at start", () => {
     expect(tokenOnly).not.toContain("ADMIN_TOKEN");
     expect(tokenOnly).toContain("without --notify-allow");
     // random merchant keys are read by anyone when nothing guards the operator API
-    expect(await started(["--host", "0.0.0.0", "--merchant-keys", "random"])).toContain("read every merchant's random key (--merchant-keys random isolates nothing without it)");
+    expect(await started(["--host", "0.0.0.0", "--merchant-keys", "random"])).toContain(
+      "read every merchant's random key (--merchant-keys random isolates nothing without it)",
+    );
   });
 
   test("no warning on loopback, or with both set", async () => {

@@ -58,7 +58,9 @@ async function npmStart(): Promise<{ stdout: string; stderr: string; url: string
 test("the README's npm start: the first start says it compiles dist/, then serves the fixtures on the port it prints; the next start does not compile", async () => {
   const readme = { path: "README.md", text: readFileSync(join(ROOT, "README.md"), "utf8") };
   const [setUp] = fencedBlocks(readme, ["sh"]);
-  expect(setUp!.text).toMatch(/^npm install && npm start\s+# port 8080 on every interface: prints http:\/\/127\.0\.0\.1:8080; bundled fixtures, default scenario/m);
+  expect(setUp!.text).toMatch(
+    /^npm install && npm start\s+# port 8080 on every interface: prints http:\/\/127\.0\.0\.1:8080; bundled fixtures, default scenario/m,
+  );
 
   const first = await npmStart();
   expect(first.stderr).toMatch(/sandgate: compiling dist\/ \(first start, or the sources changed\)/);

@@ -12,7 +12,11 @@ import { OPERATOR_CALLS as OPERATOR } from "../src/api/operator-calls.js";
 import { ACME, ANY_SIGNATURE, apmPayment, makeApp, parseXml, signRequest, textOf } from "./helpers.js";
 import { one, pay } from "./lifecycle-helpers.js";
 
-type Operation = { operationId?: string; security?: Record<string, string[]>[]; responses: Record<string, { headers?: object; content?: Record<string, { schema: object }> }> };
+type Operation = {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  responses: Record<string, { headers?: object; content?: Record<string, { schema: object }> }>;
+};
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, object> } };
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
@@ -88,7 +92,14 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
 
     check("get", "/__sandbox/health", await api().get("/__sandbox/health"));
     check("get", "/__sandbox/openapi.json", await api().get("/__sandbox/openapi.json"));
-    for (const [path, key] of [["/__sandbox/transactions", "transactions"], ["/__sandbox/refunds", "refunds"], ["/__sandbox/payouts", "payouts"], ["/__sandbox/subscriptions", "subscriptions"], ["/__sandbox/notifications", "notifications"], ["/__sandbox/requests", "requests"]] as const) {
+    for (const [path, key] of [
+      ["/__sandbox/transactions", "transactions"],
+      ["/__sandbox/refunds", "refunds"],
+      ["/__sandbox/payouts", "payouts"],
+      ["/__sandbox/subscriptions", "subscriptions"],
+      ["/__sandbox/notifications", "notifications"],
+      ["/__sandbox/requests", "requests"],
+    ] as const) {
       const res = await api().get(path).query({ merchant_id: ACME.merchant_id });
       expect(res.body[key].length, path).toBeGreaterThan(0); // not vacuous: each list has records
       check("get", path, res);
@@ -113,7 +124,13 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     // a payment waiting at its APM page, completed by the operator
     const order = apmPayment();
     await api().post("/v1/authorise").send(order).expect(200);
-    const pending = ((await api().get("/__sandbox/transactions").query({ order_no: order.order_no as string })).body.transactions as { transaction_id: string }[])[0]!.transaction_id;
+    const pending = (
+      (
+        await api()
+          .get("/__sandbox/transactions")
+          .query({ order_no: order.order_no as string })
+      ).body.transactions as { transaction_id: string }[]
+    )[0]!.transaction_id;
     const complete = (id: string, outcome: unknown) => api().post(`/__sandbox/payments/${id}/complete`).send({ outcome });
     check("post", "/__sandbox/payments/{transaction_id}/complete", await complete(pending, "nonsense"));
     check("post", "/__sandbox/payments/{transaction_id}/complete", await complete(pending, "paid"));
@@ -124,7 +141,9 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     const paid = await pay(target());
     await one(target(), "capture", paid);
     await one(target(), "refund", { ...paid, refund_amount: "10.00" });
-    const refund = ((await api().get("/__sandbox/refunds").query({ transaction_id: paid.transaction_id })).body.refunds as { refund_reference_id: string; state: string }[])[0]!;
+    const refund = (
+      (await api().get("/__sandbox/refunds").query({ transaction_id: paid.transaction_id })).body.refunds as { refund_reference_id: string; state: string }[]
+    )[0]!;
     expect(refund.state).toBe("accepted");
     const settle = (ref: string, result: unknown) => api().post(`/__sandbox/refunds/${ref}/settle`).send({ result });
     check("post", "/__sandbox/refunds/{ref}/settle", await settle(refund.refund_reference_id, "sideways"));
@@ -145,11 +164,19 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
 
     // a subscription charged now; a cancelled one has nothing to charge
     const subscribed = await pay(target(), { subscription: { interval: "month", interval_count: "1" } });
-    const recurring = ((await api().get("/__sandbox/subscriptions").query({ merchant_id: ACME.merchant_id })).body.subscriptions as { recurring_id: string; transaction_id: string }[]).find((s) => s.transaction_id === subscribed.transaction_id)!.recurring_id;
+    const recurring = (
+      (await api().get("/__sandbox/subscriptions").query({ merchant_id: ACME.merchant_id })).body.subscriptions as {
+        recurring_id: string;
+        transaction_id: string;
+      }[]
+    ).find((s) => s.transaction_id === subscribed.transaction_id)!.recurring_id;
     check("post", "/__sandbox/subscriptions/{recurring_id}/charge", await api().post(`/__sandbox/subscriptions/${recurring}/charge`));
     check("post", "/__sandbox/subscriptions/{recurring_id}/charge", await api().post("/__sandbox/subscriptions/R0/charge"));
     const cancel = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, recurring_id: recurring };
-    await api().post("/v1/subscription/cancel").send({ ...cancel, encryption_data: signRequest("subscriptionCancel", cancel, ACME.key) }).expect(200);
+    await api()
+      .post("/v1/subscription/cancel")
+      .send({ ...cancel, encryption_data: signRequest("subscriptionCancel", cancel, ACME.key) })
+      .expect(200);
     check("post", "/__sandbox/subscriptions/{recurring_id}/charge", await api().post(`/__sandbox/subscriptions/${recurring}/charge`));
 
     // notifications: a test one to this machine (nothing listens on port 9), read, resent, delivered
@@ -239,7 +266,11 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("post", "/__sandbox/reset", await api().post("/__sandbox/reset").set("sec-fetch-site", "cross-site").send({}));
     check("put", "/__sandbox/scenarios/global", await api().put("/__sandbox/scenarios/global").set("origin", "https://elsewhere.example").send({ name: "x" }));
     const strict = (await makeApp({ strictMerchants: true, notifyAllow: "127.0.0.1" })).app;
-    check("post", "/__sandbox/notifications/trigger", await request(strict).post("/__sandbox/notifications/trigger").send({ merchant_id: "M-NOBODY", url: "http://127.0.0.1:9/hook" }));
+    check(
+      "post",
+      "/__sandbox/notifications/trigger",
+      await request(strict).post("/__sandbox/notifications/trigger").send({ merchant_id: "M-NOBODY", url: "http://127.0.0.1:9/hook" }),
+    );
   });
 
   test("the state as a file: exported (all, one merchant, an unknown one), imported, a refused file", async () => {
@@ -303,7 +334,9 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     // the refusals this file provoked, per status (503 needs a shared store that went away: test/replicas.test.ts)
     const statuses = new Set([...validated].map((v) => v.split(" ")[1]));
     expect([...statuses].sort()).toEqual(["200", "201", "303", "400", "401", "403", "404", "409"]);
-    const listed = OPERATOR.flatMap((call) => Object.keys(call.problems ?? {}).map((status) => `${call.operationId} ${status}`)).filter((p) => !/ (413|429|500|504)$/.test(p)); // 429 and 504 (a busy or slow verify, check or export): test/heavy-work.test.ts
+    const listed = OPERATOR.flatMap((call) => Object.keys(call.problems ?? {}).map((status) => `${call.operationId} ${status}`)).filter(
+      (p) => !/ (413|429|500|504)$/.test(p),
+    ); // 429 and 504 (a busy or slow verify, check or export): test/heavy-work.test.ts
     expect(listed.filter((p) => !validated.has(p))).toEqual([]);
   });
 });

@@ -55,7 +55,10 @@ afterAll(async () => {
 describe("the served OpenAPI document and the ecosystem's tools", () => {
   test("redocly lint (recommended ruleset): no error; the only warnings are the two calls that have no 4xx answer", async () => {
     const { code, stdout, stderr } = await npx(["redocly", "lint", "--extends=recommended", "--format=json", documentFile]);
-    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+    };
     const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
     expect(report.totals.errors, problems.join("\n")).toBe(0);
     expect(code, stderr).toBe(0);
@@ -74,7 +77,17 @@ describe("the served OpenAPI document and the ecosystem's tools", () => {
     // the program's folder resolves openapi-fetch, tsx and @types/node from this project
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
-    const compilerOptions = { strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: ["node"], noEmit: true, skipLibCheck: true };
+    const compilerOptions = {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      types: ["node"],
+      noEmit: true,
+      skipLibCheck: true,
+    };
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["client.ts", "wrong.ts"] }, null, 2));
     const payment = directPayment();
     writeFileSync(join(dir, "client.ts"), clientProgram(payment));

@@ -10,7 +10,15 @@ import request from "supertest";
 import { formSession, makeApp } from "./helpers.js";
 
 /** A value for each path parameter: no record has it, so a call that names one answers its own 404. */
-const PARAMS: Record<string, string> = { ref: "R-none", transaction_id: "T-none", recurring_id: "S-none", id: "N-none", merchant_id: "TABLE-M1", merchantId: "TABLE-M1", name: "default" };
+const PARAMS: Record<string, string> = {
+  ref: "R-none",
+  transaction_id: "T-none",
+  recurring_id: "S-none",
+  id: "N-none",
+  merchant_id: "TABLE-M1",
+  merchantId: "TABLE-M1",
+  name: "default",
+};
 const paramsOf = (path: string) => Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, PARAMS[m[1]!]!]));
 
 /** The router's own answer to a path it does not have: what no call of the table may get. */
@@ -25,7 +33,10 @@ describe("every call of the table, by every way in", () => {
 
   test.each(OPERATOR_CALLS.map((c) => [c.operationId, c] as const))("%s: the router mounts it and the client reaches it", async (id, call) => {
     const url = `${sandbox.url}${call.path.replace(/\{(\w+)\}/g, (_, n: string) => PARAMS[n]!)}`;
-    const res = await fetch(url, { method: call.method.toUpperCase(), ...(call.method === "get" || call.method === "delete" ? {} : { headers: { "content-type": "application/json" }, body: "{}" }) });
+    const res = await fetch(url, {
+      method: call.method.toUpperCase(),
+      ...(call.method === "get" || call.method === "delete" ? {} : { headers: { "content-type": "application/json" }, body: "{}" }),
+    });
     const text = await res.text();
     expect(text, `${call.method} ${call.path}`).not.toMatch(NO_ROUTE);
     expect(res.status, `${call.method} ${call.path}: ${text.slice(0, 200)}`).not.toBe(405);

@@ -38,7 +38,13 @@ describe("reset", () => {
   test("one merchant's records go back to fixtures; the others' stay", async () => {
     const { app, deps } = await makeApp();
     const mine = parseXml((await request(app).post("/v1/authorise").send(directPayment())).text).transaction_id;
-    const theirs = parseXml((await request(app).post("/v1/authorise").send(directPayment({ merchant_id: "OTHER", account_id: "X" }))).text).transaction_id;
+    const theirs = parseXml(
+      (
+        await request(app)
+          .post("/v1/authorise")
+          .send(directPayment({ merchant_id: "OTHER", account_id: "X" }))
+      ).text,
+    ).transaction_id;
     expect((await request(app).post("/__sandbox/reset").send({ merchant_id: "M10001" })).status).toBe(200);
     const ids = deps.store.data.transactions.map((t) => t.transaction_id);
     expect(ids).not.toContain(mine);
@@ -68,12 +74,22 @@ describe("a careless reset resets nothing", () => {
     ["JSON that is not an object", (r: request.Test) => r.set("content-type", "application/json").send('"all"'), "malformed_body"],
   ])("%s: 400, the accepted forms named, every record kept", async (_name, send, error) => {
     const { app, deps } = await makeApp();
-    const mine = parseXml((await request(app).post("/v1/authorise").send(directPayment({ merchant_id: "CI-JOB-1", account_id: "X" }))).text).transaction_id;
+    const mine = parseXml(
+      (
+        await request(app)
+          .post("/v1/authorise")
+          .send(directPayment({ merchant_id: "CI-JOB-1", account_id: "X" }))
+      ).text,
+    ).transaction_id;
     const before = JSON.stringify(deps.store.data);
     const res = await send(request(app).post("/__sandbox/reset"));
     expect(res.status).toBe(400);
     expect(res.body.error).toBe(error);
-    expect(res.body.message).toMatch(error === "invalid_reset" || error === "unknown_merchant" ? /\{"merchant_id": "<id>"\}.*\{"all": true\}.*nothing was reset/ : /JSON|accepts "merchant_id", "all"/);
+    expect(res.body.message).toMatch(
+      error === "invalid_reset" || error === "unknown_merchant"
+        ? /\{"merchant_id": "<id>"\}.*\{"all": true\}.*nothing was reset/
+        : /JSON|accepts "merchant_id", "all"/,
+    );
     expect(JSON.stringify(deps.store.data)).toBe(before);
     expect(deps.store.data.transactions.map((t) => t.transaction_id)).toContain(mine);
   });
@@ -107,7 +123,10 @@ describe("errors", () => {
     const bad = await request(app).post("/__sandbox/clock").set("content-type", "application/json").send("{oops");
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe("malformed_body");
-    const huge = await request(app).post("/__sandbox/clock").set("content-type", "application/json").send(JSON.stringify({ advance: "1h", pad: "x".repeat(200_000) }));
+    const huge = await request(app)
+      .post("/__sandbox/clock")
+      .set("content-type", "application/json")
+      .send(JSON.stringify({ advance: "1h", pad: "x".repeat(200_000) }));
     expect(huge.status).toBe(413);
     expect(huge.body).toEqual({ error: "body_too_large", message: "an operator call's JSON body is 100 kB at most" });
     expect((await request(app).get("/__sandbox/clock")).body.offset_ms).toBe(0); // nothing moved

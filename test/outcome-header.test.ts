@@ -35,7 +35,11 @@ describe("payments", () => {
     expect(textOf(xml.order_status)).toBe("0");
     expect(textOf(xml.result_info)).toBe("D0051:Insufficient funds");
     expect(res.headers["x-sandbox-rule"]).toBe("header/X-Sandbox-Outcome: insufficient_funds");
-    expect(await transaction(String(body.order_no))).toMatchObject({ state: "declined", result: "insufficient_funds", transaction_id: textOf(xml.transaction_id) });
+    expect(await transaction(String(body.order_no))).toMatchObject({
+      state: "declined",
+      result: "insufficient_funds",
+      transaction_id: textOf(xml.transaction_id),
+    });
     expect(await loggedRule(String(body.order_no))).toEqual(["header/X-Sandbox-Outcome: insufficient_funds"]);
   });
 
@@ -69,14 +73,20 @@ describe("payments", () => {
     expect((await transaction(String(waiting.order_no)))?.state).toBe("pending");
     // an APM payment has no 3-D Secure
     const refused = await authorise(apmPayment(), { [HEADER]: "threeds_required" }).expect(400);
-    expect(textOf(parseXml(refused.text).result_info)).toMatch(/^I0042:Unknown outcome: "threeds_required" is not an outcome of apm \(have: approved, .*apm_pending/);
+    expect(textOf(parseXml(refused.text).result_info)).toMatch(
+      /^I0042:Unknown outcome: "threeds_required" is not an outcome of apm \(have: approved, .*apm_pending/,
+    );
   });
 });
 
 describe("batches: every order of the request", () => {
   test("a capture with capture_declined refuses every order; the payments stay authorised", async () => {
     const payments = [await pay(app), await pay(app)];
-    const res = await request(app).post("/v1/capture").set(HEADER, "capture_declined").send({ ...ENVELOPE, capture_orders: payments }).expect(200);
+    const res = await request(app)
+      .post("/v1/capture")
+      .set(HEADER, "capture_declined")
+      .send({ ...ENVELOPE, capture_orders: payments })
+      .expect(200);
     expect(res.body.return_status).toBe("1");
     for (const order of res.body.capture_orders) {
       // the gateway's own text: what decided it is said in X-Sandbox-Rule, never in a field the merchant parses
@@ -91,10 +101,18 @@ describe("batches: every order of the request", () => {
 
   test("a refund with refund_fails_later is accepted now and fails when it settles", async () => {
     const p = await paymentIn(app, "paid");
-    const res = await request(app).post("/v1/refund").set(HEADER, "refund_fails_later").send({ ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "40.00" }] }).expect(200);
+    const res = await request(app)
+      .post("/v1/refund")
+      .set(HEADER, "refund_fails_later")
+      .send({ ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "40.00" }] })
+      .expect(200);
     expect(res.body.refund_orders[0]).toMatchObject({ refund_status: "1", refund_reference_id: `${p.transaction_id}-01` });
     await request(app).post("/__sandbox/clock").send({ advance: "1m" }).expect(200);
-    const search = await request(app).post("/v1/retrievalRefund").type("form").send({ ...ENVELOPE, transaction_id: p.transaction_id }).expect(200);
+    const search = await request(app)
+      .post("/v1/retrievalRefund")
+      .type("form")
+      .send({ ...ENVELOPE, transaction_id: p.transaction_id })
+      .expect(200);
     expect(search.body.refund_orders[0]).toMatchObject({ refund_status: "3", payment_status: "3000" });
   });
 });
@@ -166,15 +184,29 @@ describe("refusals: 400 in the operation's format, with the names, nothing chang
   test("an unknown name, in XML, JSON and HTML", async () => {
     const before = (await storedTransactions(app)).length;
     const xml = await authorise(directPayment(), { [HEADER]: "insufficient_fund" }).expect(400);
-    expect(textOf(parseXml(xml.text).result_info)).toMatch(/^I0042:Unknown outcome: "insufficient_fund" is not an outcome of authorise \(have: approved, do_not_honor, insufficient_funds, .*threeds_required/);
+    expect(textOf(parseXml(xml.text).result_info)).toMatch(
+      /^I0042:Unknown outcome: "insufficient_fund" is not an outcome of authorise \(have: approved, do_not_honor, insufficient_funds, .*threeds_required/,
+    );
     expect(textOf(parseXml(xml.text).result_info)).not.toContain("apm_pending");
 
     const p = await pay(app);
-    const json = await request(app).post("/v1/capture").set(HEADER, "refund_declined").send({ ...ENVELOPE, capture_orders: [p] }).expect(400);
-    expect(json.body).toMatchObject({ return_status: "0", return_message: 'I0042:Unknown outcome: "refund_declined" is not an outcome of capture (have: captured, capture_declined)', capture_orders: [] });
+    const json = await request(app)
+      .post("/v1/capture")
+      .set(HEADER, "refund_declined")
+      .send({ ...ENVELOPE, capture_orders: [p] })
+      .expect(400);
+    expect(json.body).toMatchObject({
+      return_status: "0",
+      return_message: 'I0042:Unknown outcome: "refund_declined" is not an outcome of capture (have: captured, capture_declined)',
+      capture_orders: [],
+    });
     expect((await transaction(p.order_no))?.state).toBe("authorised");
 
-    const html = await request(app).post("/v1/checkout").set(HEADER, "nope").send({ ...ENVELOPE, order_no: nextOrderNo("CO"), currency: "EUR", amount: "1.00" }).expect(400);
+    const html = await request(app)
+      .post("/v1/checkout")
+      .set(HEADER, "nope")
+      .send({ ...ENVELOPE, order_no: nextOrderNo("CO"), currency: "EUR", amount: "1.00" })
+      .expect(400);
     expect(html.type).toBe("text/html");
     expect(html.text).toMatch(/I0042:Unknown outcome: &quot;nope&quot; is not an outcome of checkout \(have: approved, .*checkout_pending/);
     // only the approved payment above was created
@@ -200,8 +232,15 @@ test("coverage counts the outcome as produced, each order of a batch once", asyn
   const paid = await authorise(directPayment(merchant), { [HEADER]: "expired_card" }).expect(200);
   const approved = parseXml((await authorise(directPayment({ ...merchant, amount: "10.00" })).expect(200)).text);
   const order = { transaction_id: textOf(approved.transaction_id), order_no: textOf(approved.order_no), currency: "USD", amount: "10.00" };
-  await request(app).post("/v1/capture").set(HEADER, "capture_declined").send({ ...merchant, encryption_data: ANY_SIGNATURE, capture_orders: [order] }).expect(200);
-  const checkout = await request(app).post("/v1/checkout").set(HEADER, "do_not_honor").send({ ...merchant, encryption_data: ANY_SIGNATURE, order_no: nextOrderNo("CO"), currency: "USD", amount: "5.00" });
+  await request(app)
+    .post("/v1/capture")
+    .set(HEADER, "capture_declined")
+    .send({ ...merchant, encryption_data: ANY_SIGNATURE, capture_orders: [order] })
+    .expect(200);
+  const checkout = await request(app)
+    .post("/v1/checkout")
+    .set(HEADER, "do_not_honor")
+    .send({ ...merchant, encryption_data: ANY_SIGNATURE, order_no: nextOrderNo("CO"), currency: "USD", amount: "5.00" });
   expect(checkout.status).toBe(200);
   expect(paid.headers["x-sandbox-rule"]).toBe("header/X-Sandbox-Outcome: expired_card");
   const report = (await request(app).get("/__sandbox/coverage").query({ merchant_id: merchant.merchant_id })).body as CoverageReport;
@@ -212,9 +251,14 @@ test("coverage counts the outcome as produced, each order of a batch once", asyn
 });
 
 test("the OpenAPI document lists the header, with the operation's names, where it is taken", async () => {
-  const doc = (await request(app).get("/__sandbox/openapi.json").expect(200)).body as { paths: Record<string, { post: { parameters?: { name: string; in: string; schema: { enum?: string[] } }[] } }> };
+  const doc = (await request(app).get("/__sandbox/openapi.json").expect(200)).body as {
+    paths: Record<string, { post: { parameters?: { name: string; in: string; schema: { enum?: string[] } }[] } }>;
+  };
   const header = (path: string) => doc.paths[path]!.post.parameters?.find((p) => p.name === HEADER);
-  expect(header("/v1/authorise")).toMatchObject({ in: "header", schema: { enum: expect.arrayContaining(["insufficient_funds", "threeds_required", "apm_pending"]) } });
+  expect(header("/v1/authorise")).toMatchObject({
+    in: "header",
+    schema: { enum: expect.arrayContaining(["insufficient_funds", "threeds_required", "apm_pending"]) },
+  });
   expect(header("/v1/capture")?.schema.enum).toEqual(["captured", "capture_declined"]);
   expect(header("/v1/payout")?.schema.enum).toContain("no_account");
   expect(header("/v1/retrievalTrans")).toBeUndefined();

@@ -142,7 +142,10 @@ describe.skipIf(!HAS_CHROMIUM)(`payer journeys in Chromium (needs ${CHROMIUM}: a
 
   test("hostile values in every field a payer page shows: no dialog, no console error, no script", async () => {
     const hostile = '"><img src=x onerror=alert(1)><script>alert(2)</script>';
-    const { page, problems, orderNo } = await start({ order_no: `H${hostile}`.slice(0, 60), items: `${hostile}#,#${hostile}#,#1.00#,#1`, note: hostile, first_name: hostile }, CHECKOUT);
+    const { page, problems, orderNo } = await start(
+      { order_no: `H${hostile}`.slice(0, 60), items: `${hostile}#,#${hostile}#,#1.00#,#1`, note: hostile, first_name: hostile },
+      CHECKOUT,
+    );
     expect(await page.textContent('dd[data-field="order_no"]')).toBe(orderNo);
     expect(await page.textContent("table.items td")).toBe(hostile);
     await payByCard(page, "4242424242424241");
@@ -153,7 +156,10 @@ describe.skipIf(!HAS_CHROMIUM)(`payer journeys in Chromium (needs ${CHROMIUM}: a
     expect(problems).toEqual([]);
 
     // the APM page names the method as sent; the result page shows the order as sent
-    const apm = await start({ op: "authorise", account_id: "A10002", currency: "BRL", payment_method: hostile, order_no: `A${hostile}`.slice(0, 60), return_url: "" }, APM);
+    const apm = await start(
+      { op: "authorise", account_id: "A10002", currency: "BRL", payment_method: hostile, order_no: `A${hostile}`.slice(0, 60), return_url: "" },
+      APM,
+    );
     expect(await apm.page.textContent("h1")).toBe(hostile);
     await apm.page.click('button[data-outcome="failed"]');
     await apm.page.waitForSelector('dd[data-field="order_no"]');

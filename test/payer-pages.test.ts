@@ -33,7 +33,17 @@ async function apm(overrides: Record<string, unknown> = {}) {
 }
 
 async function checkout(overrides: Record<string, unknown> = {}) {
-  const body = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: nextOrderNo("CO"), currency: "EUR", amount: "42.50", return_url: RETURN, notify_url: NOTIFY, encryption_data: ANY_SIGNATURE, ...overrides };
+  const body = {
+    merchant_id: ACME.merchant_id,
+    account_id: ACME.account_id,
+    order_no: nextOrderNo("CO"),
+    currency: "EUR",
+    amount: "42.50",
+    return_url: RETURN,
+    notify_url: NOTIFY,
+    encryption_data: ANY_SIGNATURE,
+    ...overrides,
+  };
   const res = await request(app).post("/v1/checkout").send(body).expect(200);
   const action = /action="([^"]+)"/.exec(res.text)?.[1] ?? "";
   return { page: pathOf(action.replace(/&amp;/g, "&")), order_no: body.order_no };
@@ -65,14 +75,41 @@ describe("3-D Secure challenge page", () => {
   test.each([
     { body: { outcome: "threeds_passed" }, order_status: "1", result: "0000:Success", state: "authorised", threeds: "Y:Authenticated (challenge passed)" },
     { body: { challenge_code: "1234" }, order_status: "1", result: "0000:Success", state: "authorised", threeds: "Y:Authenticated (challenge passed)" },
-    { body: { challenge_code: "0000" }, order_status: "0", result: "D0301:3-D Secure authentication failed", state: "declined", threeds: "N:Not authenticated" },
-    { body: { outcome: "threeds_failed" }, order_status: "0", result: "D0301:3-D Secure authentication failed", state: "declined", threeds: "N:Not authenticated" },
-    { body: { outcome: "abandoned" }, order_status: "0", result: "C0003:3-D Secure challenge abandoned by the payer", state: "cancelled", threeds: "U:Challenge abandoned by the payer" },
+    {
+      body: { challenge_code: "0000" },
+      order_status: "0",
+      result: "D0301:3-D Secure authentication failed",
+      state: "declined",
+      threeds: "N:Not authenticated",
+    },
+    {
+      body: { outcome: "threeds_failed" },
+      order_status: "0",
+      result: "D0301:3-D Secure authentication failed",
+      state: "declined",
+      threeds: "N:Not authenticated",
+    },
+    {
+      body: { outcome: "abandoned" },
+      order_status: "0",
+      result: "C0003:3-D Secure challenge abandoned by the payer",
+      state: "cancelled",
+      threeds: "U:Challenge abandoned by the payer",
+    },
   ])("$body → 303 to return_url with order_status $order_status", async ({ body, order_status, result, state, threeds }) => {
     const { page, transaction_id } = await challenged();
     const res = await request(app).post(page).type("form").send(body).expect(303);
     const params = returned(res.headers.location!);
-    expect(params).toMatchObject({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, transaction_id, amount: "10.00", currency: "USD", order_status, result_info: result, card: "400000******3184" });
+    expect(params).toMatchObject({
+      merchant_id: ACME.merchant_id,
+      account_id: ACME.account_id,
+      transaction_id,
+      amount: "10.00",
+      currency: "USD",
+      order_status,
+      result_info: result,
+      card: "400000******3184",
+    });
     const tx = deps.store.data.transactions.find((t) => t.transaction_id === transaction_id)!;
     expect(tx.state).toBe(state);
     expect(tx.threeds_result).toBe(threeds);
@@ -91,7 +128,11 @@ describe("3-D Secure challenge page", () => {
   test("the query operation shows the new truth", async () => {
     const { page, transaction_id } = await challenged();
     await request(app).post(page).type("form").send({ outcome: "threeds_passed" }).expect(303);
-    const res = await request(app).post("/v1/retrievalTrans").type("form").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, transaction_id, encryption_data: ANY_SIGNATURE }).expect(200);
+    const res = await request(app)
+      .post("/v1/retrievalTrans")
+      .type("form")
+      .send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, transaction_id, encryption_data: ANY_SIGNATURE })
+      .expect(200);
     expect(res.body.orders_list[0]).toMatchObject({ transaction_id, payment_status: "2000", is3ds: "1" });
   });
 
@@ -116,13 +157,20 @@ describe("APM page", () => {
     const { page, order_no } = await apm();
     const res = await request(app).post(page).type("form").send({ outcome }).expect(303);
     expect(returned(res.headers.location!)).toMatchObject({ order_no, order_status, result_info: result, card: "" });
-    expect(txOf(order_no).state).toBe(Object.entries({ "3000": "paid", "6000": "declined", "5000": "cancelled", "1000": "pending" }).find(([k]) => k === payment_status)![1]);
+    expect(txOf(order_no).state).toBe(
+      Object.entries({ "3000": "paid", "6000": "declined", "5000": "cancelled", "1000": "pending" }).find(([k]) => k === payment_status)![1],
+    );
   });
 
   test("Accept: application/json answers the result as JSON", async () => {
     const { page, order_no } = await apm();
     const res = await request(app).post(page).type("form").set("accept", "application/json").send({ outcome: "paid" }).expect(200);
-    expect(res.body).toEqual({ transaction_id: txOf(order_no).transaction_id, order_status: "1", result_info: "0000:Success", return_url: expect.stringContaining("https://shop.example.com/return?cart=7&") });
+    expect(res.body).toEqual({
+      transaction_id: txOf(order_no).transaction_id,
+      order_status: "1",
+      result_info: "0000:Success",
+      return_url: expect.stringContaining("https://shop.example.com/return?cart=7&"),
+    });
     returned(res.body.return_url);
   });
 
@@ -153,10 +201,19 @@ describe("a page used twice, and bad addresses", () => {
 
   test("unknown pages are 404 in HTML or JSON; a malformed form is 400, not a crash", async () => {
     expect((await request(app).get("/pay/apm/ffffffffffffffffffffffff").expect(404)).text).toContain("No payment page");
-    await request(app).post("/pay/nope/abc").set("accept", "application/json").type("form").send({ outcome: "paid" }).expect(404, /page_not_found/);
+    await request(app)
+      .post("/pay/nope/abc")
+      .set("accept", "application/json")
+      .type("form")
+      .send({ outcome: "paid" })
+      .expect(404, /page_not_found/);
     const { page } = await apm();
     await request(app).post(page).set("content-type", "application/json").send("{bad").expect(400);
-    await request(app).post(page).type("form").send({}).expect(400, /nothing to do/);
+    await request(app)
+      .post(page)
+      .type("form")
+      .send({})
+      .expect(400, /nothing to do/);
   });
 });
 
@@ -171,7 +228,14 @@ describe("hosted checkout", () => {
     expect(res.text).toContain("42.50 EUR");
   });
 
-  const card = (number: string, more: Record<string, string> = {}) => ({ card: number, expiration_month: "12", expiration_year: "2030", security_code: "123", holder_name: "Jane Doe", ...more });
+  const card = (number: string, more: Record<string, string> = {}) => ({
+    card: number,
+    expiration_month: "12",
+    expiration_year: "2030",
+    security_code: "123",
+    holder_name: "Jane Doe",
+    ...more,
+  });
 
   test.each([
     { number: "4242424242424242", order_status: "1", payment_status: "2000" },
@@ -196,7 +260,11 @@ describe("hosted checkout", () => {
 
   test("a bad card form is refused field by field and changes nothing", async () => {
     const { page, order_no } = await checkout();
-    const res = await request(app).post(page).type("form").send(card("4242424242424241", { expiration_month: "13", security_code: "" })).expect(400);
+    const res = await request(app)
+      .post(page)
+      .type("form")
+      .send(card("4242424242424241", { expiration_month: "13", security_code: "" }))
+      .expect(400);
     for (const field of ["card", "expiration_month", "security_code"]) expect(res.text).toContain(`<code>${field}</code>`);
     expect(txOf(order_no).state).toBe("pending");
     const json = await request(app).post(page).type("form").set("accept", "application/json").send(card("1")).expect(400);
@@ -204,7 +272,15 @@ describe("hosted checkout", () => {
   });
 
   test("a scenario chosen by X-Sandbox-Scenario for the checkout also decides the payer's card", async () => {
-    const body = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: nextOrderNo("CO-H"), currency: "EUR", amount: "42.50", return_url: RETURN, encryption_data: ANY_SIGNATURE };
+    const body = {
+      merchant_id: ACME.merchant_id,
+      account_id: ACME.account_id,
+      order_no: nextOrderNo("CO-H"),
+      currency: "EUR",
+      amount: "42.50",
+      return_url: RETURN,
+      encryption_data: ANY_SIGNATURE,
+    };
     const res = await request(app).post("/v1/checkout").set("x-sandbox-scenario", "declines").send(body).expect(200);
     const page = pathOf(/action="([^"]+)"/.exec(res.text)![1]!);
     const done = await request(app).post(page).type("form").send(card("4242424242424242")).expect(303);
@@ -214,7 +290,11 @@ describe("hosted checkout", () => {
 
   test("an expired card declines as expired", async () => {
     const { page, order_no } = await checkout();
-    await request(app).post(page).type("form").send(card("4242424242424242", { expiration_year: "2020" })).expect(303);
+    await request(app)
+      .post(page)
+      .type("form")
+      .send(card("4242424242424242", { expiration_year: "2020" }))
+      .expect(303);
     expect(txOf(order_no).result).toBe("expired_card");
   });
 
@@ -223,14 +303,25 @@ describe("hosted checkout", () => {
     await request(app).post("/__sandbox/clock").send({ advance: "730d", merchant_id: "CLOCK-CARD" }).expect(200);
     const nextYear = String(deps.clock.now().getUTCFullYear() + 1);
     const ahead = await checkout({ merchant_id: "CLOCK-CARD", account_id: "A1" });
-    await request(app).post(ahead.page).type("form").send(card("4242424242424242", { expiration_year: nextYear })).expect(303);
+    await request(app)
+      .post(ahead.page)
+      .type("form")
+      .send(card("4242424242424242", { expiration_year: nextYear }))
+      .expect(303);
     expect(txOf(ahead.order_no).result).toBe("expired_card");
     // as that merchant's direct payment with the card is
-    const direct = await request(app).post("/v1/authorise").send(directPayment({ merchant_id: "CLOCK-CARD", account_id: "A1", expiration_year: nextYear })).expect(200);
+    const direct = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ merchant_id: "CLOCK-CARD", account_id: "A1", expiration_year: nextYear }))
+      .expect(200);
     expect(textOf(parseXml(direct.text).result_info)).toMatch(/^D0054:/);
     // another merchant's payer pays with it
     const now = await checkout();
-    await request(app).post(now.page).type("form").send(card("4242424242424242", { expiration_year: nextYear })).expect(303);
+    await request(app)
+      .post(now.page)
+      .type("form")
+      .send(card("4242424242424242", { expiration_year: nextYear }))
+      .expect(303);
     expect(txOf(now.order_no).state).toBe("authorised");
   });
 
@@ -247,7 +338,9 @@ describe("hosted checkout", () => {
   });
 
   test("a subscription in the checkout request starts when the payer pays by card", async () => {
-    const { page, order_no } = await checkout({ subscription: JSON.stringify({ contract_name: "Gold", interval: "month", interval_count: "1", billing_cycle: 12 }) });
+    const { page, order_no } = await checkout({
+      subscription: JSON.stringify({ contract_name: "Gold", interval: "month", interval_count: "1", billing_cycle: 12 }),
+    });
     await request(app).post(page).type("form").send(card("4242424242424242")).expect(303);
     const tx = txOf(order_no);
     const sub = deps.store.data.subscriptions.find((s) => s.transaction_id === tx.transaction_id);
@@ -257,13 +350,20 @@ describe("hosted checkout", () => {
   });
 
   test("a subscription of a payment held for review starts when the review approves it", async () => {
-    const { page, order_no } = await checkout({ currency: "USD", amount: "10.00", subscription: JSON.stringify({ contract_name: "Held", interval: "month", billing_cycle: 2 }) });
+    const { page, order_no } = await checkout({
+      currency: "USD",
+      amount: "10.00",
+      subscription: JSON.stringify({ contract_name: "Held", interval: "month", billing_cycle: 2 }),
+    });
     await request(app).post(page).type("form").send({ outcome: "review" }).expect(303);
     const tx = txOf(order_no);
     expect(tx.state).toBe("review");
     expect(deps.store.data.subscriptions.some((s) => s.transaction_id === tx.transaction_id)).toBe(false);
     const order = { transaction_id: tx.transaction_id, order_no, currency: "USD", amount: "10.00", review_flag: "approve" };
-    await request(app).post("/v1/review").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, review_orders: [order] }).expect(200);
+    await request(app)
+      .post("/v1/review")
+      .send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, review_orders: [order] })
+      .expect(200);
     expect(tx.state).toBe("authorised");
     expect(deps.store.data.subscriptions.find((s) => s.transaction_id === tx.transaction_id)).toMatchObject({ contract_name: "Held", state: "active" });
     expect(tx.payer_request).toBeUndefined();

@@ -30,12 +30,36 @@ const ranking = (methods: Ranked[]) => methods.map((m) => (m.suitable ? `${m.pay
 
 describe("rankings (account A10002: card, pix, boleto, ideal, sofort, paypal)", () => {
   test.each([
-    ["BR, BRL 100.00: pix first", { billing_country: "BR", currency: "BRL", amount: "100.00" }, ["pix 93.05", "boleto 63.50", "paypal 62.60", "card 57.00", "ideal ✗", "sofort ✗"]],
-    ["NL, EUR 50.00: iDEAL first", { billing_country: "NL", currency: "EUR", amount: "50.00" }, ["ideal 92.60", "sofort 79.00", "card 67.50", "paypal 65.10", "pix ✗", "boleto ✗"]],
-    ["BR, BRL 3.00: boleto below its minimum, fixed fees weigh", { billing_country: "BR", currency: "BRL", amount: "3" }, ["pix 93.00", "card 8.00", "paypal 0.00", "boleto ✗", "ideal ✗", "sofort ✗"]],
-    ["DE, EUR 20.00: sofort's home", { billing_country: "DE", currency: "EUR", amount: "20.00" }, ["sofort 78.25", "card 61.00", "paypal 60.75", "pix ✗", "boleto ✗", "ideal ✗"]],
-    ["US, USD 60000.00: above every maximum", { billing_country: "US", currency: "USD", amount: "60000.00" }, ["card ✗", "pix ✗", "boleto ✗", "ideal ✗", "sofort ✗", "paypal ✗"]],
-    ["lower-case codes are read as upper case", { billing_country: "br", currency: "brl", amount: "100.00" }, ["pix 93.05", "boleto 63.50", "paypal 62.60", "card 57.00", "ideal ✗", "sofort ✗"]],
+    [
+      "BR, BRL 100.00: pix first",
+      { billing_country: "BR", currency: "BRL", amount: "100.00" },
+      ["pix 93.05", "boleto 63.50", "paypal 62.60", "card 57.00", "ideal ✗", "sofort ✗"],
+    ],
+    [
+      "NL, EUR 50.00: iDEAL first",
+      { billing_country: "NL", currency: "EUR", amount: "50.00" },
+      ["ideal 92.60", "sofort 79.00", "card 67.50", "paypal 65.10", "pix ✗", "boleto ✗"],
+    ],
+    [
+      "BR, BRL 3.00: boleto below its minimum, fixed fees weigh",
+      { billing_country: "BR", currency: "BRL", amount: "3" },
+      ["pix 93.00", "card 8.00", "paypal 0.00", "boleto ✗", "ideal ✗", "sofort ✗"],
+    ],
+    [
+      "DE, EUR 20.00: sofort's home",
+      { billing_country: "DE", currency: "EUR", amount: "20.00" },
+      ["sofort 78.25", "card 61.00", "paypal 60.75", "pix ✗", "boleto ✗", "ideal ✗"],
+    ],
+    [
+      "US, USD 60000.00: above every maximum",
+      { billing_country: "US", currency: "USD", amount: "60000.00" },
+      ["card ✗", "pix ✗", "boleto ✗", "ideal ✗", "sofort ✗", "paypal ✗"],
+    ],
+    [
+      "lower-case codes are read as upper case",
+      { billing_country: "br", currency: "brl", amount: "100.00" },
+      ["pix 93.05", "boleto 63.50", "paypal 62.60", "card 57.00", "ideal ✗", "sofort ✗"],
+    ],
   ])("%s", async (_name, fields, expected) => {
     const { app } = await makeApp();
     const res = await optimise(app, fields);
@@ -47,8 +71,26 @@ describe("rankings (account A10002: card, pix, boleto, ideal, sofort, paypal)", 
   test("the response: the account, the payment as read, and every method with its figures and reason", async () => {
     const { app } = await makeApp();
     const res = await optimise(app, { billing_country: "BR", currency: "BRL", amount: "100" });
-    expect(Object.keys(res.body)).toEqual(["merchant_id", "account_id", "encryption_data", "return_status", "return_message", "currency", "amount", "billing_country", "payment_methods"]);
-    expect(res.body).toMatchObject({ merchant_id: "M10001", account_id: "A10002", return_status: "1", return_message: "OK", currency: "BRL", amount: "100.00", billing_country: "BR" });
+    expect(Object.keys(res.body)).toEqual([
+      "merchant_id",
+      "account_id",
+      "encryption_data",
+      "return_status",
+      "return_message",
+      "currency",
+      "amount",
+      "billing_country",
+      "payment_methods",
+    ]);
+    expect(res.body).toMatchObject({
+      merchant_id: "M10001",
+      account_id: "A10002",
+      return_status: "1",
+      return_message: "OK",
+      currency: "BRL",
+      amount: "100.00",
+      billing_country: "BR",
+    });
     const [pix, boleto] = res.body.payment_methods;
     expect(pix).toEqual({
       payment_method: "pix",
@@ -69,7 +111,12 @@ describe("rankings (account A10002: card, pix, boleto, ideal, sofort, paypal)", 
   });
 
   test.each([
-    ["another country and currency", { billing_country: "BR", currency: "BRL", amount: "100.00" }, "ideal", "ideal: not available in BR (only NL); BRL not supported (only EUR)"],
+    [
+      "another country and currency",
+      { billing_country: "BR", currency: "BRL", amount: "100.00" },
+      "ideal",
+      "ideal: not available in BR (only NL); BRL not supported (only EUR)",
+    ],
     ["below the minimum", { billing_country: "BR", currency: "BRL", amount: "3.00" }, "boleto", "boleto: amount 3.00 is below the minimum 5.00"],
     ["above the maximum", { billing_country: "US", currency: "USD", amount: "60000.00" }, "paypal", "paypal: amount 60000.00 is above the maximum 10000.00"],
   ])("an unsuitable method says why: %s", async (_name, fields, method, reason) => {
@@ -108,13 +155,30 @@ describe("the method profiles come from the fixtures folder", () => {
     const { app } = await makeApp({ fixtures: dir });
     const res = await optimise(app, { billing_country: "BR", currency: "BRL", amount: "100.00" });
     expect(ranking(res.body.payment_methods)).toEqual(["boleto 63.50", "paypal 62.60", "card 57.00", "pix ✗", "ideal ✗", "sofort ✗"]);
-    expect(res.body.payment_methods[3]).toMatchObject({ payment_method: "pix", suitable: false, approval_rate: null, reason: "pix: not described in payment-methods.json" });
+    expect(res.body.payment_methods[3]).toMatchObject({
+      payment_method: "pix",
+      suitable: false,
+      approval_rate: null,
+      reason: "pix: not described in payment-methods.json",
+    });
   });
 
   test.each([
-    ["an approval rate above 100", (t: string) => t.replace('"approval_rate": { "*": 98 }', '"approval_rate": { "*": 198 }'), /payment-methods\.json: at 3\.approval_rate\.\*: /],
-    ["no default approval rate", (t: string) => t.replace('"approval_rate": { "*": 98 }', '"approval_rate": { "BR": 98 }'), /payment-methods\.json: at 3\.approval_rate: needs a "\*" entry/],
-    ["a method described twice", (t: string) => t.replace('"payment_method": "boleto"', '"payment_method": "pix"'), /payment-methods\.json: at 4\.payment_method: "pix" is described twice/],
+    [
+      "an approval rate above 100",
+      (t: string) => t.replace('"approval_rate": { "*": 98 }', '"approval_rate": { "*": 198 }'),
+      /payment-methods\.json: at 3\.approval_rate\.\*: /,
+    ],
+    [
+      "no default approval rate",
+      (t: string) => t.replace('"approval_rate": { "*": 98 }', '"approval_rate": { "BR": 98 }'),
+      /payment-methods\.json: at 3\.approval_rate: needs a "\*" entry/,
+    ],
+    [
+      "a method described twice",
+      (t: string) => t.replace('"payment_method": "boleto"', '"payment_method": "pix"'),
+      /payment-methods\.json: at 4\.payment_method: "pix" is described twice/,
+    ],
     ["not JSON", () => "[{", /payment-methods\.json: not valid JSON/],
   ])("a broken file stops the start, naming file and path: %s", async (_name, change, message) => {
     await expect(createDeps({ logLevel: "silent", fixtures: fixturesWith(change) })).rejects.toThrow(message);

@@ -16,8 +16,9 @@ import { ACME, ANY_SIGNATURE, makeApp, signRequest, signResponseFields, snapshot
 
 const FORM = "application/x-www-form-urlencoded";
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
-const FAILURE_REASONS = (JSON.parse(readFileSync(new URL("../data/outcomes.json", import.meta.url), "utf8")) as { payout: { failure_reasons: Record<string, string> } })
-  .payout.failure_reasons;
+const FAILURE_REASONS = (
+  JSON.parse(readFileSync(new URL("../data/outcomes.json", import.meta.url), "utf8")) as { payout: { failure_reasons: Record<string, string> } }
+).payout.failure_reasons;
 
 let uuidCounter = 0;
 /** A fresh request_id per call (a UUID). */
@@ -136,7 +137,8 @@ function fullPayout(): Record<string, unknown> {
 }
 
 /** The payout notifications emitted so far (the clock also runs the fixtures' subscriptions). */
-const payoutEvents = (emit: { mock: { calls: [NotificationEvent, ...unknown[]][] } }) => emit.mock.calls.map(([e]) => e).filter((e) => e.event.startsWith("payout."));
+const payoutEvents = (emit: { mock: { calls: [NotificationEvent, ...unknown[]][] } }) =>
+  emit.mock.calls.map(([e]) => e).filter((e) => e.event.startsWith("payout."));
 
 const post = (app: App, body: Record<string, unknown>) => request(app).post("/v1/payout").send(body);
 const advance = (app: App, by: string) => request(app).post("/__sandbox/clock").send({ advance: by });
@@ -250,10 +252,46 @@ describe("the response echoes every request field of the seed, except bank_detai
   test("the response holds exactly the interface document's fields: the request's and the added ones", async () => {
     const { app } = await makeApp();
     const res = await post(app, fullPayout());
-    const requestFields = ["merchant_id", "account_id", "beneficiary", "beneficiary_id", "client_data", "fee_paid_by", "payer", "payment_amount", "payment_currency", "payment_date", "payment_method", "reason", "reference", "request_id", "source_amount", "source_currency", "swift_charge_option", "fund_source", "notify_url", "encryption_data"];
-    const added = ["amount_beneficiary_receives", "amount_payer_pays", "created_at", "last_updated_at", "failure_reason", "failure_type", "fee_amount", "fee_currency", "payer_id", "transaction_id", "short_reference_id", "status"];
+    const requestFields = [
+      "merchant_id",
+      "account_id",
+      "beneficiary",
+      "beneficiary_id",
+      "client_data",
+      "fee_paid_by",
+      "payer",
+      "payment_amount",
+      "payment_currency",
+      "payment_date",
+      "payment_method",
+      "reason",
+      "reference",
+      "request_id",
+      "source_amount",
+      "source_currency",
+      "swift_charge_option",
+      "fund_source",
+      "notify_url",
+      "encryption_data",
+    ];
+    const added = [
+      "amount_beneficiary_receives",
+      "amount_payer_pays",
+      "created_at",
+      "last_updated_at",
+      "failure_reason",
+      "failure_type",
+      "fee_amount",
+      "fee_currency",
+      "payer_id",
+      "transaction_id",
+      "short_reference_id",
+      "status",
+    ];
     expect(Object.keys(res.body).sort()).toEqual([...requestFields, ...added].sort());
-    const echoedPaths = ECHO.map(([p]) => p).filter((p) => p.startsWith("beneficiary.bank_details.")).map((p) => p.split(".")[2]);
+    const echoedPaths = ECHO.map(([p]) => p)
+      .filter((p) => p.startsWith("beneficiary.bank_details."))
+      .map((p) => p.split(".")[2]);
     expect(Object.keys(res.body.beneficiary.bank_details).sort()).toEqual([...echoedPaths, "local_clearing_system"].sort());
   });
 
@@ -273,7 +311,17 @@ describe("the added fields have the interface document's types", () => {
     const res = await post(app, fullPayout());
     const numbers = ["amount_beneficiary_receives", "amount_payer_pays", "fee_amount"];
     for (const f of numbers) expect(typeof res.body[f], f).toBe("number");
-    for (const f of ["created_at", "last_updated_at", "failure_reason", "failure_type", "fee_currency", "payer_id", "transaction_id", "short_reference_id", "status"]) {
+    for (const f of [
+      "created_at",
+      "last_updated_at",
+      "failure_reason",
+      "failure_type",
+      "fee_currency",
+      "payer_id",
+      "transaction_id",
+      "short_reference_id",
+      "status",
+    ]) {
       expect(typeof res.body[f], f).toBe("string");
     }
     expect(res.text).toContain('"amount_payer_pays":1020,');
@@ -321,7 +369,10 @@ describe("the added fields have the interface document's types", () => {
     ["ZZ", "", "JPY", "ZENGIN"],
   ])("bank_country_code %j, account_currency %j, payment_currency %s → local_clearing_system %s", async (country, accountCurrency, paymentCurrency, system) => {
     const { app } = await makeApp();
-    const res = await post(app, payoutBody({ payment_currency: paymentCurrency, beneficiary: beneficiaryWith({ bank_country_code: country, account_currency: accountCurrency }) }));
+    const res = await post(
+      app,
+      payoutBody({ payment_currency: paymentCurrency, beneficiary: beneficiaryWith({ bank_country_code: country, account_currency: accountCurrency }) }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.beneficiary.bank_details.local_clearing_system).toBe(system);
   });
@@ -337,18 +388,102 @@ describe("fees and FX (fixtures/payout-pricing.json: SWIFT 15.00 USD + 0.5 %, LO
     feeCurrency: string;
   };
   const cases: Case[] = [
-    { name: "same currency, SWIFT, payer pays the fee", send: { payment_currency: "USD", payment_amount: "1000.00", fee_paid_by: "PAYER" }, receives: 1000, pays: 1020, fee: 20, feeCurrency: "USD" },
-    { name: "same currency, SWIFT, beneficiary pays the fee", send: { payment_currency: "USD", payment_amount: "1000.00", fee_paid_by: "BENEFICIARY" }, receives: 980, pays: 1000, fee: 20, feeCurrency: "USD" },
-    { name: "fee_paid_by left out means PAYER", send: { payment_currency: "USD", payment_amount: "1000.00" }, receives: 1000, pays: 1020, fee: 20, feeCurrency: "USD" },
-    { name: "same currency, LOCAL", send: { payment_currency: "USD", payment_amount: "250.00", payment_method: "LOCAL" }, receives: 250, pays: 251, fee: 1, feeCurrency: "USD" },
-    { name: "cents without float noise", send: { payment_currency: "USD", payment_amount: "0.20", payment_method: "LOCAL" }, receives: 0.2, pays: 1.2, fee: 1, feeCurrency: "USD" },
-    { name: "USD → EUR by payment_amount, payer pays", send: { source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00" }, receives: 920, pays: 1020, fee: 20, feeCurrency: "USD" },
-    { name: "USD → EUR by payment_amount, beneficiary pays (fee in EUR: 13.80 + 4.60)", send: { source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00", fee_paid_by: "BENEFICIARY" }, receives: 901.6, pays: 1000, fee: 18.4, feeCurrency: "EUR" },
-    { name: "USD → GBP by source_amount, payer pays", send: { source_currency: "USD", payment_currency: "GBP", source_amount: "1000.00", payment_amount: "" }, receives: 800, pays: 1020, fee: 20, feeCurrency: "USD" },
-    { name: "USD → GBP by source_amount, beneficiary pays (fee in GBP: 12.00 + 4.00)", send: { source_currency: "USD", payment_currency: "GBP", source_amount: "1000.00", payment_amount: "", fee_paid_by: "BENEFICIARY" }, receives: 784, pays: 1000, fee: 16, feeCurrency: "GBP" },
-    { name: "EUR → JPY by source_amount, rounded half up to cents", send: { source_currency: "EUR", payment_currency: "JPY", source_amount: "100.00", payment_amount: "", payment_method: "LOCAL" }, receives: 16304.35, pays: 100.92, fee: 0.92, feeCurrency: "EUR" },
-    { name: "GBP → EUR cross rate by payment_amount (289.85 GBP + 13.45 fee)", send: { source_currency: "GBP", payment_currency: "EUR", payment_amount: "333.33" }, receives: 333.33, pays: 303.3, fee: 13.45, feeCurrency: "GBP" },
-    { name: "lowercase currency codes", send: { source_currency: "usd", payment_currency: "eur", payment_amount: "920.00" }, receives: 920, pays: 1020, fee: 20, feeCurrency: "USD" },
+    {
+      name: "same currency, SWIFT, payer pays the fee",
+      send: { payment_currency: "USD", payment_amount: "1000.00", fee_paid_by: "PAYER" },
+      receives: 1000,
+      pays: 1020,
+      fee: 20,
+      feeCurrency: "USD",
+    },
+    {
+      name: "same currency, SWIFT, beneficiary pays the fee",
+      send: { payment_currency: "USD", payment_amount: "1000.00", fee_paid_by: "BENEFICIARY" },
+      receives: 980,
+      pays: 1000,
+      fee: 20,
+      feeCurrency: "USD",
+    },
+    {
+      name: "fee_paid_by left out means PAYER",
+      send: { payment_currency: "USD", payment_amount: "1000.00" },
+      receives: 1000,
+      pays: 1020,
+      fee: 20,
+      feeCurrency: "USD",
+    },
+    {
+      name: "same currency, LOCAL",
+      send: { payment_currency: "USD", payment_amount: "250.00", payment_method: "LOCAL" },
+      receives: 250,
+      pays: 251,
+      fee: 1,
+      feeCurrency: "USD",
+    },
+    {
+      name: "cents without float noise",
+      send: { payment_currency: "USD", payment_amount: "0.20", payment_method: "LOCAL" },
+      receives: 0.2,
+      pays: 1.2,
+      fee: 1,
+      feeCurrency: "USD",
+    },
+    {
+      name: "USD → EUR by payment_amount, payer pays",
+      send: { source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00" },
+      receives: 920,
+      pays: 1020,
+      fee: 20,
+      feeCurrency: "USD",
+    },
+    {
+      name: "USD → EUR by payment_amount, beneficiary pays (fee in EUR: 13.80 + 4.60)",
+      send: { source_currency: "USD", payment_currency: "EUR", payment_amount: "920.00", fee_paid_by: "BENEFICIARY" },
+      receives: 901.6,
+      pays: 1000,
+      fee: 18.4,
+      feeCurrency: "EUR",
+    },
+    {
+      name: "USD → GBP by source_amount, payer pays",
+      send: { source_currency: "USD", payment_currency: "GBP", source_amount: "1000.00", payment_amount: "" },
+      receives: 800,
+      pays: 1020,
+      fee: 20,
+      feeCurrency: "USD",
+    },
+    {
+      name: "USD → GBP by source_amount, beneficiary pays (fee in GBP: 12.00 + 4.00)",
+      send: { source_currency: "USD", payment_currency: "GBP", source_amount: "1000.00", payment_amount: "", fee_paid_by: "BENEFICIARY" },
+      receives: 784,
+      pays: 1000,
+      fee: 16,
+      feeCurrency: "GBP",
+    },
+    {
+      name: "EUR → JPY by source_amount, rounded half up to cents",
+      send: { source_currency: "EUR", payment_currency: "JPY", source_amount: "100.00", payment_amount: "", payment_method: "LOCAL" },
+      receives: 16304.35,
+      pays: 100.92,
+      fee: 0.92,
+      feeCurrency: "EUR",
+    },
+    {
+      name: "GBP → EUR cross rate by payment_amount (289.85 GBP + 13.45 fee)",
+      send: { source_currency: "GBP", payment_currency: "EUR", payment_amount: "333.33" },
+      receives: 333.33,
+      pays: 303.3,
+      fee: 13.45,
+      feeCurrency: "GBP",
+    },
+    {
+      name: "lowercase currency codes",
+      send: { source_currency: "usd", payment_currency: "eur", payment_amount: "920.00" },
+      receives: 920,
+      pays: 1020,
+      fee: 20,
+      feeCurrency: "USD",
+    },
   ];
 
   test.each(cases)("$name", async ({ send, receives, pays, fee, feeCurrency }) => {
@@ -370,7 +505,9 @@ describe("fees and FX (fixtures/payout-pricing.json: SWIFT 15.00 USD + 0.5 %, LO
     // the beneficiary gets payment_amount; the payer pays its conversion (1000.00) plus the fee, not 700
     expect(disagreeing.body).toMatchObject({ payment_amount: "920.00", source_amount: "700", amount_beneficiary_receives: 920, amount_payer_pays: 1020 });
 
-    const log = (await request(app).get("/__sandbox/requests").query({ merchant_id: ACME.merchant_id })).body as { requests: { note?: string; result: string }[] };
+    const log = (await request(app).get("/__sandbox/requests").query({ merchant_id: ACME.merchant_id })).body as {
+      requests: { note?: string; result: string }[];
+    };
     const notes = log.requests.map((r) => r.note);
     expect(notes.at(-2)).toBeUndefined();
     expect(notes.at(-1)).toBe("source_amount 700.00 USD disagrees with the FX table: payment_amount 920.00 EUR is 1000.00 USD; payment_amount decides");
@@ -468,7 +605,12 @@ describe("validation names every bad field path", () => {
     ["notify_url not an address", { notify_url: "merchant/notify" }, "notify_url", "I0002"],
     ["beneficiary missing", { beneficiary: undefined }, "beneficiary", "I0001"],
     ["beneficiary not an object", { beneficiary: "Ann Lee" }, "beneficiary", "I0002"],
-    ["no account number nor IBAN", { beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { bank_country_code: "US" } } }, "beneficiary.bank_details.account_number", "I0001"],
+    [
+      "no account number nor IBAN",
+      { beneficiary: { first_name: "Ann", last_name: "Lee", bank_details: { bank_country_code: "US" } } },
+      "beneficiary.bank_details.account_number",
+      "I0001",
+    ],
     ["IBAN malformed", bank({ iban: "DE12" }), "beneficiary.bank_details.iban", "I0002"],
     ["SWIFT code malformed", bank({ swift_code: "BAD" }), "beneficiary.bank_details.swift_code", "I0002"],
     ["bank_country_code three letters", bank({ bank_country_code: "USA" }), "beneficiary.bank_details.bank_country_code", "I0002"],
@@ -477,7 +619,12 @@ describe("validation names every bad field path", () => {
     ["address country_code three letters", b({ address: { country_code: "USA" } }), "beneficiary.address.country_code", "I0002"],
     ["additional_info e-mail malformed", b({ additional_info: { personal_email: "ann-at-example" } }), "beneficiary.additional_info.personal_email", "I0002"],
     ["person_documents not a list", b({ person_documents: "passport" }), "beneficiary.person_documents", "I0002"],
-    ["a document's file_url not an address", b({ person_documents: [{ file_type: "pdf", file_url: "ftp://x" }] }), "beneficiary.person_documents[0].file_url", "I0002"],
+    [
+      "a document's file_url not an address",
+      b({ person_documents: [{ file_type: "pdf", file_url: "ftp://x" }] }),
+      "beneficiary.person_documents[0].file_url",
+      "I0002",
+    ],
     ["a document's labels not a list", b({ person_documents: [{ labels: "front" }] }), "beneficiary.person_documents[0].labels", "I0002"],
     ["a label not a string", b({ person_documents: [{ labels: ["front", { side: "back" }] }] }), "beneficiary.person_documents[0].labels[1]", "I0002"],
     ["date_of_birth not a real date", b({ date_of_birth: "1990-13-01" }), "beneficiary.date_of_birth", "I0002"],
@@ -549,8 +696,10 @@ describe("outcomes by scenario (default): account number suffixes and the benefi
 });
 
 describe("PENDING payouts settle later: by the clock or by the operator, each change notified", () => {
-  const pending = (suffix: string) => payoutBody({ notify_url: "https://merchant.example.com/hook", beneficiary: beneficiaryWith({ account_number: `7700${suffix}` }) });
-  const listed = async (app: App, merchant = ACME.merchant_id) => (await request(app).get(`/__sandbox/payouts?merchant_id=${merchant}`)).body.payouts as Record<string, unknown>[];
+  const pending = (suffix: string) =>
+    payoutBody({ notify_url: "https://merchant.example.com/hook", beneficiary: beneficiaryWith({ account_number: `7700${suffix}` }) });
+  const listed = async (app: App, merchant = ACME.merchant_id) =>
+    (await request(app).get(`/__sandbox/payouts?merchant_id=${merchant}`)).body.payouts as Record<string, unknown>[];
 
   test.each([
     ["0008", "COMPLETED", "", ""],
@@ -598,7 +747,9 @@ describe("PENDING payouts settle later: by the clock or by the operator, each ch
     const { app } = await makeApp();
     const one = (await post(app, pending("0008"))).body;
     const two = (await post(app, pending("0008"))).body;
-    const failed = await request(app).post(`/__sandbox/payouts/${one.transaction_id}/fail`).send({ failure_type: "NAME_MISMATCH", failure_reason: "Holder is A. Lee" });
+    const failed = await request(app)
+      .post(`/__sandbox/payouts/${one.transaction_id}/fail`)
+      .send({ failure_type: "NAME_MISMATCH", failure_reason: "Holder is A. Lee" });
     expect(failed.body.payout).toMatchObject({ status: "FAILED", failure_type: "NAME_MISMATCH", failure_reason: "Holder is A. Lee" });
     const plain = await request(app).post(`/__sandbox/payouts/${two.transaction_id}/fail`).send({});
     expect(plain.body.payout).toMatchObject({ status: "FAILED", failure_type: "UNKNOWN", failure_reason: FAILURE_REASONS.UNKNOWN });
@@ -625,7 +776,10 @@ describe("PENDING payouts settle later: by the clock or by the operator, each ch
     expect(await listed(app)).toHaveLength(2);
     const res = await request(app).get(`/__sandbox/payouts?merchant_id=${ACME.merchant_id}&status=PENDING`);
     expect(res.body.payouts).toHaveLength(1);
-    expect(res.body.payouts[0]).toMatchObject({ transaction_id: p.transaction_id, sandbox: { rule: "default/payout-bounces-later", next_status: "FAILED", next_failure_type: "ACCOUNT_CLOSED" } });
+    expect(res.body.payouts[0]).toMatchObject({
+      transaction_id: p.transaction_id,
+      sandbox: { rule: "default/payout-bounces-later", next_status: "FAILED", next_failure_type: "ACCOUNT_CLOSED" },
+    });
     expect(res.body.payouts[0].sandbox.due_at).not.toBe("");
   });
 
@@ -667,7 +821,9 @@ describe("scenario rules of your own (chosen by X-Sandbox-Scenario)", () => {
       extends: "default",
       rules: [
         rule("hold", "HOLD", { payout: { status: "PENDING" } }),
-        rule("fail-later", "LATER", { payout: { status: "PENDING", after_seconds: 30, then: "FAILED", failure_type: "NAME_MISMATCH", failure_reason: "Holder is A. Lee" } }),
+        rule("fail-later", "LATER", {
+          payout: { status: "PENDING", after_seconds: 30, then: "FAILED", failure_type: "NAME_MISMATCH", failure_reason: "Holder is A. Lee" },
+        }),
         rule("odd-status", "FIELDS", { fields: { status: "PROCESSING" } }),
       ],
     };
@@ -722,7 +878,11 @@ describe("bodies: JSON, form, JSON sent as a form", () => {
     ["JSON sent with the form content type", (app, body) => request(app).post("/v1/payout").set("Content-Type", FORM).send(JSON.stringify(body))],
     [
       "a form carrying beneficiary and payer as JSON strings",
-      (app, body) => request(app).post("/v1/payout").type("form").send(qs.stringify({ ...body, beneficiary: JSON.stringify(body.beneficiary), payer: JSON.stringify(body.payer) })),
+      (app, body) =>
+        request(app)
+          .post("/v1/payout")
+          .type("form")
+          .send(qs.stringify({ ...body, beneficiary: JSON.stringify(body.beneficiary), payer: JSON.stringify(body.payer) })),
     ],
   ];
 
@@ -746,7 +906,10 @@ describe("bodies: JSON, form, JSON sent as a form", () => {
 
   test("a form with a bad nested field names its path", async () => {
     const { app } = await makeApp();
-    const res = await request(app).post("/v1/payout").type("form").send(qs.stringify(payoutBody({ beneficiary: beneficiaryWith({ swift_code: "x" }) })));
+    const res = await request(app)
+      .post("/v1/payout")
+      .type("form")
+      .send(qs.stringify(payoutBody({ beneficiary: beneficiaryWith({ swift_code: "x" }) })));
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: "beneficiary.bank_details.swift_code", message: "must be a SWIFT/BIC code of 8 or 11 characters" }]);
   });

@@ -26,7 +26,9 @@ afterEach(() => {
 function startProcess(file: string): Promise<{ url: string; child: ChildProcess }> {
   // vitest puts Vite's BASE_URL ("/") in the environment: the child must not take it for --base-url
   const { BASE_URL: _vite, ...env } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "--port", "0", "--host", "127.0.0.1", "--data", file, "--seed", "journal"], { env: { ...env, LOG_LEVEL: "silent" } });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "--port", "0", "--host", "127.0.0.1", "--data", file, "--seed", "journal"], {
+    env: { ...env, LOG_LEVEL: "silent" },
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = "";
@@ -133,7 +135,15 @@ describe("a snapshot written behind the commits", () => {
     const file = join(dir, "state.json");
     const kept = `${file}.journal.old`;
     // a new snapshot each time the journal is as large as the snapshot: several during the run
-    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "behind", watchScenarios: false, snapshotAfterBytes: 0 });
+    const sandbox = await startSandbox({
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "silent",
+      data: file,
+      seed: "behind",
+      watchScenarios: false,
+      snapshotAfterBytes: 0,
+    });
     const acknowledged = { payments: new Map<string, string>(), captured: new Set<string>() };
     let answeredWhileWriting = 0;
     const crashes: { at: string; payments: Map<string, string>; captured: Set<string>; writing: boolean }[] = [];
@@ -158,7 +168,10 @@ describe("a snapshot written behind the commits", () => {
         const id = textOf(parseXml(paid.text).transaction_id);
         acknowledged.payments.set(id, String(body.order_no));
         if (existsSync(kept)) answeredWhileWriting++;
-        const captured = await post(sandbox.url, "/v1/capture", { ...ENVELOPE, capture_orders: [{ transaction_id: id, order_no: body.order_no, currency: "USD", amount: "10.00" }] });
+        const captured = await post(sandbox.url, "/v1/capture", {
+          ...ENVELOPE,
+          capture_orders: [{ transaction_id: id, order_no: body.order_no, currency: "USD", amount: "10.00" }],
+        });
         if (JSON.parse(captured.text).capture_orders[0].capture_status === "1") acknowledged.captured.add(id);
         if (existsSync(kept)) answeredWhileWriting++;
       }
@@ -227,11 +240,15 @@ describe("every kind of change comes back after a crash", () => {
   test("payments, captures, refunds and their settlement, payer completion, payouts, subscriptions, notification attempts, provisioning", async () => {
     const file = join(dir, "state.json");
     const { url, child } = await startProcess(file);
-    const pay = async (overrides: Record<string, unknown>) => textOf(parseXml((await post(url, "/v1/authorise", directPayment(overrides))).text).transaction_id);
+    const pay = async (overrides: Record<string, unknown>) =>
+      textOf(parseXml((await post(url, "/v1/authorise", directPayment(overrides))).text).transaction_id);
 
     const captured = await pay({ order_no: "P-CAP", token_flag: "YES" });
     await post(url, "/v1/capture", { ...ENVELOPE, capture_orders: [{ transaction_id: captured, order_no: "P-CAP", currency: "USD", amount: "10.00" }] });
-    await post(url, "/v1/refund", { ...ENVELOPE, refund_orders: [{ transaction_id: captured, order_no: "P-CAP", currency: "USD", amount: "10.00", refund_amount: "1.00" }] });
+    await post(url, "/v1/refund", {
+      ...ENVELOPE,
+      refund_orders: [{ transaction_id: captured, order_no: "P-CAP", currency: "USD", amount: "10.00", refund_amount: "1.00" }],
+    });
     await post(url, `/__sandbox/refunds/${captured}-01/settle`, { result: "failed" });
 
     const apm = apmPayment({ order_no: "P-APM", notify_url: "http://127.0.0.1:9/hook" });
@@ -241,12 +258,23 @@ describe("every kind of change comes back after a crash", () => {
 
     const subscribed = await pay({ order_no: "P-SUB", subscription: { contract_name: "Box", interval: "month", billing_cycle: 6 } });
     const payout = JSON.parse(
-      (await post(url, "/v1/payout", { ...ENVELOPE, request_id: "6a1c2a9e-8b7d-4c6e-9a5b-000000000001", payment_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "99990008", bank_country_code: "US" } } })).text,
+      (
+        await post(url, "/v1/payout", {
+          ...ENVELOPE,
+          request_id: "6a1c2a9e-8b7d-4c6e-9a5b-000000000001",
+          payment_currency: "USD",
+          payment_amount: "10.00",
+          payment_method: "SWIFT",
+          beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "99990008", bank_country_code: "US" } },
+        })
+      ).text,
     ) as { transaction_id: string };
     await post(url, `/__sandbox/payouts/${payout.transaction_id}/fail`, { failure_type: "NAME_MISMATCH" });
     await pay({ merchant_id: "M-NEW", account_id: "A-NEW", order_no: "P-PROV" });
     await pay({ merchant_id: ACME.merchant_id, account_id: "A-EXTRA", order_no: "P-ACCT" });
-    const state0 = JSON.parse((await (await fetch(`${url}/__sandbox/subscriptions?merchant_id=${ACME.merchant_id}`)).text())) as { subscriptions: { recurring_id: string; transaction_id: string }[] };
+    const state0 = JSON.parse(await (await fetch(`${url}/__sandbox/subscriptions?merchant_id=${ACME.merchant_id}`)).text()) as {
+      subscriptions: { recurring_id: string; transaction_id: string }[];
+    };
     const sub = state0.subscriptions.find((s) => s.transaction_id === subscribed)!;
     await post(url, "/v1/subscription/cancel", { ...ENVELOPE, recurring_id: sub.recurring_id });
     await killed(child);
@@ -271,7 +299,8 @@ describe("the journal", () => {
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "j" });
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 300; i++) ids.push(textOf(parseXml((await post(sandbox.url, "/v1/authorise", directPayment({ order_no: `J-${i}` }))).text).transaction_id));
+      for (let i = 0; i < 300; i++)
+        ids.push(textOf(parseXml((await post(sandbox.url, "/v1/authorise", directPayment({ order_no: `J-${i}` }))).text).transaction_id));
       const before = statSync(`${file}.journal`).size;
       await post(sandbox.url, "/v1/capture", { ...ENVELOPE, capture_orders: [{ transaction_id: ids[0], order_no: "J-0", currency: "USD", amount: "10.00" }] });
       const appended = readFileSync(`${file}.journal`).subarray(before).toString("utf8").trim().split("\n");
@@ -293,7 +322,15 @@ describe("the journal", () => {
 
   test("a merchant of 100 accounts: its 100th account, a clock advance and a key rotation each append what changed, not the merchant; a crash keeps them", async () => {
     const file = join(dir, "state.json");
-    const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", data: file, seed: "accounts", merchantKeys: "random", watchScenarios: false });
+    const sandbox = await startSandbox({
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "silent",
+      data: file,
+      seed: "accounts",
+      merchantKeys: "random",
+      watchScenarios: false,
+    });
     try {
       const merchant = "M-MANY";
       const account = (i: number) => `ACC-${String(i).padStart(3, "0")}-${"x".repeat(56)}`; // 64 characters
@@ -302,11 +339,17 @@ describe("the journal", () => {
         await step();
         return readFileSync(`${file}.journal`).subarray(before).toString("utf8").trim().split("\n");
       };
-      for (let i = 1; i < 100; i++) expect((await post(sandbox.url, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: account(i), order_no: `ACC-${i}` }))).status).toBe(200);
-      const added = await appended(() => post(sandbox.url, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: account(100), order_no: "ACC-100" })));
+      for (let i = 1; i < 100; i++)
+        expect((await post(sandbox.url, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: account(i), order_no: `ACC-${i}` }))).status).toBe(
+          200,
+        );
+      const added = await appended(() =>
+        post(sandbox.url, "/v1/authorise", directPayment({ merchant_id: merchant, account_id: account(100), order_no: "ACC-100" })),
+      );
       const whole = JSON.stringify(sandbox.deps.store.records.merchant(merchant)).length;
       expect(whole).toBeGreaterThan(25_000);
-      const merchantLine = (lines: string[]) => JSON.parse(lines.find((l) => l.includes('"c":"merchants"'))!) as { k: string; s?: Record<string, unknown>; h?: [number, { account_id: string }] };
+      const merchantLine = (lines: string[]) =>
+        JSON.parse(lines.find((l) => l.includes('"c":"merchants"'))!) as { k: string; s?: Record<string, unknown>; h?: [number, { account_id: string }] };
       // the account it gained, from position 99 on
       const accountLine = merchantLine(added);
       expect(accountLine).toMatchObject({ k: merchant, h: [99, { account_id: account(100) }] });
@@ -333,7 +376,11 @@ describe("the journal", () => {
     const url = sandbox.url;
     try {
       const authorise = async (body: Record<string, unknown>, scenario?: string) => {
-        const res = await fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json", ...(scenario ? { "x-sandbox-scenario": scenario } : {}) }, body: JSON.stringify(body) });
+        const res = await fetch(`${url}/v1/authorise`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(scenario ? { "x-sandbox-scenario": scenario } : {}) },
+          body: JSON.stringify(body),
+        });
         return parseXml(await res.text());
       };
       const order = (id: string, orderNo: string) => ({ transaction_id: id, order_no: orderNo, currency: "USD", amount: "10.00" });
@@ -349,12 +396,25 @@ describe("the journal", () => {
       const reviewed = textOf((await authorise(directPayment({ order_no: "W-REV" }), "risk-review")).transaction_id);
       await post(url, `/__sandbox/payments/${reviewed}/complete`, { outcome: "failed" });
       const issuer = textOf((await authorise(apmPayment({ order_no: "W-APM", notify_url: "http://127.0.0.1:9/hook" }))).issuer_url);
-      await fetch(issuer, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: "outcome=paid" });
+      await fetch(issuer, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body: "outcome=paid",
+      });
       await post(url, "/__sandbox/notifications/deliver", {});
       // a subscription charged once by the clock, a payout failed by an operator, a new merchant
       await authorise(directPayment({ order_no: "W-SUB", subscription: { contract_name: "Box", interval: "day", billing_cycle: 6 } }));
       const payout = JSON.parse(
-        (await post(url, "/v1/payout", { ...ENVELOPE, request_id: "6a1c2a9e-8b7d-4c6e-9a5b-000000000002", payment_currency: "USD", payment_amount: "10.00", payment_method: "SWIFT", beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "99990008", bank_country_code: "US" } } })).text,
+        (
+          await post(url, "/v1/payout", {
+            ...ENVELOPE,
+            request_id: "6a1c2a9e-8b7d-4c6e-9a5b-000000000002",
+            payment_currency: "USD",
+            payment_amount: "10.00",
+            payment_method: "SWIFT",
+            beneficiary: { first_name: "A", last_name: "B", bank_details: { account_number: "99990008", bank_country_code: "US" } },
+          })
+        ).text,
       ) as { transaction_id: string };
       await post(url, `/__sandbox/payouts/${payout.transaction_id}/fail`, { failure_type: "NAME_MISMATCH" });
       await authorise(directPayment({ merchant_id: "M-WHOLE", account_id: "A-WHOLE", order_no: "W-PROV" }));

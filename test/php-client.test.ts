@@ -54,7 +54,29 @@ function phpClientPayment(overrides: Record<string, string> = {}): Record<string
 }
 
 /** Every child of a direct payment's answer, in the interface document's order: the same keys on every answer. */
-const KEYS = ["merchant_id", "account_id", "order_no", "amount", "currency", "transaction_id", "card", "order_status", "result_info", "contract_name", "recurring_id", "recurring_deduction_period", "recurring_deduction_time", "note", "token_id", "connector", "threeds_result", "risk_action", "risk_score", "risk_reasons", "encryption_data"];
+const KEYS = [
+  "merchant_id",
+  "account_id",
+  "order_no",
+  "amount",
+  "currency",
+  "transaction_id",
+  "card",
+  "order_status",
+  "result_info",
+  "contract_name",
+  "recurring_id",
+  "recurring_deduction_period",
+  "recurring_deduction_time",
+  "note",
+  "token_id",
+  "connector",
+  "threeds_result",
+  "risk_action",
+  "risk_score",
+  "risk_reasons",
+  "encryption_data",
+];
 
 describe("the gateway's PHP client against Sandgate in strict mode", () => {
   const send = async (body: Record<string, string>) => {
@@ -69,9 +91,18 @@ describe("the gateway's PHP client against Sandgate in strict mode", () => {
     expect(res.type).toBe("application/xml");
     const answer = asPhpArray(res.text);
     expect(Object.keys(answer)).toEqual(KEYS);
-    expect(answer).toMatchObject({ merchant_id: ACME.merchant_id, order_no: sent.order_no, amount: "49.90", currency: "EUR", order_status: "1", result_info: "0000:Success", card: "424242******4242" });
+    expect(answer).toMatchObject({
+      merchant_id: ACME.merchant_id,
+      order_no: sent.order_no,
+      amount: "49.90",
+      currency: "EUR",
+      order_status: "1",
+      result_info: "0000:Success",
+      card: "424242******4242",
+    });
     // no subscription: its keys are there, empty (PHP sees empty arrays), not missing
-    for (const key of ["contract_name", "recurring_id", "recurring_deduction_period", "recurring_deduction_time", "note", "token_id"]) expect(answer[key], key).toEqual([]);
+    for (const key of ["contract_name", "recurring_id", "recurring_deduction_period", "recurring_deduction_time", "note", "token_id"])
+      expect(answer[key], key).toEqual([]);
     // two reasons: a list of maps, as SimpleXML gives a repeated element
     expect(answer.risk_reasons).toEqual([
       { name: "velocity", status: "ACCEPT" },

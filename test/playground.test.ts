@@ -25,7 +25,18 @@ async function start(options: SandboxOptions = {}) {
 
 beforeEach(async () => start());
 
-const CARD = { kind: "card", merchant_id: "M10001", account_id: "A10001", amount: "10.00", currency: "USD", card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123", outcome: "" };
+const CARD = {
+  kind: "card",
+  merchant_id: "M10001",
+  account_id: "A10001",
+  amount: "10.00",
+  currency: "USD",
+  card: "4242424242424242",
+  expiration_month: "12",
+  expiration_year: "2031",
+  security_code: "123",
+  outcome: "",
+};
 const CHECKOUT = { kind: "checkout", merchant_id: "M10001", account_id: "A10001", amount: "25.00", currency: "USD", outcome: "" };
 const APM = { kind: "apm", merchant_id: "M10001", account_id: "A10002", amount: "25.00", currency: "BRL", payment_method: "pix", outcome: "" };
 
@@ -45,7 +56,10 @@ async function pay(fields: Record<string, string>) {
   expect(id, res.headers.location as string).toBeDefined();
   const tx = deps.store.records.transaction(decodeURIComponent(id!))!;
   expect(tx).toBeDefined();
-  const page = await request(app).get(res.headers.location as string).set("cookie", session.cookie).expect(200);
+  const page = await request(app)
+    .get(res.headers.location as string)
+    .set("cookie", session.cookie)
+    .expect(200);
   return { tx, page: page.text };
 }
 
@@ -66,11 +80,26 @@ describe.skipIf(REPLICA_MODE)("the playground makes payments through the gateway
 
   test("a card the scenario declines: declined with its reason, decided by its rule, signed with the merchant's key", async () => {
     const { tx, page } = await pay({ ...CARD, card: "4000000000000002" });
-    expect(tx).toMatchObject({ merchant_id: "M10001", account_id: "A10001", kind: "direct", state: "declined", result: "do_not_honor", amount: "10.00", currency: "USD", card_masked: "400000******0002" });
+    expect(tx).toMatchObject({
+      merchant_id: "M10001",
+      account_id: "A10001",
+      kind: "direct",
+      state: "declined",
+      result: "do_not_honor",
+      amount: "10.00",
+      currency: "USD",
+      card_masked: "400000******0002",
+    });
     expect(tx.history?.[0]?.rule).toBe("default/decline-generic");
     // a real gateway request: in the request log with its signature matched
     const [logged] = deps.requests.list({ merchant_id: "M10001", order_no: tx.order_no, limit: 5 });
-    expect(logged).toMatchObject({ operation: "authorise", path: "/v1/authorise", http_status: 200, result: "D0005:Do not honor", rule: "default/decline-generic" });
+    expect(logged).toMatchObject({
+      operation: "authorise",
+      path: "/v1/authorise",
+      http_status: 200,
+      result: "D0005:Do not honor",
+      rule: "default/decline-generic",
+    });
     expect(logged!.signature).toMatchObject({ matched: true });
     expect(deps.requests.exchange(logged!.id)?.requestHeaders).toContainEqual(["user-agent", "Sandgate dashboard playground"]);
     // the result page: the outcome and the link to the transaction's page
@@ -120,7 +149,11 @@ describe.skipIf(REPLICA_MODE)("the playground makes payments through the gateway
     expect(page).toContain(`<a class="button" id="open-payer-page" href="/pay/checkout/${tx.page_id}">`);
     await request(app).get(`/pay/checkout/${tx.page_id}`).expect(200);
     // the payer pays at the checkout and is sent to the playground's return_url, whose signed result holds
-    const paid = await request(app).post(`/pay/checkout/${tx.page_id}`).type("form").send({ card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123", holder_name: "Q A" }).expect(303);
+    const paid = await request(app)
+      .post(`/pay/checkout/${tx.page_id}`)
+      .type("form")
+      .send({ card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123", holder_name: "Q A" })
+      .expect(303);
     const back = new URL(paid.headers.location as string);
     expect(back.pathname).toBe(`${PLAYGROUND}/returned`);
     const returned = await request(app).get(`${back.pathname}${back.search}`).set("cookie", session.cookie).expect(200);
@@ -134,7 +167,11 @@ describe.skipIf(REPLICA_MODE)("the playground makes payments through the gateway
 
   test("a named outcome at the checkout ends the payment whatever card the payer enters", async () => {
     const { tx } = await pay({ ...CHECKOUT, outcome: "do_not_honor" });
-    await request(app).post(`/pay/checkout/${tx.page_id}`).type("form").send({ card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123" }).expect(303);
+    await request(app)
+      .post(`/pay/checkout/${tx.page_id}`)
+      .type("form")
+      .send({ card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123" })
+      .expect(303);
     expect(deps.store.records.transaction(tx.transaction_id)).toMatchObject({ state: "declined", result: "do_not_honor" });
   });
 
@@ -152,8 +189,8 @@ describe.skipIf(REPLICA_MODE)("bad input: a 400 page with the message, nothing s
     ["missing amount", { ...CARD, amount: "" }, "amount is required"],
     ["bad currency", { ...CARD, currency: "DOLLARS" }, "currency must be a three-letter currency code"],
     ["bad currency at the checkout", { ...CHECKOUT, currency: "us" }, "currency must be a three-letter currency code"],
-    ["unknown merchant", { ...CARD, merchant_id: "M99999" }, 'Unknown merchant &quot;M99999&quot;'],
-    ["an account of another merchant", { ...CARD, account_id: "A20001" }, 'Merchant M10001 has no account &quot;A20001&quot;'],
+    ["unknown merchant", { ...CARD, merchant_id: "M99999" }, "Unknown merchant &quot;M99999&quot;"],
+    ["an account of another merchant", { ...CARD, account_id: "A20001" }, "Merchant M10001 has no account &quot;A20001&quot;"],
     ["a card that fails the Luhn check", { ...CARD, card: "4242424242424241" }, "card fails the Luhn check"],
     ["an outcome the operation does not have", { ...APM, outcome: "threeds_required" }, "&quot;threeds_required&quot; is not an outcome of apm"],
     ["an APM payment without a method", { ...APM, payment_method: "" }, "Give a payment method"],
@@ -183,7 +220,11 @@ describe.skipIf(REPLICA_MODE)("bad input: a 400 page with the message, nothing s
   });
 
   test("a scenario fault: 502 with the rule, nothing stored", async () => {
-    const failing = { name: "gateway-down", description: "every payment answers 503", rules: [{ id: "down", when: { operation: ["authorise", "checkout", "apm"] }, then: { status: 503 } }] };
+    const failing = {
+      name: "gateway-down",
+      description: "every payment answers 503",
+      rules: [{ id: "down", when: { operation: ["authorise", "checkout", "apm"] }, then: { status: 503 } }],
+    };
     await start({ scenarios: scenarioDir({ "gateway-down.json": failing }), scenario: "gateway-down" });
     const before = snapshotState(deps);
     const res = await post(CARD);
@@ -194,7 +235,11 @@ describe.skipIf(REPLICA_MODE)("bad input: a 400 page with the message, nothing s
   });
 
   test("a scenario that resets the connection: 502, said so", async () => {
-    const reset = { name: "resets", description: "every payment's connection is reset", rules: [{ id: "reset", when: { operation: "authorise" }, then: { fault: "reset" } }] };
+    const reset = {
+      name: "resets",
+      description: "every payment's connection is reset",
+      rules: [{ id: "reset", when: { operation: "authorise" }, then: { fault: "reset" } }],
+    };
     await start({ scenarios: scenarioDir({ "resets.json": reset }), scenario: "resets" });
     const res = await post(CARD);
     expect(res.status).toBe(502);
@@ -209,7 +254,11 @@ describe.skipIf(REPLICA_MODE)("who may post", () => {
     ["an Origin of another site", { origin: "http://evil.example" }],
   ])("from another site (%s): 403, no payment, even with a valid form token", async (_name, headers) => {
     const before = snapshotState(deps);
-    const res = await request(app).post(PLAYGROUND).set({ ...headers, cookie: session.cookie }).type("form").send({ ...CARD, _form: session.token });
+    const res = await request(app)
+      .post(PLAYGROUND)
+      .set({ ...headers, cookie: session.cookie })
+      .type("form")
+      .send({ ...CARD, _form: session.token });
     expect(res.status).toBe(403);
     expect(res.text).toContain("Refused: another site");
     expect(snapshotState(deps)).toEqual(before);
@@ -220,7 +269,11 @@ describe.skipIf(REPLICA_MODE)("who may post", () => {
     const other = await formSession(app, PLAYGROUND);
     const before = snapshotState(deps);
     for (const token of [undefined, other.token]) {
-      const res = await request(app).post(PLAYGROUND).set("cookie", session.cookie).type("form").send({ ...CARD, ...(token ? { _form: token } : {}) });
+      const res = await request(app)
+        .post(PLAYGROUND)
+        .set("cookie", session.cookie)
+        .type("form")
+        .send({ ...CARD, ...(token ? { _form: token } : {}) });
       expect(res.status).toBe(403);
       expect(res.text).toContain("form token");
     }

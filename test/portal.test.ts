@@ -54,28 +54,51 @@ describe("the portal through the operator API and sandgate ctl", () => {
     expect(history.filter((h) => h.source === "portal").map((h) => h.event.split(" ")[0])).toEqual(["capture", "refund", "refund"]);
     // each is in the request log as the merchant's own request, signed with its key
     const logged = (await live.sandbox.admin.requests({ merchant_id: tx.merchant_id })).slice(-3);
-    expect(logged.map((r) => [r.operation, r.http_status, r.signature?.matched])).toEqual([["capture", 200, true], ["refund", 200, true], ["refund", 200, true]]);
+    expect(logged.map((r) => [r.operation, r.http_status, r.signature?.matched])).toEqual([
+      ["capture", 200, true],
+      ["refund", 200, true],
+      ["refund", 200, true],
+    ]);
     // each answer names its request, as the log and the payment's history do
     expect([captured.request_id, refunded.request_id, rest.request_id]).toEqual(logged.map((r) => r.id));
     expect(history.filter((h) => h.source === "portal").map((h) => (h as unknown as { request_id: string }).request_id)).toEqual(logged.map((r) => r.id));
     await live.sandbox.deps.notifier.drain();
-    expect(received().filter((n) => (n.data as { transaction_id?: string }).transaction_id === id).map((n) => n.event)).toEqual(expect.arrayContaining(["payment.captured", "refund.accepted"]));
+    expect(
+      received()
+        .filter((n) => (n.data as { transaction_id?: string }).transaction_id === id)
+        .map((n) => n.event),
+    ).toEqual(expect.arrayContaining(["payment.captured", "refund.accepted"]));
   });
 
   test("what the state forbids is refused with the gateway's own message, and nothing changes", async () => {
     const id = await payment();
     await live.sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} });
-    await expect(live.sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({ status: 409, error: "refused", message: expect.stringMatching(/E0101:Already captured/) });
-    await expect(live.sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: { amount: "100.01" } })).rejects.toMatchObject({ status: 409, error: "refused", message: expect.stringMatching(/: E0402:/) });
+    await expect(live.sandbox.admin.call("capturePayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({
+      status: 409,
+      error: "refused",
+      message: expect.stringMatching(/E0101:Already captured/),
+    });
+    await expect(live.sandbox.admin.call("refundPayment", { params: { transaction_id: id }, body: { amount: "100.01" } })).rejects.toMatchObject({
+      status: 409,
+      error: "refused",
+      message: expect.stringMatching(/: E0402:/),
+    });
     await expect(live.sandbox.admin.call("cancelPayment", { params: { transaction_id: id }, body: {} })).rejects.toMatchObject({ status: 409 });
     // a refusal names the request too: the log has it with the gateway's message
-    const refused = await fetch(`${live.sandbox.url}/__sandbox/payments/${id}/capture`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const refused = await fetch(`${live.sandbox.url}/__sandbox/payments/${id}/capture`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     const said = (await refused.json()) as { error: string; request_id: string };
     expect([refused.status, said.error, said.request_id]).toEqual([409, "refused", expect.stringMatching(/^req-\d+$/)]);
     const [entry] = (await live.sandbox.admin.requests({ merchant_id: "M10001", operation: "capture" })).filter((r) => r.id === said.request_id);
     expect(entry).toMatchObject({ order_no: (await queried(id)).order_no, result: expect.stringMatching(/0 of 1|E0101/) });
     expect(await queried(id)).toMatchObject({ state: "paid", captured_amount: "100.00", refunded_amount: "0.00" });
-    await expect(live.sandbox.admin.call("capturePayment", { params: { transaction_id: "9999999999999999" }, body: {} })).rejects.toMatchObject({ status: 404, error: "transaction_not_found" });
+    await expect(live.sandbox.admin.call("capturePayment", { params: { transaction_id: "9999999999999999" }, body: {} })).rejects.toMatchObject({
+      status: 404,
+      error: "transaction_not_found",
+    });
   });
 
   test("ctl payment capture, review, cancel, refund; a refusal exits 3 with the gateway's message", async () => {
@@ -90,9 +113,13 @@ describe("the portal through the operator API and sandgate ctl", () => {
     expect(again.stderr).toMatch(/E\d{4}:/);
 
     const held = await payment("4000000000009235");
-    expect((await runSandgate(["ctl", "payment", "review", held, "approve"], { env })).stdout).toBe(`payment ${held}: authorised (captured 0.00, refunded 0.00 USD)\n`);
+    expect((await runSandgate(["ctl", "payment", "review", held, "approve"], { env })).stdout).toBe(
+      `payment ${held}: authorised (captured 0.00, refunded 0.00 USD)\n`,
+    );
     const other = await payment("4000000000009235");
-    expect((await runSandgate(["ctl", "payment", "review", other, "reject"], { env })).stdout).toBe(`payment ${other}: cancelled (captured 0.00, refunded 0.00 USD)\n`);
+    expect((await runSandgate(["ctl", "payment", "review", other, "reject"], { env })).stdout).toBe(
+      `payment ${other}: cancelled (captured 0.00, refunded 0.00 USD)\n`,
+    );
   }, 30_000);
 });
 
@@ -119,7 +146,9 @@ describe.skipIf(!HAS_CHROMIUM)(`the portal on a transaction's page in Chromium (
     await page.fill("#refund-amount", "20.00");
     await page.fill("#refund-reason", "scratched box");
     await page.click("[data-action=refund]");
-    expect(await flash()).toMatch(new RegExp(`^Refund \\S+ of 20\\.00 accepted: payment ${id} is now partially_refunded \\(captured 70\\.00, refunded 20\\.00 USD\\)\\.$`));
+    expect(await flash()).toMatch(
+      new RegExp(`^Refund \\S+ of 20\\.00 accepted: payment ${id} is now partially_refunded \\(captured 70\\.00, refunded 20\\.00 USD\\)\\.$`),
+    );
     expect(await queried(id)).toMatchObject({ state: "partially_refunded", refunded_amount: "20.00" });
     expect(await paymentStatus(id)).toBe("4000");
     expect(await page.textContent("#history")).toContain("portal");

@@ -44,8 +44,21 @@ describe("the sandgate process", () => {
     const proc = start(["--port", "0", "--host", "127.0.0.1"], {}, ["--disallow-code-generation-from-strings"]);
     const url = await proc.url;
     const pay = (fields: Record<string, string>) =>
-      fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...fields, encryption_data: "a".repeat(64) }) }).then(async (r) => ({ status: r.status, text: await r.text() }));
-    const card = { merchant_id: "M10001", account_id: "A10001", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123" };
+      fetch(`${url}/v1/authorise`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...fields, encryption_data: "a".repeat(64) }),
+      }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    const card = {
+      merchant_id: "M10001",
+      account_id: "A10001",
+      currency: "USD",
+      amount: "10.00",
+      card: "4242424242424242",
+      expiration_month: "12",
+      expiration_year: "2030",
+      security_code: "123",
+    };
     const approved = await pay({ ...card, order_no: "NO-EVAL-1" });
     expect(approved.status).toBe(200);
     expect(approved.text).toContain("<order_status>1</order_status>");
@@ -64,7 +77,10 @@ describe("the sandgate process", () => {
   });
 
   test("an empty ADMIN_TOKEN stops it with one line (an empty token once meant an open sandbox)", async () => {
-    for (const [args, env] of [[[], { ADMIN_TOKEN: "" }], [["--admin-token", ""], {}]] as const) {
+    for (const [args, env] of [
+      [[], { ADMIN_TOKEN: "" }],
+      [["--admin-token", ""], {}],
+    ] as const) {
       const proc = start(["--port", "0", "--host", "127.0.0.1", ...args], env);
       await expect(proc.url).rejects.toThrow(/ADMIN_TOKEN is set but empty/);
       expect(await proc.exited).not.toBe(0);
@@ -75,7 +91,9 @@ describe("the sandgate process", () => {
   test("a token under 16 characters is a start warning; a longer one is not", async () => {
     const short = start(["--port", "0", "--host", "127.0.0.1"], { ADMIN_TOKEN: "x" });
     const url = await short.url;
-    expect(short.stderr()).toContain("sandgate: warning: ADMIN_TOKEN is 1 character long: anyone who can reach /__sandbox can guess a short token; use 16 or more");
+    expect(short.stderr()).toContain(
+      "sandgate: warning: ADMIN_TOKEN is 1 character long: anyone who can reach /__sandbox can guess a short token; use 16 or more",
+    );
     // it is still the token
     expect((await fetch(`${url}/__sandbox/transactions`)).status).toBe(401);
     expect((await fetch(`${url}/__sandbox/transactions`, { headers: { authorization: "Bearer x" } })).status).toBe(200);
@@ -98,7 +116,9 @@ describe("the sandgate process", () => {
   test("a --data folder it may not write in (a host folder mounted in Docker) stops it with the uid and the remedy", async () => {
     // /sys refuses writes even to root: it stands for a folder owned by another uid
     const proc = start(["--port", "0", "--data", "/sys/state.json"]);
-    await expect(proc.url).rejects.toThrow(/cannot write state \(EACCES.*runs as uid \d+ and needs to write in \/sys: give that uid write access .*chown .*--user/);
+    await expect(proc.url).rejects.toThrow(
+      /cannot write state \(EACCES.*runs as uid \d+ and needs to write in \/sys: give that uid write access .*chown .*--user/,
+    );
     expect(await proc.exited).not.toBe(0);
   });
 

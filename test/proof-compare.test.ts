@@ -11,7 +11,12 @@ import type { HarEntry } from "../src/proof/har.js";
 import { passesLuhn } from "../src/domain/card.js";
 import { signRequest } from "./helpers.js";
 
-const xml = (children: string) => ({ status: 200, contentType: "application/xml", body: `<?xml version="1.0" encoding="UTF-8"?>\n<respon>${children}</respon>`, location: "" });
+const xml = (children: string) => ({
+  status: 200,
+  contentType: "application/xml",
+  body: `<?xml version="1.0" encoding="UTF-8"?>\n<respon>${children}</respon>`,
+  location: "",
+});
 const json = (value: unknown) => ({ status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(value), location: "" });
 const ctx = (over: Partial<CompareContext> = {}): CompareContext => ({ map: (v) => v, echoes: new Map(), ignored: () => false, ...over });
 const kinds = (a: Answer, b: Answer, c = ctx()) => compareAnswers(a, b, c).map((d) => `${d.kind} ${d.path}`);
@@ -28,7 +33,11 @@ describe("compareAnswers", () => {
 
   test.each([
     ["a renamed element", base.replace(/note/g, "remark"), ["missing respon.note", "extra respon.remark"]],
-    ["swapped children", "<transaction_id>123456789</transaction_id><merchant_id>M1</merchant_id><amount>10.00</amount><result_info>0000:Success</result_info><note/>", ["order respon"]],
+    [
+      "swapped children",
+      "<transaction_id>123456789</transaction_id><merchant_id>M1</merchant_id><amount>10.00</amount><result_info>0000:Success</result_info><note/>",
+      ["order respon"],
+    ],
     ["an amount with one decimal", base.replace("10.00", "10.0"), ["shape respon.amount"]],
     ["a changed result code", base.replace("0000:Success", "D0051:Insufficient funds"), ["value respon.result_info"]],
     ["a missing element", base.replace("<note/>", ""), ["missing respon.note"]],
@@ -47,7 +56,14 @@ describe("compareAnswers", () => {
 
   test('JSON: "1" vs 1, lists of another length, nesting', () => {
     const rec = json({ return_status: "1", orders: [{ capture_status: "1", error_message: "" }], extra: { a: "x" } });
-    const ours = json({ return_status: 1, orders: [{ capture_status: "1", error_message: "" }, { capture_status: "0", error_message: "" }], extra: "x" });
+    const ours = json({
+      return_status: 1,
+      orders: [
+        { capture_status: "1", error_message: "" },
+        { capture_status: "0", error_message: "" },
+      ],
+      extra: "x",
+    });
     expect(kinds(rec, ours)).toEqual(["shape return_status", "extra orders[1]", "shape extra"]);
   });
 
@@ -80,9 +96,16 @@ describe("compareAnswers", () => {
       body: `<html><head><title>Loading...</title></head><body><form name="${name}" method="${method}" action="https://gw.example/pay/1234567"></form><script type="application/json" id="x">${JSON.stringify(inputs)}</script></body></html>`,
       location: "",
     });
-    const inputs: [string, string][] = [["merNo", "M1"], ["orderAmount", "10.00"]];
+    const inputs: [string, string][] = [
+      ["merNo", "M1"],
+      ["orderAmount", "10.00"],
+    ];
     expect(kinds(page("theForm", "POST", inputs), page("theForm", "post", inputs))).toEqual([]);
-    expect(kinds(page("theForm", "POST", inputs), page("form1", "GET", [["merNo", "M1"]]))).toEqual(["value form.name", "value form.method", "missing form.inputs.orderAmount"]);
+    expect(kinds(page("theForm", "POST", inputs), page("form1", "GET", [["merNo", "M1"]]))).toEqual([
+      "value form.name",
+      "value form.method",
+      "missing form.inputs.orderAmount",
+    ]);
   });
 
   test("--ignore: a full path, a wildcard, a bare field name anywhere", () => {
@@ -119,8 +142,14 @@ describe("shapes", () => {
 describe("IdMap", () => {
   test("learns ids from answers side by side and maps them in later requests: whole, in lists, in page addresses", () => {
     const ids = new IdMap();
-    const rec = readTree("json", JSON.stringify({ transaction_id: "REAL000001", issuer_url: "https://gw.example/pay/3ds/abcdef", order_status: "-1", amount: "10.00" }));
-    const ours = readTree("json", JSON.stringify({ transaction_id: "SG00000009", issuer_url: "http://127.0.0.1:9/pay/3ds/zyxwvu", order_status: "-2", amount: "11.00" }));
+    const rec = readTree(
+      "json",
+      JSON.stringify({ transaction_id: "REAL000001", issuer_url: "https://gw.example/pay/3ds/abcdef", order_status: "-1", amount: "10.00" }),
+    );
+    const ours = readTree(
+      "json",
+      JSON.stringify({ transaction_id: "SG00000009", issuer_url: "http://127.0.0.1:9/pay/3ds/zyxwvu", order_status: "-2", amount: "11.00" }),
+    );
     ids.learn(rec, ours);
     expect(ids.map("REAL000001")).toBe("SG00000009");
     expect(ids.map("REAL000001,OTHER00001")).toBe("SG00000009,OTHER00001");
@@ -144,7 +173,18 @@ describe("prepareRequest: a recorded request as verify sends it", () => {
   const ctx = { ids, keyOf: () => "the_key", cardFor: cardResolver(["4000002760003184"]), notifyUrl: "http://127.0.0.1:9/n" };
 
   test("a masked test card becomes that card, a starred code digits, notify_url verify's receiver, ids Sandgate's; signed again", () => {
-    const body = { merchant_id: "M1", account_id: "A1", order_no: "O-1", currency: "USD", amount: "1.00", card: "400000******3184", security_code: "***", notify_url: "https://shop.example/n", custom: "REAL-0000001", encryption_data: "0".repeat(64) };
+    const body = {
+      merchant_id: "M1",
+      account_id: "A1",
+      order_no: "O-1",
+      currency: "USD",
+      amount: "1.00",
+      card: "400000******3184",
+      security_code: "***",
+      notify_url: "https://shop.example/n",
+      custom: "REAL-0000001",
+      encryption_data: "0".repeat(64),
+    };
     const sent = prepareRequest(entry({ mimeType: "application/json", text: JSON.stringify(body) }), ctx);
     const fields = JSON.parse(sent.body!) as Record<string, string>;
     expect(fields).toMatchObject({ card: "4000002760003184", security_code: "123", notify_url: "http://127.0.0.1:9/n", custom: "SG-00000042" });
@@ -159,7 +199,19 @@ describe("prepareRequest: a recorded request as verify sends it", () => {
   });
 
   test("a form exported as params (as browsers do) is sent as a form, its ids mapped", () => {
-    const sent = prepareRequest(entry({ mimeType: "application/x-www-form-urlencoded", params: [{ name: "merchant_id", value: "M1" }, { name: "transaction_id", value: "REAL-0000001" }] }, "https://gw.example/v1/retrievalTrans"), ctx);
+    const sent = prepareRequest(
+      entry(
+        {
+          mimeType: "application/x-www-form-urlencoded",
+          params: [
+            { name: "merchant_id", value: "M1" },
+            { name: "transaction_id", value: "REAL-0000001" },
+          ],
+        },
+        "https://gw.example/v1/retrievalTrans",
+      ),
+      ctx,
+    );
     expect(new URLSearchParams(sent.body).get("transaction_id")).toBe("SG-00000042");
   });
 });

@@ -9,7 +9,10 @@ const run = async (args: string[]) => (await runSandgate(args)).stdout;
 
 describe.each(["README.md", "docs/proof.md", "docs/notifications.md", "docs/qa-tester.md"])("%s", (file) => {
   const text = readFileSync(new URL(`../${file}`, import.meta.url), "utf8");
-  const commands = [...text.matchAll(/sandgate (record|verify|check-receiver)\b([^\n`|]*)/g)].map((m) => ({ command: m[1]!, flags: [...m[2]!.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((f) => f[0]) }));
+  const commands = [...text.matchAll(/sandgate (record|verify|check-receiver)\b([^\n`|]*)/g)].map((m) => ({
+    command: m[1]!,
+    flags: [...m[2]!.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((f) => f[0]),
+  }));
 
   const shown = [...new Set(commands.map((c) => c.command))];
   test("shows a proof command", () => {

@@ -63,7 +63,8 @@ async function post(url: string, body: string | Buffer, contentType: string, hea
 }
 
 const json = (fields: Record<string, unknown>) => [JSON.stringify(fields), "application/json"] as const;
-const form = (fields: Record<string, unknown>) => [new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString(), "application/x-www-form-urlencoded"] as const;
+const form = (fields: Record<string, unknown>) =>
+  [new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString(), "application/x-www-form-urlencoded"] as const;
 const envelope = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };
 
 /** The upstream's own record of what it answered (its HAR export), gateway operations only, oldest first. */
@@ -113,13 +114,52 @@ describe("sandgate record in front of Sandgate", () => {
     expect(rootText(apm.text, "issuer_url")).toMatch(/\/pay\/apm\//);
     expect((await send("/v1/checkout", json({ ...envelope, order_no: nextOrderNo("CO"), currency: "USD", amount: "15.00" }))).text).toContain('name="theForm"');
     await send("/v1/retrievalTrans", form({ ...envelope, order_no: direct.order_no }));
-    await send("/v1/capture", json({ ...envelope, capture_orders: [{ transaction_id: transactionId, order_no: direct.order_no, currency: "USD", amount: "10.00" }] }));
-    await send("/v1/review", json({ ...envelope, review_orders: [{ transaction_id: "1000000000001007", order_no: "ORD-1007", currency: "USD", amount: "560.00", review_flag: "approve" }] }));
-    await send("/v1/cancel", json({ ...envelope, cancel_orders: [{ transaction_id: "1000000000001007", order_no: "ORD-1007", currency: "USD", amount: "560.00" }] }));
-    await send("/v1/refund", json({ ...envelope, refund_orders: [{ transaction_id: "1000000000001003", order_no: "ORD-1003", currency: "EUR", amount: "200.00", refund_amount: "20.00", refund_reason: "return" }] }));
+    await send(
+      "/v1/capture",
+      json({ ...envelope, capture_orders: [{ transaction_id: transactionId, order_no: direct.order_no, currency: "USD", amount: "10.00" }] }),
+    );
+    await send(
+      "/v1/review",
+      json({
+        ...envelope,
+        review_orders: [{ transaction_id: "1000000000001007", order_no: "ORD-1007", currency: "USD", amount: "560.00", review_flag: "approve" }],
+      }),
+    );
+    await send(
+      "/v1/cancel",
+      json({ ...envelope, cancel_orders: [{ transaction_id: "1000000000001007", order_no: "ORD-1007", currency: "USD", amount: "560.00" }] }),
+    );
+    await send(
+      "/v1/refund",
+      json({
+        ...envelope,
+        refund_orders: [
+          { transaction_id: "1000000000001003", order_no: "ORD-1003", currency: "EUR", amount: "200.00", refund_amount: "20.00", refund_reason: "return" },
+        ],
+      }),
+    );
     await send("/v1/retrievalRefund", form({ ...envelope, order_no: "ORD-1003" }));
-    const payout = { ...envelope, request_id: randomUUID(), payment_currency: "EUR", source_currency: "USD", payment_amount: "920.00", payment_method: "SWIFT", fee_paid_by: "PAYER" };
-    await send("/v1/payout", json({ ...payout, beneficiary: { first_name: "Ann", last_name: "Lee", entity_type: "PERSONAL", bank_details: { account_number: "12345678", bank_country_code: "DE", swift_code: "DEUTDEFF" } } }));
+    const payout = {
+      ...envelope,
+      request_id: randomUUID(),
+      payment_currency: "EUR",
+      source_currency: "USD",
+      payment_amount: "920.00",
+      payment_method: "SWIFT",
+      fee_paid_by: "PAYER",
+    };
+    await send(
+      "/v1/payout",
+      json({
+        ...payout,
+        beneficiary: {
+          first_name: "Ann",
+          last_name: "Lee",
+          entity_type: "PERSONAL",
+          bank_details: { account_number: "12345678", bank_country_code: "DE", swift_code: "DEUTDEFF" },
+        },
+      }),
+    );
     await send("/v1/subscription/cancel", json({ ...envelope, account_id: "A10002", recurring_id: "R20261009000001" }));
     await send("/v1/paymentMethods/optimise", form({ ...envelope, account_id: "A10002", currency: "BRL", amount: "100.00", billing_country: "BR" }));
 
@@ -171,9 +211,15 @@ describe("sandgate record in front of Sandgate", () => {
     const proc = record(["--upstream", upstream.url, "--out", out, "--port", "0"]);
     const rec = await proc.url;
     const secrets = { api_key: "sk_test_NEVER_WRITTEN_8c1f", merchant_password: "hunter2-NEVER" };
-    const asJson = await post(`${rec}/v1/authorise`, ...json(directPayment({ security_code: "7391", ...secrets })), { "x-sandbox-api-key": "hdr-NEVER-written" });
+    const asJson = await post(`${rec}/v1/authorise`, ...json(directPayment({ security_code: "7391", ...secrets })), {
+      "x-sandbox-api-key": "hdr-NEVER-written",
+    });
     const asForm = await post(`${rec}/v1/authorise?card=${CARD}`, ...form(directPayment({ security_code: "7391", ...secrets })));
-    const jsonAsForm = await post(`${rec}/v1/authorise`, JSON.stringify(directPayment({ security_code: "7391", ...secrets })), "application/x-www-form-urlencoded");
+    const jsonAsForm = await post(
+      `${rec}/v1/authorise`,
+      JSON.stringify(directPayment({ security_code: "7391", ...secrets })),
+      "application/x-www-form-urlencoded",
+    );
     // the gateway was given the real card: it approved each
     for (const reply of [asJson, asForm, jsonAsForm]) expect(rootText(reply.text, "order_status"), reply.text).toBe("1");
 
@@ -235,7 +281,11 @@ describe("sandgate record in front of Sandgate", () => {
     expect([payment, get, paid].map((e) => kindOf(e!))).toEqual(["gateway", "page", "page"]);
     expect(get!.request).toMatchObject({ method: "GET", url: `${upstream.url}${issuer.pathname}${issuer.search}` });
     expect(get!.response.content.text).toBe(html);
-    expect(paid!.request).toMatchObject({ method: "POST", url: `${upstream.url}${issuer.pathname}${issuer.search}`, postData: { mimeType: "application/x-www-form-urlencoded", text: "outcome=paid" } });
+    expect(paid!.request).toMatchObject({
+      method: "POST",
+      url: `${upstream.url}${issuer.pathname}${issuer.search}`,
+      postData: { mimeType: "application/x-www-form-urlencoded", text: "outcome=paid" },
+    });
     expect(paid!.response.status).toBe(303);
     expect(paid!.response.redirectURL).toBe(location);
     expect(headerOf(paid!.response.headers, "location")).toBe(location);
@@ -264,7 +314,9 @@ describe("sandgate record in front of Sandgate", () => {
     expect(rootText(paid.text, "order_status")).toBe("1");
 
     // the gateway was given the recorder's address; the HAR keeps what the merchant sent
-    const listed = (await (await fetch(`${upstream.url}/__sandbox/notifications?merchant_id=${ACME.merchant_id}`)).json()) as { notifications: { url: string; event: string }[] };
+    const listed = (await (await fetch(`${upstream.url}/__sandbox/notifications?merchant_id=${ACME.merchant_id}`)).json()) as {
+      notifications: { url: string; event: string }[];
+    };
     expect(listed.notifications.map((n) => n.url)).toEqual([`${rec}/__recorder/notify`]);
     expect(JSON.parse(readHar(out)[0]!.request.postData!.text!).notify_url).toBe("https://shop.example.com/notify");
 
@@ -283,7 +335,9 @@ describe("sandgate record in front of Sandgate", () => {
     expect(note.request.postData!.text).toBe(got.body.toString("utf8"));
     expect(headerOf(note.request.headers, "x-sandbox-event")).toBe("payment.authorised");
     expect(note.response).toMatchObject({ status: 200, content: { text: "ok-received" } });
-    const state = (await (await fetch(`${upstream.url}/__sandbox/notifications`)).json()) as { notifications: { state: string; attempts: { response_body: string }[] }[] };
+    const state = (await (await fetch(`${upstream.url}/__sandbox/notifications`)).json()) as {
+      notifications: { state: string; attempts: { response_body: string }[] }[];
+    };
     expect(state.notifications[0]).toMatchObject({ state: "delivered", attempts: [{ response_body: "ok-received" }] });
 
     // a receiver that cannot be reached: the gateway sees a 502 from the recorder, and so does the HAR
@@ -309,7 +363,9 @@ describe("sandgate record in front of Sandgate", () => {
       req.on("end", () => {
         seen.push({ method: req.method ?? "", url: req.url ?? "", rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
         if (req.url?.startsWith("/gw/v1/")) return void res.writeHead(200, { "content-type": "application/json" }).end('{"return_status":"1"}');
-        res.writeHead(303, { Location: "/gw/next?step=2", "Set-Cookie": "sid=1", "X-Upstream": "yes", "Content-Type": "application/octet-stream" }).end(Buffer.from([0xff, 0x00, 0xfe, 0x41]));
+        res
+          .writeHead(303, { Location: "/gw/next?step=2", "Set-Cookie": "sid=1", "X-Upstream": "yes", "Content-Type": "application/octet-stream" })
+          .end(Buffer.from([0xff, 0x00, 0xfe, 0x41]));
       });
     });
     servers.push(echo);
@@ -327,7 +383,14 @@ describe("sandgate record in front of Sandgate", () => {
           port: rec.port,
           method: "PUT",
           path: "/some/page?q=1&q=2",
-          headers: { "Content-Type": "application/octet-stream", "X-Custom": "kept", "Proxy-Authorization": "Basic x", TE: "trailers", "X-Drop-Me": "1", Connection: "keep-alive, X-Drop-Me" },
+          headers: {
+            "Content-Type": "application/octet-stream",
+            "X-Custom": "kept",
+            "Proxy-Authorization": "Basic x",
+            TE: "trailers",
+            "X-Drop-Me": "1",
+            Connection: "keep-alive, X-Drop-Me",
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -377,7 +440,9 @@ describe("sandgate record in front of Sandgate", () => {
     expect(authorise.status).toBe(502);
     expect(authorise.headers.get("content-type")).toMatch(/^application\/xml/);
     expect(authorise.headers.get("x-sandgate-recorder")).toBe("upstream-unreachable");
-    expect(authorise.text).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?><respon><return_status>0<\/return_status><return_message>I0502:Upstream unreachable: [^<]*ECONNREFUSED[^<]*<\/return_message><\/respon>$/);
+    expect(authorise.text).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?><respon><return_status>0<\/return_status><return_message>I0502:Upstream unreachable: [^<]*ECONNREFUSED[^<]*<\/return_message><\/respon>$/,
+    );
 
     const capture = await post(`${rec}/v1/capture`, ...json({ ...envelope, capture_orders: [] }));
     expect(capture.status).toBe(502);
@@ -447,8 +512,12 @@ describe("masking (what the HAR may hold)", () => {
     expect(deep).toEqual({ a: { b: [{ card_no: MASKED_CARD, cvc: "***" }] } });
     expect(maskBody(`z=1&card=${CARD}&a=2&cvv2=123`, "application/x-www-form-urlencoded")).toBe(`z=1&card=${encodeURIComponent(MASKED_CARD)}&a=2&cvv2=***`);
     expect(JSON.parse(maskBody(`{"card":"${CARD}"}`, "application/x-www-form-urlencoded"))).toEqual({ card: MASKED_CARD });
-    expect(maskBody(`<respon><card>${CARD}</card><security_code>123</security_code></respon>`, "application/xml")).toBe(`<respon><card>${MASKED_CARD}</card><security_code>***</security_code></respon>`);
-    expect(maskBody(`<form><input name="card" value="${CARD}"><input value='12' name='cvc'></form>`, "text/html")).toBe(`<form><input name="card" value="${MASKED_CARD}"><input value="**" name='cvc'></form>`);
+    expect(maskBody(`<respon><card>${CARD}</card><security_code>123</security_code></respon>`, "application/xml")).toBe(
+      `<respon><card>${MASKED_CARD}</card><security_code>***</security_code></respon>`,
+    );
+    expect(maskBody(`<form><input name="card" value="${CARD}"><input value='12' name='cvc'></form>`, "text/html")).toBe(
+      `<form><input name="card" value="${MASKED_CARD}"><input value="**" name='cvc'></form>`,
+    );
     expect(maskUrl(`https://x.example/p?card=${CARD}&k=1#f`)).toBe(`https://x.example/p?card=${encodeURIComponent(MASKED_CARD)}&k=1#f`);
     const harmless = '{"merchant_id":"M1",  "amount": 10.50}';
     expect(maskBody(harmless, "application/json")).toBe(harmless);
@@ -460,16 +529,25 @@ describe("sandgate record under npx", () => {
     const upstream = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent" });
     const out = join(mkdtempSync(join(tmpdir(), "sandgate-npx-record-")), "npx.har");
     const { BASE_URL: _vite, ...env } = process.env;
-    const npx = spawn("npx", ["--no-install", "sandgate", "record", "--upstream", upstream.url, "--out", out, "--port", "0"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "pipe", "pipe"] });
+    const npx = spawn("npx", ["--no-install", "sandgate", "record", "--upstream", upstream.url, "--out", out, "--port", "0"], {
+      cwd: join(import.meta.dirname, ".."),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       let said = "";
       npx.stdout.on("data", (d: Buffer) => (said += d.toString()));
-      for (const until = Date.now() + 20_000; !/listening on (http\S+?),/.test(said); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > until) throw new Error(`no recorder: ${said}`);
+      for (const until = Date.now() + 20_000; !/listening on (http\S+?),/.test(said); await new Promise((r) => setTimeout(r, 50)))
+        if (Date.now() > until) throw new Error(`no recorder: ${said}`);
       const recorder = /listening on (http\S+?),/.exec(said)![1]!;
       // npm passes SIGTERM to the shell it runs the command in, which dies: the recorder is re-parented
       npx.kill("SIGTERM");
       await new Promise((resolve) => npx.once("exit", resolve));
-      const gone = async () => fetch(`${recorder}/__sandbox/health`).then(() => false, () => true);
+      const gone = async () =>
+        fetch(`${recorder}/__sandbox/health`).then(
+          () => false,
+          () => true,
+        );
       const started = Date.now();
       while (!(await gone()) && Date.now() - started < 3_000) await new Promise((r) => setTimeout(r, 100));
       expect(await gone()).toBe(true);

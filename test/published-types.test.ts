@@ -14,7 +14,8 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const work = mkdtempSync(join(tmpdir(), "sandgate-consumer-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_loglevel: "error" } });
+const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_loglevel: "error" } });
 
 const project = join(work, "shop");
 
@@ -57,7 +58,18 @@ describe("the published package in a fresh TypeScript project", () => {
       const res = await fetch(`${url}/v1/authorise`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ merchant_id: "M10001", account_id: "A10001", order_no: "PACKED-1", currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: "a".repeat(64) }),
+        body: JSON.stringify({
+          merchant_id: "M10001",
+          account_id: "A10001",
+          order_no: "PACKED-1",
+          currency: "USD",
+          amount: "10.00",
+          card: "4242424242424242",
+          expiration_month: "12",
+          expiration_year: "2030",
+          security_code: "123",
+          encryption_data: "a".repeat(64),
+        }),
       });
       const xml = await res.text();
       expect(res.status).toBe(200);
@@ -65,7 +77,11 @@ describe("the published package in a fresh TypeScript project", () => {
       // one character beyond ASCII (in a comment) makes V8 keep the 3 MB source two bytes a character
       expect(readFileSync(join(project, "node_modules", "sandgate", "dist", "sandgate.js"), "utf8")).not.toMatch(/[\u0080-\uffff]/);
       // a new merchant's name comes from faker, which the bundle loads from the installed package
-      const other = await fetch(`${url}/v1/retrievalTrans`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ merchant_id: "M55555", account_id: "A55555", order_no: "X", encryption_data: "a".repeat(64) }) });
+      const other = await fetch(`${url}/v1/retrievalTrans`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ merchant_id: "M55555", account_id: "A55555", order_no: "X", encryption_data: "a".repeat(64) }),
+      });
       expect(other.status).toBe(200);
     } finally {
       await sandgate.stop();

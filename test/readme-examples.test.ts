@@ -24,14 +24,29 @@ describe("docs/operations.md examples", () => {
 
   test("are found: every operation's example", () => {
     expect(list.map((e) => e.path)).toEqual(
-      expect.arrayContaining(["/v1/authorise", "/v1/checkout", "/v1/retrievalTrans", "/v1/capture", "/v1/review", "/v1/cancel", "/v1/refund", "/v1/retrievalRefund", "/v1/payout", "/v1/subscription/cancel", "/v1/paymentMethods/optimise"]),
+      expect.arrayContaining([
+        "/v1/authorise",
+        "/v1/checkout",
+        "/v1/retrievalTrans",
+        "/v1/capture",
+        "/v1/review",
+        "/v1/cancel",
+        "/v1/refund",
+        "/v1/retrievalRefund",
+        "/v1/payout",
+        "/v1/subscription/cancel",
+        "/v1/paymentMethods/optimise",
+      ]),
     );
   });
 
   test("run as written, top to bottom, each does what it shows", async () => {
     const { app } = await makeApp();
     for (const e of list) {
-      const res = await request(app).post(e.path).set("content-type", e.json ? "application/json" : "application/x-www-form-urlencoded").send(e.body);
+      const res = await request(app)
+        .post(e.path)
+        .set("content-type", e.json ? "application/json" : "application/x-www-form-urlencoded")
+        .send(e.body);
       const where = `docs/operations.md line ${e.line}: ${e.path} answered ${res.status} ${res.text.slice(0, 300)}`;
       expect(res.status, where).toBe(200);
       if (res.type === "application/json") {

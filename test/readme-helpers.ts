@@ -33,4 +33,3 @@ export function readmeExamples(readme: string): Example[] {
   }
   return out;
 }
-

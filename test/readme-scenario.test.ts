@@ -12,7 +12,9 @@ test("the docs/scenarios.md example loads and does what its comments say", async
   expect(example).toBeDefined();
   const { app } = await makeApp({ scenarios: scenarioDir({ "my-shop.yaml": example! }), scenario: "my-shop" });
 
-  const bigEur = await request(app).post("/v1/authorise").send(directPayment({ currency: "EUR", amount: "600.00", card: "5555555555554444" }));
+  const bigEur = await request(app)
+    .post("/v1/authorise")
+    .send(directPayment({ currency: "EUR", amount: "600.00", card: "5555555555554444" }));
   expect(parseXml(bigEur.text).order_status).toBe("-1");
   expect(bigEur.headers["x-sandbox-rule"]).toBe("my-shop/slow-everything + my-shop/big-eur-3ds");
 

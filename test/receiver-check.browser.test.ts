@@ -79,7 +79,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
   }
 
   const verdicts = async () =>
-    Object.fromEntries(await page.locator("#check-probes tbody tr").evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-probe"), r.querySelector(".check-verdict")?.textContent])));
+    Object.fromEntries(
+      await page
+        .locator("#check-probes tbody tr")
+        .evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-probe"), r.querySelector(".check-verdict")?.textContent])),
+    );
 
   test("the correct receiver: 16 probes pass; the link lists the check's notifications", async () => {
     await page.click('a[data-tab="receiver-check"]');
@@ -93,7 +97,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     expect(await page.textContent("#check-counts")).toBe("passes 16 probes: 16 pass, 0 warnings, 0 failures");
     expect(await verdicts()).toEqual(Object.fromEntries(PROBES.map((p) => [p.id, "pass"])));
     const valid = page.locator('#check-probes tr[data-probe="valid"] td');
-    expect(await valid.allTextContents()).toEqual(["valid", "the payment's notification, signedexpects 2xx within 5 s", expect.stringMatching(/^200 in \d+ ms/), "pass", "as expected: 2xx within 5 s"]);
+    expect(await valid.allTextContents()).toEqual([
+      "valid",
+      "the payment's notification, signedexpects 2xx within 5 s",
+      expect.stringMatching(/^200 in \d+ ms/),
+      "pass",
+      "as expected: 2xx within 5 s",
+    ]);
     expect(await page.textContent('#check-probes tr[data-probe="wrong_key"] .check-answer')).toMatch(/^401 in \d+ ms/);
     expect(await page.locator("#check-stopped").count()).toBe(0);
     expect(new Set(correct.paths)).toEqual(new Set(["/notify"]));
@@ -118,12 +128,21 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     expect(counts).toMatch(/^does not pass 16 probes: \d+ pass, \d+ warnings?, \d+ failures?$/);
     const got = await verdicts();
     for (const probe of FORGED_OR_TAMPERED) expect(got[probe], probe).toBe("fail");
-    expect(got).toMatchObject({ valid: "pass", duplicate: "pass", stale: "warning", malformed_json: "fail", empty_body: "fail", wrong_content_type: "warning" });
+    expect(got).toMatchObject({
+      valid: "pass",
+      duplicate: "pass",
+      stale: "warning",
+      malformed_json: "fail",
+      empty_body: "fail",
+      wrong_content_type: "warning",
+    });
     expect(await page.getAttribute('#check-probes tr[data-probe="wrong_key"] .check-verdict', "class")).toBe("status bad check-verdict");
     expect(await page.getAttribute('#check-probes tr[data-probe="stale"] .check-verdict', "class")).toBe("status wait check-verdict");
     expect(await page.getAttribute('#check-probes tr[data-probe="valid"] .check-verdict', "class")).toBe("status ok check-verdict");
     expect(await page.textContent('#check-probes tr[data-probe="wrong_key"] .check-why')).toContain("anyone who can reach the URL can forge one");
-    expect(await page.textContent('#check-probes tr[data-probe="out_of_order"] .check-answer')).toMatch(/^refund\.processed: 200 in \d+ ms.*payment\.captured: 200 in \d+ ms/);
+    expect(await page.textContent('#check-probes tr[data-probe="out_of_order"] .check-answer')).toMatch(
+      /^refund\.processed: 200 in \d+ ms.*payment\.captured: 200 in \d+ ms/,
+    );
     await screenshot(page, "dashboard-receiver-check");
     expect(problems).toEqual([]);
   });
@@ -142,7 +161,9 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Receiver check tab in Chromium (
     expect(await page.locator("#check-probes").count()).toBe(0);
 
     await check(`${acceptsAll.url}/notify`, "M-<img src=x onerror=alert(3)>");
-    expect(await page.textContent("#check-flash")).toMatch(/^Could not check http:\/\/127\.0\.0\.1:\d+\/notify: no merchant M-<img src=x onerror=alert\(3\)> in this Sandgate/);
+    expect(await page.textContent("#check-flash")).toMatch(
+      /^Could not check http:\/\/127\.0\.0\.1:\d+\/notify: no merchant M-<img src=x onerror=alert\(3\)> in this Sandgate/,
+    );
     expect(await page.locator("#check-summary").count()).toBe(0);
     expect(await page.locator("#check-message img").count()).toBe(0);
     // the refusal itself is the 400 the watcher notes; nothing else went wrong

@@ -18,7 +18,8 @@ import type { Notification } from "../src/domain/types.js";
 import { ACME, directPayment, makeApp } from "./helpers.js";
 
 /** The field list a merchant verifies encryption_data with, read from the data file as a merchant's integration would. */
-const SIGNED_FIELDS = (JSON.parse(readFileSync(new URL("../data/signature-fields.json", import.meta.url), "utf8")) as Record<string, { response: string[] }>).notification!.response;
+const SIGNED_FIELDS = (JSON.parse(readFileSync(new URL("../data/signature-fields.json", import.meta.url), "utf8")) as Record<string, { response: string[] }>)
+  .notification!.response;
 const TOLERANCE_MS = 300_000;
 
 type Flaw = "none" | "accepts everything" | "crashes on duplicates" | "slow" | "crashes on malformed JSON" | "window on created_at";
@@ -56,7 +57,9 @@ function createHandler(key: string, flaw: Flaw) {
     const body = parsed as Record<string, unknown>;
     const got = body.encryption_data;
     if (typeof got !== "string" || !/^[0-9a-f]{64}$/.test(got)) return [401, "unsigned"];
-    const expected = createHash("sha256").update(SIGNED_FIELDS.map((f) => valueOf(body, f)).join("") + key).digest("hex");
+    const expected = createHash("sha256")
+      .update(SIGNED_FIELDS.map((f) => valueOf(body, f)).join("") + key)
+      .digest("hex");
     if (!timingSafeEqual(Buffer.from(got), Buffer.from(expected))) return [401, "bad signature"];
     // the freshness window: on sent_at, the attempt's own signed time (a careless one holds it on created_at)
     const age = Date.now() - Date.parse(String(flaw === "window on created_at" ? body.created_at : body.sent_at));
@@ -125,8 +128,10 @@ describe("the verdicts each receiver deserves", () => {
   });
   afterAll(() => sandbox.close());
 
-  const check = (url: string, extra: { transaction_id?: string; key?: string } = {}) => runReceiverCheck(sandbox.deps, { url, merchant_id: ACME.merchant_id, ...extra }, sandbox.url);
-  const logOf = async (id: string) => ((await (await fetch(`${sandbox.url}/__sandbox/notifications?check=${id}`)).json()) as { notifications: Notification[] }).notifications;
+  const check = (url: string, extra: { transaction_id?: string; key?: string } = {}) =>
+    runReceiverCheck(sandbox.deps, { url, merchant_id: ACME.merchant_id, ...extra }, sandbox.url);
+  const logOf = async (id: string) =>
+    ((await (await fetch(`${sandbox.url}/__sandbox/notifications?check=${id}`)).json()) as { notifications: Notification[] }).notifications;
 
   test("a correct receiver passes every probe; only its URL is contacted, one request at a time; every probe is in the log with its attempt", async () => {
     const receiver = await startReceiver();
@@ -168,7 +173,11 @@ describe("the verdicts each receiver deserves", () => {
 
   test("a merchant whose clock is four years on: the check's payment is made with a card good by that clock, and a correct receiver passes", async () => {
     // its first payment provisions it and its account
-    await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ merchant_id: "CLOCK-CHECK", account_id: "A1" })) });
+    await fetch(`${sandbox.url}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(directPayment({ merchant_id: "CLOCK-CHECK", account_id: "A1" })),
+    });
     await sandbox.admin.call("advanceClock", { body: { advance: "1461d", merchant_id: "CLOCK-CHECK" } });
     // a correct receiver on the world's clock: its freshness window holds on sent_at, the real time
     const receiver = await startReceiver("none", "sk_test_CLOCK-CHECK");
@@ -307,7 +316,9 @@ describe("POST /__sandbox/receiver-checks", () => {
       const verdicts = shown.match(/<span class="status (ok|bad|wait)">(pass|warning|fail)<\/span> <span class="hint">\(expects: /g) ?? [];
       expect(verdicts).toHaveLength(16);
       expect(verdicts.filter((v) => v.includes(">pass<"))).toHaveLength(report.probes.filter((p) => p.verdict === "pass").length);
-      expect((await request(server).get(`/__sandbox/ui/notifications?check=${report.check}`)).text).toContain(`<code id="notifications-check">${report.check}</code>`);
+      expect((await request(server).get(`/__sandbox/ui/notifications?check=${report.check}`)).text).toContain(
+        `<code id="notifications-check">${report.check}</code>`,
+      );
     } finally {
       await receiver.close();
       server.closeAllConnections();
@@ -322,7 +333,11 @@ describe("POST /__sandbox/receiver-checks", () => {
     const { port } = server.address() as AddressInfo;
     const receiver = await startReceiver();
     try {
-      const before = { transactions: deps.store.data.transactions.length, notifications: deps.store.data.notifications.length, requests: deps.requests.list({ limit: 5000 }).length };
+      const before = {
+        transactions: deps.store.data.transactions.length,
+        notifications: deps.store.data.notifications.length,
+        requests: deps.requests.list({ limit: 5000 }).length,
+      };
       const cases: [Record<string, unknown>, string, RegExp][] = [
         [{ url: "ftp://shop.example/notify", merchant_id: "M10001" }, "invalid_url", /http or https/],
         [{ url: "not a url", merchant_id: "M10001" }, "invalid_url", /not a valid URL/],

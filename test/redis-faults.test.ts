@@ -71,7 +71,12 @@ async function underFaults(faults: Faults, ms: number, during?: () => void): Pro
   clearInterval(timer);
   setFaults({});
   const after = counted();
-  const made = { connections: 0, lostReplies: after.lostReplies - before.lostReplies, resets: after.resets - before.resets, halfOpen: after.halfOpen - before.halfOpen };
+  const made = {
+    connections: 0,
+    lostReplies: after.lostReplies - before.lostReplies,
+    resets: after.resets - before.resets,
+    halfOpen: after.halfOpen - before.halfOpen,
+  };
   return { ...result, problems: await check(urls, result), made };
 }
 
@@ -83,13 +88,46 @@ describe(`replicas on ${cluster ? "a Redis Cluster" : "one Redis"} behind a netw
    * turn ran out while its reply was lost is run again after the 2-s lease)
    */
   const FAULTS: { name: string; faults: Faults; ms: number; during?: () => void; made: keyof Counts; atLeast: number; limit: number; slowest: number }[] = [
-    { name: "2 % of Redis's replies lost: at most 1 % of requests answer 5xx", faults: { loseReply: 0.02 }, ms: 8_000, made: "lostReplies", atLeast: 40, limit: 0.01, slowest: 5_000 },
-    { name: "0.5 % of replies lost: at most 0.2 % answer 5xx", faults: { loseReply: 0.005 }, ms: 8_000, made: "lostReplies", atLeast: 10, limit: 0.002, slowest: 5_000 },
-    { name: "1 % of commands cut in half and the connection reset: at most 0.2 % answer 5xx", faults: { resetMidCommand: 0.01 }, ms: 5_000, made: "resets", atLeast: 10, limit: 0.002, slowest: 5_000 },
+    {
+      name: "2 % of Redis's replies lost: at most 1 % of requests answer 5xx",
+      faults: { loseReply: 0.02 },
+      ms: 8_000,
+      made: "lostReplies",
+      atLeast: 40,
+      limit: 0.01,
+      slowest: 5_000,
+    },
+    {
+      name: "0.5 % of replies lost: at most 0.2 % answer 5xx",
+      faults: { loseReply: 0.005 },
+      ms: 8_000,
+      made: "lostReplies",
+      atLeast: 10,
+      limit: 0.002,
+      slowest: 5_000,
+    },
+    {
+      name: "1 % of commands cut in half and the connection reset: at most 0.2 % answer 5xx",
+      faults: { resetMidCommand: 0.01 },
+      ms: 5_000,
+      made: "resets",
+      atLeast: 10,
+      limit: 0.002,
+      slowest: 5_000,
+    },
     // a replica notices a silent connection after SILENT_MS (1 s): the requests on it wait that long,
     // then go on; on a Cluster the other nodes' connections (silent too) are found at the same time
     // (before: a request met them one after the other, 2 s to 5 s)
-    { name: "connections gone half-open every 2 s: at most 1 % answer 5xx, none waits 2 s", faults: {}, ms: 5_000, during: () => redis!.proxies.forEach((p) => p.halfOpen()), made: "halfOpen", atLeast: 2, limit: 0.01, slowest: 1_900 },
+    {
+      name: "connections gone half-open every 2 s: at most 1 % answer 5xx, none waits 2 s",
+      faults: {},
+      ms: 5_000,
+      during: () => redis!.proxies.forEach((p) => p.halfOpen()),
+      made: "halfOpen",
+      atLeast: 2,
+      limit: 0.01,
+      slowest: 1_900,
+    },
   ];
   for (const { name, faults, ms, during, made, atLeast, limit, slowest } of FAULTS) {
     test(`${name}; every replica holds exactly what was acknowledged`, async () => {
@@ -164,7 +202,9 @@ describe("a commit whose reply does not come back is resolved by its fence, not 
     expect(fenced).toBe(0); // asked, the fence said: landed
     expect(new Set(entries).size).toBe(entries.length); // no commit written twice
     const id = /<transaction_id>([^<]+)</.exec(answer.text)![1]!;
-    const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then((r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>);
+    const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then(
+      (r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>,
+    );
     expect(seen.transactions.filter((t) => t.transaction_id === id)).toHaveLength(1);
   });
 
@@ -180,7 +220,9 @@ describe("a commit whose reply does not come back is resolved by its fence, not 
     expect(fenced).toBe(1); // asked, the fence said: not landed (and now never will)
     expect(new Set(entries).size).toBe(entries.length);
     const id = /<transaction_id>([^<]+)</.exec(answer.text)![1]!;
-    const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then((r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>);
+    const seen = await fetch(`${b!}/__sandbox/transactions?merchant_id=${ACME.merchant_id}`).then(
+      (r) => r.json() as Promise<{ transactions: { transaction_id: string }[] }>,
+    );
     expect(seen.transactions.filter((t) => t.transaction_id === id)).toHaveLength(1);
   });
 });

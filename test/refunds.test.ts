@@ -7,7 +7,10 @@ import { ENVELOPE, batch, one, pay, paymentIn, paymentStatus, type PaymentRef } 
 import type { App } from "../src/app.js";
 
 async function search(app: App, selector: Record<string, string> = {}) {
-  const res = await request(app).post("/v1/retrievalRefund").type("form").send({ ...ENVELOPE, ...selector });
+  const res = await request(app)
+    .post("/v1/retrievalRefund")
+    .type("form")
+    .send({ ...ENVELOPE, ...selector });
   expect(res.status).toBe(200);
   expect(res.body.return_status).toBe("1");
   return res.body.refund_orders as Record<string, string>[];
@@ -125,8 +128,18 @@ describe("refund search", () => {
     await one(app, "refund", refundOf(p, "60.00", { refund_reason: "<b>too big</b>" }));
     const [r] = await search(app, { order_no: p.order_no });
     expect(Object.keys(r!)).toEqual([
-      "transaction_id", "order_no", "amount", "refund_status", "payment_status", "refund_amount", "refund_reference",
-      "currency", "refund_reason", "refund_reference_id", "refund_date", "refund_processing_date",
+      "transaction_id",
+      "order_no",
+      "amount",
+      "refund_status",
+      "payment_status",
+      "refund_amount",
+      "refund_reference",
+      "currency",
+      "refund_reason",
+      "refund_reference_id",
+      "refund_date",
+      "refund_processing_date",
     ]);
     for (const v of Object.values(r!)) expect(typeof v).toBe("string");
     expect(r!.refund_reason).toBe("<b>too big</b>");
@@ -144,18 +157,26 @@ describe("refund search", () => {
     expect(recent.length).toBeGreaterThan(0);
     for (const r of recent) expect(["1000000000001003", "1000000000001004"]).toContain(r.transaction_id);
 
-    const other = await request(app).post("/v1/retrievalRefund").type("form").send({ ...ENVELOPE, merchant_id: "M-other", order_no: "ORD-1003" });
+    const other = await request(app)
+      .post("/v1/retrievalRefund")
+      .type("form")
+      .send({ ...ENVELOPE, merchant_id: "M-other", order_no: "ORD-1003" });
     expect(other.body.refund_orders).toEqual([]);
 
     const many = Array.from({ length: 101 }, (_, i) => `o${i}`).join(",");
-    const over = await request(app).post("/v1/retrievalRefund").type("form").send({ ...ENVELOPE, order_no: many });
+    const over = await request(app)
+      .post("/v1/retrievalRefund")
+      .type("form")
+      .send({ ...ENVELOPE, order_no: many });
     expect(over.body.return_status).toBe("0");
     expect(over.body.return_message).toContain("100");
   });
 
   test("refund search answers JSON bodies and signs its response", async () => {
     const { app } = await makeApp();
-    const res = await request(app).post("/v1/retrievalRefund").send({ ...ENVELOPE, transaction_id: ["1000000000001003", "1000000000001004"] });
+    const res = await request(app)
+      .post("/v1/retrievalRefund")
+      .send({ ...ENVELOPE, transaction_id: ["1000000000001003", "1000000000001004"] });
     expect(res.body.refund_orders).toHaveLength(2);
     expect(res.body.encryption_data).toMatch(/^[0-9a-f]{64}$/);
     expect(res.body.merchant_id).toBe(ACME.merchant_id);

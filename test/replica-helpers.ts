@@ -46,7 +46,13 @@ export function spawnSandgate(args: string[], env: Record<string, string> = {}):
 }
 
 /** The flags that put a Sandgate on the run's Redis (a Redis Cluster in "replicas (cluster)"), under `prefix`. */
-export const redisFlags = (prefix: string, url = inject("redisUrl"), cluster = inject("redisCluster")) => ["--redis-url", url, ...(cluster ? ["--redis-cluster"] : []), "--redis-prefix", prefix];
+export const redisFlags = (prefix: string, url = inject("redisUrl"), cluster = inject("redisCluster")) => [
+  "--redis-url",
+  url,
+  ...(cluster ? ["--redis-cluster"] : []),
+  "--redis-prefix",
+  prefix,
+];
 
 let prefixes = 0;
 /** A Redis key prefix no other sandbox of this run uses. */
@@ -147,25 +153,32 @@ export async function redisClient(): Promise<Redis | Cluster> {
 /** Every key under the prefix with its value, as text: from the one Redis, or from every master of the cluster. */
 export async function redisDump(prefix: string): Promise<string> {
   const url = new URL(inject("redisUrl"));
-  const nodes = inject("redisCluster") ? await (async () => {
-    const cluster = new Cluster([{ host: url.hostname, port: Number(url.port) }]);
-    await new Promise((resolve) => cluster.once("ready", resolve));
-    const masters = cluster.nodes("master").map((n) => new Redis({ host: n.options.host!, port: n.options.port! }));
-    cluster.disconnect();
-    return masters;
-  })() : [new Redis(inject("redisUrl"))];
+  const nodes = inject("redisCluster")
+    ? await (async () => {
+        const cluster = new Cluster([{ host: url.hostname, port: Number(url.port) }]);
+        await new Promise((resolve) => cluster.once("ready", resolve));
+        const masters = cluster.nodes("master").map((n) => new Redis({ host: n.options.host!, port: n.options.port! }));
+        cluster.disconnect();
+        return masters;
+      })()
+    : [new Redis(inject("redisUrl"))];
   let out = "";
   try {
     for (const redis of nodes) {
       for (const key of await redis.keys(`${prefix}*`)) {
         const type = await redis.type(key);
         const value =
-          type === "string" ? await redis.get(key)
-          : type === "hash" ? await redis.hgetall(key)
-          : type === "stream" ? await redis.xrange(key, "-", "+")
-          : type === "zset" ? await redis.zrange(key, "0", "-1")
-          : type === "set" ? await redis.smembers(key)
-          : `(${type})`;
+          type === "string"
+            ? await redis.get(key)
+            : type === "hash"
+              ? await redis.hgetall(key)
+              : type === "stream"
+                ? await redis.xrange(key, "-", "+")
+                : type === "zset"
+                  ? await redis.zrange(key, "0", "-1")
+                  : type === "set"
+                    ? await redis.smembers(key)
+                    : `(${type})`;
         out += `${key} ${JSON.stringify(value)}\n`;
       }
     }

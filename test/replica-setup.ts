@@ -26,7 +26,9 @@ export async function setupReplicas(project: TestProject, cluster: boolean) {
   const copy = mkdtempSync(join(tmpdir(), "sandgate-build-"));
   for (const name of ["package.json", "node_modules", "data", "assets", "fixtures", "scenarios"]) symlinkSync(join(root, name), join(copy, name));
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", join(copy, "dist"), "--declaration", "false"], { stdio: "inherit" });
+  execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", join(copy, "dist"), "--declaration", "false"], {
+    stdio: "inherit",
+  });
   const redis = cluster ? await startRedisCluster() : await startRedis();
   project.provide("redisUrl", redis.url);
   project.provide("redisCluster", cluster);

@@ -56,11 +56,14 @@ describe("replicas on one Redis", () => {
       const envelope = { merchant_id: merchant, account_id: "A1", encryption_data: ENVELOPE.encryption_data };
       await post(a!, "/v1/capture", { ...envelope, capture_orders: [order] });
       // .17 settles an hour after it is accepted
-      return JSON.parse((await post(a!, "/v1/refund", { ...envelope, refund_orders: [{ ...order, refund_amount: "5.17" }] })).text).refund_orders[0].refund_reference_id as string;
+      return JSON.parse((await post(a!, "/v1/refund", { ...envelope, refund_orders: [{ ...order, refund_amount: "5.17" }] })).text).refund_orders[0]
+        .refund_reference_id as string;
     };
     const [mine, theirs] = [await refundIn("CLOCKED-A"), await refundIn("CLOCKED-B")];
     expect((await json(a!, "/__sandbox/clock", { method: "POST", body: JSON.stringify({ advance: "2h", merchant_id: "CLOCKED-A" }) })).status).toBe(200);
-    const stateOn = async (r: Replica, ref: string) => ((await json(r, `/__sandbox/refunds`)).body.refunds as { refund_reference_id: string; state: string }[]).find((x) => x.refund_reference_id === ref)?.state;
+    const stateOn = async (r: Replica, ref: string) =>
+      ((await json(r, `/__sandbox/refunds`)).body.refunds as { refund_reference_id: string; state: string }[]).find((x) => x.refund_reference_id === ref)
+        ?.state;
     expect([await stateOn(b!, mine), await stateOn(b!, theirs)]).toEqual(["processed", "accepted"]);
     for (const r of [a!, b!]) {
       expect((await json(r, "/__sandbox/clock?merchant_id=CLOCKED-A")).body.offset_ms).toBe(7_200_000);
@@ -88,13 +91,19 @@ describe("replicas on one Redis", () => {
   });
 
   test("a state moved memory → this shared store → --data loses nothing: the first and the last file hold the same records", async () => {
-    const put = (url: string, file: string) => fetch(`${url}/__sandbox/state?all=true`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
+    const put = (url: string, file: string) =>
+      fetch(`${url}/__sandbox/state?all=true`, { method: "PUT", headers: { "content-type": "application/x-ndjson" }, body: file });
     const records = (file: string) => file.trimEnd().split("\n").slice(1, -1).sort();
     const memory = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "moved" });
     const dir = mkdtempSync(join(tmpdir(), "sandgate-moved-"));
     const onDisk = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "moved-disk", data: join(dir, "state.json") });
     try {
-      for (const amount of ["10.00", "20.00", "30.00"]) await fetch(`${memory.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ amount })) });
+      for (const amount of ["10.00", "20.00", "30.00"])
+        await fetch(`${memory.url}/v1/authorise`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(directPayment({ amount })),
+        });
       const first = await (await fetch(`${memory.url}/__sandbox/state`)).text();
       const [a, b] = await replicas();
       expect((await put(a!.url, first)).status).toBe(200);
@@ -161,7 +170,15 @@ describe("replicas on one Redis", () => {
     const p = await authorised(a!);
     await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [p] });
     const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => post(i % 2 ? a! : b!, "/v1/refund", { ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "5.00" }, { ...p, refund_amount: "5.00" }] })),
+      Array.from({ length: 30 }, (_, i) =>
+        post(i % 2 ? a! : b!, "/v1/refund", {
+          ...ENVELOPE,
+          refund_orders: [
+            { ...p, refund_amount: "5.00" },
+            { ...p, refund_amount: "5.00" },
+          ],
+        }),
+      ),
     );
     const accepted = responses.flatMap((r) => JSON.parse(r.text).refund_orders as Record<string, string>[]).filter((r) => r.refund_status === "1");
     expect(accepted).toHaveLength(20);
@@ -240,7 +257,10 @@ describe("replicas on one Redis", () => {
 
   test("a request with large bodies stays in its replica's HAR; the shared log's stream takes its entry only", async () => {
     const prefix = freshPrefix();
-    const [a, b] = await Promise.all([spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]), spawnSandgate([...redisFlags(prefix), "--seed", "replicas"])]);
+    const [a, b] = await Promise.all([
+      spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]),
+      spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]),
+    ]);
     try {
       const large = Array.from({ length: 10 }, () => directPayment({ note: "n".repeat(200_000) }));
       for (const body of large) await post(a!, "/v1/authorise", body);
@@ -255,7 +275,10 @@ describe("replicas on one Redis", () => {
       } finally {
         client.disconnect();
       }
-      const har = async (r: Replica, order: string) => (await (await fetch(`${r.url}/__sandbox/requests.har?order_no=${order}`)).json()) as { log: { entries: { request: { postData?: { text: string } } }[] } };
+      const har = async (r: Replica, order: string) =>
+        (await (await fetch(`${r.url}/__sandbox/requests.har?order_no=${order}`)).json()) as {
+          log: { entries: { request: { postData?: { text: string } } }[] };
+        };
       // the small one's bodies on either replica; the large one's on the replica that served it only
       for (const r of [a!, b!]) expect((await har(r, String(small.order_no))).log.entries[0]!.request.postData?.text).toContain(String(small.order_no));
       expect((await har(a!, String(large[0]!.order_no))).log.entries[0]!.request.postData?.text.length).toBeGreaterThan(200_000);
@@ -351,7 +374,9 @@ describe("--workers", () => {
     expect(captures.map((r) => JSON.parse(r.text).capture_orders[0].capture_status).sort()).toEqual(["0", "1"]);
     // request ids carry the answering process's tag: both answered
     const answers = await Promise.all(
-      Array.from({ length: 6 }, () => fetch(`${primary.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })),
+      Array.from({ length: 6 }, () =>
+        fetch(`${primary.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }),
+      ),
     );
     expect(new Set(answers.map((r) => r.headers.get("x-request-id")!.replace(/-\d+$/, ""))).size).toBe(2);
     const exited = new Promise<number | null>((resolve) => primary.child.once("exit", resolve));
@@ -374,9 +399,11 @@ describe("merchants as partitions", () => {
     const loop = async () => {
       let last = performance.now();
       while (!stop) {
-        const res = await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment({ merchant_id: merchant })) }).catch(
-          () => undefined,
-        );
+        const res = await fetch(`${replica.url}/v1/authorise`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(directPayment({ merchant_id: merchant })),
+        }).catch(() => undefined);
         if (!res) return; // the replica is gone
         if (res.status !== 200) failed++;
         await res.text();
@@ -416,7 +443,7 @@ describe("merchants as partitions", () => {
   }, 30_000);
 
   // On a Cluster a merchant's keys share its id as their hash tag; "m:{}x}:lock" has an empty one, so Redis would hash each whole key
-  test("merchant ids with braces (\"}\", \"}x{y}\", \"a}b\", \"{\") are served like any other: paid on A, found and captured on B", async () => {
+  test('merchant ids with braces ("}", "}x{y}", "a}b", "{") are served like any other: paid on A, found and captured on B', async () => {
     const [a, b] = await replicas();
     for (const merchant_id of ["}", "}x{y}", "a}b", "{"]) {
       const body = directPayment({ merchant_id });
@@ -425,7 +452,12 @@ describe("merchants as partitions", () => {
       const envelope = { merchant_id, account_id: body.account_id, encryption_data: ANY_SIGNATURE };
       const found = JSON.parse((await post(b!, "/v1/retrievalTrans", { ...envelope, transaction_id: paid.transaction_id })).text);
       expect(found.orders_list?.[0]?.order_no, merchant_id).toBe(body.order_no);
-      const order = { transaction_id: String(paid.transaction_id), order_no: String(body.order_no), currency: String(body.currency), amount: String(body.amount) };
+      const order = {
+        transaction_id: String(paid.transaction_id),
+        order_no: String(body.order_no),
+        currency: String(body.currency),
+        amount: String(body.amount),
+      };
       const captured = JSON.parse((await post(b!, "/v1/capture", { ...envelope, capture_orders: [order] })).text);
       expect(captured.capture_orders[0].capture_status, merchant_id).toBe("1");
     }
@@ -446,9 +478,13 @@ describe("merchants as partitions", () => {
   // every key of the prefix read back (from every master of a cluster)
   test("nothing Sandgate keeps in Redis holds the card number or security code of a payment", async () => {
     const prefix = freshPrefix();
-    const [a, b] = await Promise.all([spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]), spawnSandgate([...redisFlags(prefix), "--seed", "replicas"])]);
+    const [a, b] = await Promise.all([
+      spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]),
+      spawnSandgate([...redisFlags(prefix), "--seed", "replicas"]),
+    ]);
     const card = "4000056655665556"; // Luhn-valid, named by no scenario rule
-    for (const replica of [a, b]) expect(parseXml((await post(replica, "/v1/authorise", directPayment({ card, security_code: "9731" }))).text).result_info).toBe("0000:Success");
+    for (const replica of [a, b])
+      expect(parseXml((await post(replica, "/v1/authorise", directPayment({ card, security_code: "9731" }))).text).result_info).toBe("0000:Success");
     await json(b, "/__sandbox/requests"); // B has read A's entry back from the shared log
     const everything = await redisDump(prefix);
     expect(everything).toContain("400005******5556"); // the payments and the request log are there, masked
@@ -465,7 +501,10 @@ describe("merchants as partitions", () => {
       const paid = state.transactions.find((t) => t.merchant_id === ACME.merchant_id)!;
       for (let i = 0; i < 60_000; i++) state.transactions.push({ ...paid, transaction_id: `BIG${i}`, order_no: `BIG-${i}` });
       await one.restore(state, ACME.merchant_id); // (its arguments spread into one call overflowed the stack at 50,000)
-      const found = await two.unit((unit) => [unit.records.transactionsByOrder(ACME.merchant_id, "BIG-0").length, unit.records.transactionsByOrder(ACME.merchant_id, "BIG-59999").length], { merchant: ACME.merchant_id });
+      const found = await two.unit(
+        (unit) => [unit.records.transactionsByOrder(ACME.merchant_id, "BIG-0").length, unit.records.transactionsByOrder(ACME.merchant_id, "BIG-59999").length],
+        { merchant: ACME.merchant_id },
+      );
       expect(found).toEqual([1, 1]);
     } finally {
       await Promise.all([one.close(), two.close()]);
@@ -530,7 +569,18 @@ describe("merchants as partitions", () => {
       redirect: "manual",
       signal: stop.signal,
       headers: { cookie: cookie!, origin: a!.url, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _form: token!, kind: "card", merchant_id: merchant, account_id: "ACC-P", amount: "10.00", currency: "USD", card: "4242424242424242", expiration_month: "12", expiration_year: "2031", security_code: "123" }),
+      body: new URLSearchParams({
+        _form: token!,
+        kind: "card",
+        merchant_id: merchant,
+        account_id: "ACC-P",
+        amount: "10.00",
+        currency: "USD",
+        card: "4242424242424242",
+        expiration_month: "12",
+        expiration_year: "2031",
+        security_code: "123",
+      }),
     }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 300)); // the playground's gateway request hangs now
     const t0 = performance.now();
@@ -605,7 +655,10 @@ describe("replicas and failures", () => {
     let stop = false;
     // load on both replicas, so the turn is held (and in Redis's append-only file) when it stops
     const load = all.map(async (replica) => {
-      while (!stop) await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }).then((r) => r.text()).catch(() => undefined);
+      while (!stop)
+        await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })
+          .then((r) => r.text())
+          .catch(() => undefined);
     });
     await new Promise((r) => setTimeout(r, 300));
     await redis.stop();
@@ -634,7 +687,11 @@ describe("replicas and failures", () => {
     let stop = false;
     const client = async (replica: Replica, onB: boolean) => {
       while (!stop) {
-        const res = await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }).catch(() => undefined);
+        const res = await fetch(`${replica.url}/v1/authorise`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(directPayment()),
+        }).catch(() => undefined);
         if (!res) {
           if (onB) failedOnB++;
           if (!onB) return; // A is gone
@@ -654,7 +711,9 @@ describe("replicas and failures", () => {
     await Promise.all(load);
     expect(acknowledged.length).toBeGreaterThan(countAtKill); // B went on answering
     expect(failedOnB).toBe(0);
-    const known = new Set(((await json(b!, "/__sandbox/transactions?merchant_id=M10001")).body.transactions as { transaction_id: string }[]).map((t) => t.transaction_id));
+    const known = new Set(
+      ((await json(b!, "/__sandbox/transactions?merchant_id=M10001")).body.transactions as { transaction_id: string }[]).map((t) => t.transaction_id),
+    );
     expect(acknowledged.filter((id) => !known.has(id))).toEqual([]);
   }, 30_000);
 
@@ -674,7 +733,15 @@ describe("replicas and failures", () => {
       }
     };
     const onA = async () => {
-      while (!stop) if (!(await fetch(`${a!.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) }).catch(() => undefined))) return;
+      while (!stop)
+        if (
+          !(await fetch(`${a!.url}/v1/authorise`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(directPayment()),
+          }).catch(() => undefined))
+        )
+          return;
     };
     const load = [onA(), onA(), onB(), onB()];
     await new Promise((r) => setTimeout(r, 700));
@@ -690,52 +757,70 @@ describe("replicas and failures", () => {
   }, 30_000);
 
   // a cluster of its own, one node of which is stopped and started
-  test.runIf(inject("redisCluster"))("a Redis Cluster node down: only the merchants whose slots it holds wait, and they are back with their data when it is", async () => {
-    const cluster = await startRedisCluster();
-    const nodes = new Cluster([{ host: "127.0.0.1", port: cluster.ports[0]! }]);
-    try {
-      await nodes.ping();
-      const nodeOf = async (tag: string) => {
-        const slot = Number(await nodes.cluster("KEYSLOT", `{${tag}}`));
-        const range = (await nodes.cluster("SLOTS")).find(([from, to]) => slot >= from && slot <= to)!;
-        return cluster.ports.indexOf(Number(range[2]![1]));
-      };
-      const settingsNode = await nodeOf("g");
-      const candidates = await Promise.all(Array.from({ length: 30 }, async (_, i) => ({ id: `MC${process.pid}-${i}`, node: await nodeOf(`MC${process.pid}-${i}`) })));
-      const x = candidates.find((c) => c.node !== settingsNode)!;
-      const y = candidates.find((c) => c.node !== x.node)!;
-      const [a, b] = await replicas(2, cluster.url, [], true);
-      const pay = (replica: Replica, merchant: string) => post(replica, "/v1/authorise", directPayment({ merchant_id: merchant }));
-      const first = parseXml((await pay(a!, x.id)).text);
-      expect(first.result_info).toBe("0000:Success");
-      expect((await pay(b!, y.id)).status).toBe(200);
+  test.runIf(inject("redisCluster"))(
+    "a Redis Cluster node down: only the merchants whose slots it holds wait, and they are back with their data when it is",
+    async () => {
+      const cluster = await startRedisCluster();
+      const nodes = new Cluster([{ host: "127.0.0.1", port: cluster.ports[0]! }]);
+      try {
+        await nodes.ping();
+        const nodeOf = async (tag: string) => {
+          const slot = Number(await nodes.cluster("KEYSLOT", `{${tag}}`));
+          const range = (await nodes.cluster("SLOTS")).find(([from, to]) => slot >= from && slot <= to)!;
+          return cluster.ports.indexOf(Number(range[2]![1]));
+        };
+        const settingsNode = await nodeOf("g");
+        const candidates = await Promise.all(
+          Array.from({ length: 30 }, async (_, i) => ({ id: `MC${process.pid}-${i}`, node: await nodeOf(`MC${process.pid}-${i}`) })),
+        );
+        const x = candidates.find((c) => c.node !== settingsNode)!;
+        const y = candidates.find((c) => c.node !== x.node)!;
+        const [a, b] = await replicas(2, cluster.url, [], true);
+        const pay = (replica: Replica, merchant: string) => post(replica, "/v1/authorise", directPayment({ merchant_id: merchant }));
+        const first = parseXml((await pay(a!, x.id)).text);
+        expect(first.result_info).toBe("0000:Success");
+        expect((await pay(b!, y.id)).status).toBe(200);
 
-      await cluster.stop(x.node);
-      // the other merchants go on at once; x's requests are refused in their format, not held
-      for (const replica of [a!, b!]) expect((await pay(replica, y.id)).status).toBe(200);
-      const refused = await pay(b!, x.id);
-      expect(refused.status).toBe(503);
-      expect(parseXml(refused.text).result_info).toBe("I0050:Sandbox store unavailable");
+        await cluster.stop(x.node);
+        // the other merchants go on at once; x's requests are refused in their format, not held
+        for (const replica of [a!, b!]) expect((await pay(replica, y.id)).status).toBe(200);
+        const refused = await pay(b!, x.id);
+        expect(refused.status).toBe(503);
+        expect(parseXml(refused.text).result_info).toBe("I0050:Sandbox store unavailable");
 
-      await cluster.start(x.node);
-      let back = 0;
-      for (let i = 0; i < 100 && back !== 200; i++) {
-        back = (await pay(a!, x.id)).status;
-        if (back !== 200) await new Promise((r) => setTimeout(r, 100));
+        await cluster.start(x.node);
+        let back = 0;
+        for (let i = 0; i < 100 && back !== 200; i++) {
+          back = (await pay(a!, x.id)).status;
+          if (back !== 200) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(back).toBe(200);
+        const found = JSON.parse(
+          (
+            await post(b!, "/v1/retrievalTrans", {
+              merchant_id: x.id,
+              account_id: ACME.account_id,
+              encryption_data: ANY_SIGNATURE,
+              transaction_id: String(first.transaction_id),
+            })
+          ).text,
+        );
+        expect(found.orders_list[0]?.transaction_id).toBe(String(first.transaction_id)); // kept across the node's restart
+      } finally {
+        nodes.disconnect();
+        await cluster.close();
       }
-      expect(back).toBe(200);
-      const found = JSON.parse((await post(b!, "/v1/retrievalTrans", { merchant_id: x.id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, transaction_id: String(first.transaction_id) })).text);
-      expect(found.orders_list[0]?.transaction_id).toBe(String(first.transaction_id)); // kept across the node's restart
-    } finally {
-      nodes.disconnect();
-      await cluster.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   /** Sandgate started on Redis at a port where nothing listens, with `more` flags: its exit code and what it said on stderr */
   async function startRefused(more: string[] = []) {
     const port = await freePort();
-    const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`, ...more], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+    const child = spawn(process.execPath, [inject("sandgateMain"), "--port", "0", "--redis-url", `redis://127.0.0.1:${port}/0`, ...more], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "" },
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -745,7 +830,9 @@ describe("replicas and failures", () => {
   test("a --redis-prefix with braces on a Cluster: a clear message and exit code 1, before connecting", async () => {
     const { code, stderr } = await startRefused(["--redis-cluster", "--redis-prefix", "team{}:"]); // nothing listens: the prefix is refused first
     expect(code).toBe(1);
-    expect(stderr).toContain('--redis-prefix "team{}:" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces');
+    expect(stderr).toContain(
+      '--redis-prefix "team{}:" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces',
+    );
   });
 
   test("Redis unreachable at start: a clear message and exit code 1", async () => {

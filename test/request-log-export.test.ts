@@ -9,17 +9,29 @@ import { ACME, directPayment, makeApp } from "./helpers.js";
 async function traffic() {
   const made = await makeApp();
   const { app } = made;
-  const paid = await request(app).post("/v1/authorise").send(directPayment({ order_no: "HAR-1" }));
-  const bad = await request(app).post("/v1/authorise").send(directPayment({ order_no: "HAR-2", amount: "ten" }));
-  const refused = await request(app).post("/v1/retrievalTrans").type("form").send({ merchant_id: "M10002", account_id: "A20001", order_no: "ORD-2001", encryption_data: "a".repeat(64) });
+  const paid = await request(app)
+    .post("/v1/authorise")
+    .send(directPayment({ order_no: "HAR-1" }));
+  const bad = await request(app)
+    .post("/v1/authorise")
+    .send(directPayment({ order_no: "HAR-2", amount: "ten" }));
+  const refused = await request(app)
+    .post("/v1/retrievalTrans")
+    .type("form")
+    .send({ merchant_id: "M10002", account_id: "A20001", order_no: "ORD-2001", encryption_data: "a".repeat(64) });
   const captured = await request(app)
     .post("/v1/capture")
-    .send({ ...ACME, encryption_data: "a".repeat(64), capture_orders: [{ transaction_id: "1000000000001002", order_no: "ORD-1002", currency: "USD", amount: "75.50" }] });
+    .send({
+      ...ACME,
+      encryption_data: "a".repeat(64),
+      capture_orders: [{ transaction_id: "1000000000001002", order_no: "ORD-1002", currency: "USD", amount: "75.50" }],
+    });
   return { ...made, paid, bad, refused, captured };
 }
 
 type Logged = { id: string; operation: string; http_status: number; at: string; order_no: string };
-const listed = async (app: Parameters<typeof request>[0], query: Record<string, string>) => ((await request(app).get("/__sandbox/requests").query(query)).body as { requests: Logged[] }).requests;
+const listed = async (app: Parameters<typeof request>[0], query: Record<string, string>) =>
+  ((await request(app).get("/__sandbox/requests").query(query)).body as { requests: Logged[] }).requests;
 
 describe("request log filters", () => {
   test("by operation, by HTTP status (exact or a class) and by time range", async () => {
@@ -42,11 +54,20 @@ describe("request log filters", () => {
     const ofOrder = await listed(app, { order_no: "ORD-1002" });
     expect(ofOrder.map((r) => r.id)).toEqual([captured.headers["x-request-id"]]);
     expect(ofOrder[0]!.order_no).toBe("ORD-1002");
-    const paid = await request(app).post("/v1/authorise").send(directPayment({ order_no: "BATCH-2", amount: "10.00" }));
+    const paid = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ order_no: "BATCH-2", amount: "10.00" }));
     const second = { transaction_id: /<transaction_id>([^<]+)</.exec(paid.text)![1]!, order_no: "BATCH-2", currency: "USD", amount: "10.00" };
     const batch = await request(app)
       .post("/v1/refund")
-      .send({ ...ACME, encryption_data: "a".repeat(64), refund_orders: [{ transaction_id: "1000000000001002", order_no: "ORD-1002", currency: "USD", amount: "75.50", refund_amount: "1.00" }, { ...second, refund_amount: "1.00" }] });
+      .send({
+        ...ACME,
+        encryption_data: "a".repeat(64),
+        refund_orders: [
+          { transaction_id: "1000000000001002", order_no: "ORD-1002", currency: "USD", amount: "75.50", refund_amount: "1.00" },
+          { ...second, refund_amount: "1.00" },
+        ],
+      });
     for (const orderNo of ["ORD-1002", "BATCH-2"]) expect((await listed(app, { order_no: orderNo })).map((r) => r.id)).toContain(batch.headers["x-request-id"]);
     const entry = (await listed(app, { operation: "refund" })).at(-1) as Logged & { order_nos?: string[] };
     expect([entry.order_no, entry.order_nos]).toEqual(["ORD-1002", ["ORD-1002", "BATCH-2"]]);
@@ -89,7 +110,14 @@ describe("GET /__sandbox/requests.har", () => {
       // the fields HAR 1.2 requires of an entry
       expect(Object.keys(e)).toEqual(expect.arrayContaining(["startedDateTime", "time", "request", "response", "cache", "timings"]));
       expect(Number.isNaN(Date.parse(e.startedDateTime))).toBe(false);
-      expect(e.request).toMatchObject({ method: "POST", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1\//), httpVersion: "HTTP/1.1", cookies: [], queryString: [], headersSize: -1 });
+      expect(e.request).toMatchObject({
+        method: "POST",
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1\//),
+        httpVersion: "HTTP/1.1",
+        cookies: [],
+        queryString: [],
+        headersSize: -1,
+      });
       expect(e.response).toMatchObject({ status: expect.any(Number), httpVersion: "HTTP/1.1", cookies: [], redirectURL: "", headersSize: -1 });
       expect(e.timings).toMatchObject({ send: expect.any(Number), wait: expect.any(Number), receive: expect.any(Number) });
     }
@@ -107,7 +135,9 @@ describe("GET /__sandbox/requests.har", () => {
 
   test("takes the same filters as the log", async () => {
     const { app } = await traffic();
-    const { log } = (await request(app).get("/__sandbox/requests.har").query({ operation: "retrievalTrans" })).body as { log: { entries: { response: { status: number }; request: { postData: { mimeType: string; text: string } } }[] } };
+    const { log } = (await request(app).get("/__sandbox/requests.har").query({ operation: "retrievalTrans" })).body as {
+      log: { entries: { response: { status: number }; request: { postData: { mimeType: string; text: string } } }[] };
+    };
     expect(log.entries.map((e) => e.response.status)).toEqual([403]);
     expect(log.entries[0]!.request.postData.mimeType).toMatch(/^application\/x-www-form-urlencoded/);
     expect(log.entries[0]!.request.postData.text).toContain("merchant_id=M10002");
@@ -117,10 +147,12 @@ describe("GET /__sandbox/requests.har", () => {
     const { app } = await makeApp();
     const card = "4242424242424242";
     await request(app).post("/v1/authorise").set("content-type", "application/json").send(`{"card":"${card}",`);
-    await request(app).post("/v1/authorise").send(directPayment({ order_no: "CTRL-1", note: "a\u0001b" }));
+    await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ order_no: "CTRL-1", note: "a\u0001b" }));
     const notUtf8 = Buffer.concat([Buffer.from(`{"card":"${card}","note":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     await request(app).post("/v1/authorise").set("content-type", "application/octet-stream").send(notUtf8);
-    const form = new URLSearchParams({ ...directPayment({ order_no: "FORM-1" }) as Record<string, string> }).toString();
+    const form = new URLSearchParams({ ...(directPayment({ order_no: "FORM-1" }) as Record<string, string>) }).toString();
     await request(app).post("/v1/authorise").set("content-type", "application/x-www-form-urlencoded").send(form);
     const res = await request(app).get("/__sandbox/requests.har");
     const { log } = res.body as { log: { entries: { request: { postData: { text: string } } }[] } };
@@ -136,12 +168,41 @@ describe("GET /__sandbox/requests.har", () => {
 
   test("a request whose body the log no longer keeps is listed without it, and says which ones it keeps", () => {
     const log = createRequestLog(10, 2);
-    const logged = (n: number): RequestLogEntry => ({ id: `req-${n}`, at: new Date(n * 1000).toISOString(), operation: "authorise", path: "/v1/authorise", ip: "127.0.0.1", merchant_id: "M1", account_id: "A1", order_no: `O-${n}`, http_status: 200, result: "0000:Success", rule: "", signature: null });
-    const exchange = { method: "POST", url: "http://127.0.0.1/v1/authorise", requestHeaders: [], requestType: "application/json", body: "{}", status: 200, responseHeaders: [], responseType: "application/json", responseBody: '{"ok":1}', duration_ms: 1 };
+    const logged = (n: number): RequestLogEntry => ({
+      id: `req-${n}`,
+      at: new Date(n * 1000).toISOString(),
+      operation: "authorise",
+      path: "/v1/authorise",
+      ip: "127.0.0.1",
+      merchant_id: "M1",
+      account_id: "A1",
+      order_no: `O-${n}`,
+      http_status: 200,
+      result: "0000:Success",
+      rule: "",
+      signature: null,
+    });
+    const exchange = {
+      method: "POST",
+      url: "http://127.0.0.1/v1/authorise",
+      requestHeaders: [],
+      requestType: "application/json",
+      body: "{}",
+      status: 200,
+      responseHeaders: [],
+      responseType: "application/json",
+      responseBody: '{"ok":1}',
+      duration_ms: 1,
+    };
     for (let n = 1; n <= 3; n++) log.add(logged(n), exchange);
     const har = harOf(log.list({}), (id) => log.exchange(id), "http://127.0.0.1", "1.0.0");
     const [first, , third] = har.log.entries;
-    expect(first!.response.content).toEqual({ size: 0, mimeType: "", text: "", comment: "bodies are kept for the 1,000 most recent requests (fewer when their bodies take more than 16 MB)" });
+    expect(first!.response.content).toEqual({
+      size: 0,
+      mimeType: "",
+      text: "",
+      comment: "bodies are kept for the 1,000 most recent requests (fewer when their bodies take more than 16 MB)",
+    });
     expect(third!.response.content.text).toBe('{"ok":1}');
   });
 });
@@ -149,7 +210,16 @@ describe("GET /__sandbox/requests.har", () => {
 describe("the HAR export masks as the log does", () => {
   test("a card and a code masked, a payout's bank account number that passes Luhn kept as sent", async () => {
     const { app } = await makeApp();
-    await request(app).post("/v1/payout").send({ merchant_id: "M10001", account_id: "A10001", request_id: "HAR-PAYOUT-1", encryption_data: "a".repeat(64), bank_details: { account_number: "4111111111111111" }, card: "5105105105105100" });
+    await request(app)
+      .post("/v1/payout")
+      .send({
+        merchant_id: "M10001",
+        account_id: "A10001",
+        request_id: "HAR-PAYOUT-1",
+        encryption_data: "a".repeat(64),
+        bank_details: { account_number: "4111111111111111" },
+        card: "5105105105105100",
+      });
     const har = (await request(app).get("/__sandbox/requests.har").expect(200)).body as { log: { entries: { request: { postData: { text: string } } }[] } };
     const sent = JSON.parse(har.log.entries.at(-1)!.request.postData.text) as { bank_details: { account_number: string }; card: string };
     expect(sent.bank_details.account_number).toBe("4111111111111111");

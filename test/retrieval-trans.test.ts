@@ -12,7 +12,12 @@ type App = Awaited<ReturnType<typeof makeApp>>["app"];
 type Element = Record<string, unknown>;
 
 /** A query as ACME's manual-capture account A10001 (fixtures ORD-1002 … ORD-1007); override any field. */
-const queryBody = (fields: Record<string, unknown> = {}) => ({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, ...fields });
+const queryBody = (fields: Record<string, unknown> = {}) => ({
+  merchant_id: ACME.merchant_id,
+  account_id: ACME.account_id,
+  encryption_data: ANY_SIGNATURE,
+  ...fields,
+});
 
 async function query(app: App, fields: Record<string, unknown> = {}) {
   return request(app).post(PATH).send(queryBody(fields));
@@ -65,7 +70,10 @@ function expectShape(element: Element): void {
   expect(Object.keys(element)).toEqual(ELEMENT.map(([name]) => name));
   for (const [name, type] of ELEMENT) expect([name, kind(element[name])]).toEqual([name, type]);
   const nested = (v: unknown) => v as Record<string, unknown>;
-  for (const [object, fields] of [[element.delivery_information, DELIVERY], [element.subscription_result, SUBSCRIPTION]] as const) {
+  for (const [object, fields] of [
+    [element.delivery_information, DELIVERY],
+    [element.subscription_result, SUBSCRIPTION],
+  ] as const) {
     expect(Object.keys(nested(object))).toEqual(fields);
     for (const f of fields) expect(typeof nested(object)[f]).toBe("string");
   }
@@ -200,7 +208,11 @@ describe("POST /v1/retrievalTrans: selection", () => {
     ["none, within start_date/end_date (both inclusive)", { start_date: "20261003092000", end_date: "20261005080500" }, ["ORD-1005", "ORD-1004", "ORD-1003"]],
     ["none, from start_date on", { start_date: "20261006000000" }, ["ORD-1007", "ORD-1006"]],
     ["none, up to end_date", { end_date: "20261002235959" }, ["ORD-1002"]],
-    ["orders within the dates", { order_no: "ORD-1003,ORD-1006", start_date: "20261001000000", end_date: "20261004000000" }, ["ORD-1003", "ORD-1006 (not found)"]],
+    [
+      "orders within the dates",
+      { order_no: "ORD-1003,ORD-1006", start_date: "20261001000000", end_date: "20261004000000" },
+      ["ORD-1003", "ORD-1006 (not found)"],
+    ],
   ])("%s", async (_name, fields, expected) => {
     const { app } = await makeApp();
     const res = await query(app, fields);
@@ -210,7 +222,12 @@ describe("POST /v1/retrievalTrans: selection", () => {
 
   test("the field repeated in a form body", async () => {
     const { app } = await makeApp();
-    const res = await queryForm(app, [["order_no", "ORD-1004"], ["order_no", "ORD-1002"], ["transaction_id", "1000000000001007"], ["transaction_id", "1000000000001005"]]);
+    const res = await queryForm(app, [
+      ["order_no", "ORD-1004"],
+      ["order_no", "ORD-1002"],
+      ["transaction_id", "1000000000001007"],
+      ["transaction_id", "1000000000001005"],
+    ]);
     expect(res.status).toBe(200);
     expect(orders(res)).toEqual(["ORD-1004", "ORD-1002", "ORD-1007", "ORD-1005"]);
   });
@@ -234,7 +251,15 @@ describe("POST /v1/retrievalTrans: selection", () => {
     expectShape(missing!);
     expect(found).toMatchObject({ order_no: "ORD-1002", query_result: "1" });
     const other = field === "order_no" ? "transaction_id" : "order_no";
-    expect(missing).toMatchObject({ [field]: value, [other]: "", query_result: "0", amount: "", payment_status: "", transaction_date: "", fraud_check_result: [] });
+    expect(missing).toMatchObject({
+      [field]: value,
+      [other]: "",
+      query_result: "0",
+      amount: "",
+      payment_status: "",
+      transaction_date: "",
+      fraud_check_result: [],
+    });
     expect(Object.values(missing!.delivery_information as object).every((v) => v === "")).toBe(true);
     expect(Object.values(missing!.subscription_result as object).every((v) => v === "")).toBe(true);
   });
@@ -268,8 +293,22 @@ describe("POST /v1/retrievalTrans: the limit of 100 orders", () => {
 
   test.each([
     ["a comma list of 101", (app: App) => query(app, { order_no: values(101).join(",") })],
-    ["the field repeated 101 times", (app: App) => queryForm(app, values(101).map((v): [string, string] => ["order_no", v]))],
-    ["the field repeated 1500 times (qs makes an object of it)", (app: App) => queryForm(app, values(1500).map((v): [string, string] => ["order_no", v]))],
+    [
+      "the field repeated 101 times",
+      (app: App) =>
+        queryForm(
+          app,
+          values(101).map((v): [string, string] => ["order_no", v]),
+        ),
+    ],
+    [
+      "the field repeated 1500 times (qs makes an object of it)",
+      (app: App) =>
+        queryForm(
+          app,
+          values(1500).map((v): [string, string] => ["order_no", v]),
+        ),
+    ],
     ["100 order_no and 1 transaction_id", (app: App) => query(app, { order_no: values(100), transaction_id: "1000000000001002" })],
   ])("%s is refused with return_status 0 naming the limit", async (_name, send) => {
     const { app } = await makeApp();
@@ -312,7 +351,14 @@ describe("POST /v1/retrievalTrans: payments made through /v1/authorise", () => {
 
   test("a manual-capture payment with a subscription shows 2000 and its subscription", async () => {
     const { app } = await makeApp({ clock: createClock(() => NOW) });
-    const subscription = { contract: "C-GOLD", contract_name: "Gold monthly", contract_amount: "10.00", interval: "month", interval_count: "1", billing_cycle: 12 };
+    const subscription = {
+      contract: "C-GOLD",
+      contract_name: "Gold monthly",
+      contract_amount: "10.00",
+      interval: "month",
+      interval_count: "1",
+      billing_cycle: 12,
+    };
     const payment = directPayment({ subscription, shopper_phone: "+44 20 7946 0000", website: "https://gold.example.com" });
     const paid = await request(app).post("/v1/authorise").send(payment);
     const xml = parseXml(paid.text);
@@ -398,7 +444,9 @@ describe("POST /v1/retrievalTrans: encryption_data", () => {
   test("strict mode accepts the real scheme's signature (merchant_id, account_id, key)", async () => {
     const { app } = await makeApp({ signatureMode: "strict" });
     const fields = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: "ORD-1002" };
-    const res = await request(app).post(PATH).send({ ...fields, encryption_data: signRequest("retrievalTrans", fields, ACME.key) });
+    const res = await request(app)
+      .post(PATH)
+      .send({ ...fields, encryption_data: signRequest("retrievalTrans", fields, ACME.key) });
     expect(res.status).toBe(200);
     expect(res.headers["x-sandbox-signature"]).toBe("matched");
     expect(orders(res)).toEqual(["ORD-1002"]);
@@ -407,7 +455,9 @@ describe("POST /v1/retrievalTrans: encryption_data", () => {
   test("strict mode refuses a wrong signature, names the fields signed, and keeps the expected value to the request log", async () => {
     const { app } = await makeApp({ signatureMode: "strict" });
     const fields = { merchant_id: ACME.merchant_id, account_id: ACME.account_id };
-    const res = await request(app).post(PATH).send({ ...fields, encryption_data: signRequest("retrievalTrans", fields, "wrong_key_123") });
+    const res = await request(app)
+      .post(PATH)
+      .send({ ...fields, encryption_data: signRequest("retrievalTrans", fields, "wrong_key_123") });
     expect(res.status).toBe(400);
     expect(res.body.return_status).toBe("0");
     expect(res.body.return_message).toMatch(/^I0014:/);

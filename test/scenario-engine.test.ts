@@ -17,7 +17,11 @@ describe("which scenario applies", () => {
   test("header beats merchant binding beats global; unbinding falls back", async () => {
     const { app } = await makeApp();
     const decline = "4242424242424242"; // approved by default, declined by `declines`, held by `risk-review`
-    const payAs = (headers: Record<string, string> = {}) => request(app).post("/v1/authorise").set(headers).send(directPayment({ card: decline }));
+    const payAs = (headers: Record<string, string> = {}) =>
+      request(app)
+        .post("/v1/authorise")
+        .set(headers)
+        .send(directPayment({ card: decline }));
 
     expect(statusOf((await payAs()).text)).toBe("1");
     expect((await request(app).put("/__sandbox/scenarios/global").send({ name: "declines" })).status).toBe(200);
@@ -49,7 +53,11 @@ describe("which scenario applies", () => {
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "two" });
     try {
       const put = (merchant: string, name: string) =>
-        fetch(`${sandbox.url}/__sandbox/scenarios/bindings/${merchant}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
+        fetch(`${sandbox.url}/__sandbox/scenarios/bindings/${merchant}`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name }),
+        });
       await put("CI-JOB-A", "declines");
       await put("CI-JOB-B", "3ds");
       const payFor = async (merchant: string) => {
@@ -107,7 +115,13 @@ describe("rules", () => {
     expect(third.status).toBe(200);
     expect(third.headers["x-sandbox-rule"]).toBe("custom/else");
     // another order starts its own count
-    expect((await request(app).post("/v1/authorise").send(directPayment({ order_no: `SEQ-other-${Date.now()}` }))).status).toBe(500);
+    expect(
+      (
+        await request(app)
+          .post("/v1/authorise")
+          .send(directPayment({ order_no: `SEQ-other-${Date.now()}` }))
+      ).status,
+    ).toBe(500);
   });
 
   test.each([
@@ -126,9 +140,13 @@ describe("rules", () => {
 
   test("then.fields set response children; continue adds effects and lets the next rule decide", async () => {
     const { app } = await appWithCustom();
-    const res = await request(app).post("/v1/authorise").send(directPayment({ note: "override" }));
+    const res = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ note: "override" }));
     expect(parseXml(res.text).risk_score).toBe("99");
-    const tagged = await request(app).post("/v1/authorise").send(directPayment({ note: "tag", amount: "150.00" }));
+    const tagged = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ note: "tag", amount: "150.00" }));
     expect(parseXml(tagged.text).connector).toBe("Tagged Connector");
     expect(String(parseXml(tagged.text).result_info)).toMatch(/^D0051:/);
     expect(tagged.headers["x-sandbox-rule"]).toBe("custom/tagged + custom/big");
@@ -202,7 +220,8 @@ describe("faults over a real connection", () => {
 describe("scenario files", () => {
   test("YAML and JSON both load; extends replaces a parent's rule in place", async () => {
     const dir = scenarioDir({
-      "child.yaml": "name: child\ndescription: overrides the default catch-all\nextends: default\nrules:\n  - id: approve-everything-else\n    when: { operation: authorise }\n    then: { outcome: do_not_honor }\n",
+      "child.yaml":
+        "name: child\ndescription: overrides the default catch-all\nextends: default\nrules:\n  - id: approve-everything-else\n    when: { operation: authorise }\n    then: { outcome: do_not_honor }\n",
     });
     const deps = await createDeps({ logLevel: "silent", scenarios: dir, scenario: "child" });
     const ids = deps.scenarios.get("child")!.rules.map((r) => `${r.from}/${r.id}`);
@@ -212,26 +231,53 @@ describe("scenario files", () => {
 
   test("a rule that `replaces` a parent's rule takes its place under its own id, and answers with it", async () => {
     const dir = scenarioDir({
-      "child.yaml": "name: child\ndescription: declines the catch-all\nextends: default\nrules:\n  - id: decline-everything-else\n    replaces: approve-everything-else\n    when: { operation: authorise }\n    then: { outcome: do_not_honor }\n",
+      "child.yaml":
+        "name: child\ndescription: declines the catch-all\nextends: default\nrules:\n  - id: decline-everything-else\n    replaces: approve-everything-else\n    when: { operation: authorise }\n    then: { outcome: do_not_honor }\n",
     });
     const { app } = await makeApp({ scenarios: dir, scenario: "child" });
     const child = (await request(app).get("/__sandbox/scenarios/child")).body as { rules: { from: string; id: string }[] };
     const ids = child.rules.map((r) => `${r.from}/${r.id}`);
     expect(ids.indexOf("child/decline-everything-else")).toBeGreaterThan(ids.indexOf("default/visa-approve"));
     expect(ids).not.toContain("default/approve-everything-else");
-    const res = await request(app).post("/v1/authorise").send(directPayment({ card: "5555555555554444" }));
+    const res = await request(app)
+      .post("/v1/authorise")
+      .send(directPayment({ card: "5555555555554444" }));
     expect(statusOf(res.text)).toBe("0");
     expect(res.headers["x-sandbox-rule"]).toBe("child/decline-everything-else");
   });
 
   test.each([
     ["a rule without then", { name: "bad", description: "x", rules: [{ id: "r", when: {} }] }, /bad\.json: at rules\.0\.then: /],
-    ["an unknown outcome", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "capture" }, then: { outcome: "approved" } }] }, /bad\.json: at rules\.0\.then\.outcome: "approved" is not an outcome of capture/],
-    ["a misspelt operation", { name: "bad", description: "x", rules: [{ id: "r", when: { operation: ["capture", "captur"] }, then: {} }] }, /bad\.json: at rules\.0\.when\.operation: "captur" is not an operation/],
-    ["a bad regex", { name: "bad", description: "x", rules: [{ id: "r", when: { note: { regex: "(" } }, then: {} }] }, /bad\.json: at rules\.0\.when\.note.*regular expression/],
-    ["an unknown key", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { outcomes: "approved" } }] }, /bad\.json: at rules\.0\.then: .*outcomes/],
-    ["a rule replacing what no parent has", { name: "bad", description: "x", extends: "default", rules: [{ id: "r", replaces: "ghost", when: {}, then: {} }] }, /bad\.json: at rules: "r" replaces "ghost", which no parent scenario has/],
-    ["a response field that cannot be an XML element", { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { fields: { "a<b": "x" } } }] }, /bad\.json: at rules\.0\.then\.fields\.a<b: a field name is letters/],
+    [
+      "an unknown outcome",
+      { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "capture" }, then: { outcome: "approved" } }] },
+      /bad\.json: at rules\.0\.then\.outcome: "approved" is not an outcome of capture/,
+    ],
+    [
+      "a misspelt operation",
+      { name: "bad", description: "x", rules: [{ id: "r", when: { operation: ["capture", "captur"] }, then: {} }] },
+      /bad\.json: at rules\.0\.when\.operation: "captur" is not an operation/,
+    ],
+    [
+      "a bad regex",
+      { name: "bad", description: "x", rules: [{ id: "r", when: { note: { regex: "(" } }, then: {} }] },
+      /bad\.json: at rules\.0\.when\.note.*regular expression/,
+    ],
+    [
+      "an unknown key",
+      { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { outcomes: "approved" } }] },
+      /bad\.json: at rules\.0\.then: .*outcomes/,
+    ],
+    [
+      "a rule replacing what no parent has",
+      { name: "bad", description: "x", extends: "default", rules: [{ id: "r", replaces: "ghost", when: {}, then: {} }] },
+      /bad\.json: at rules: "r" replaces "ghost", which no parent scenario has/,
+    ],
+    [
+      "a response field that cannot be an XML element",
+      { name: "bad", description: "x", rules: [{ id: "r", when: {}, then: { fields: { "a<b": "x" } } }] },
+      /bad\.json: at rules\.0\.then\.fields\.a<b: a field name is letters/,
+    ],
     ["a name unlike the file", { name: "other", description: "x", rules: [] }, /bad\.json: at name: "other" must equal the file name "bad"/],
     ["an extends cycle", { name: "bad", description: "x", extends: "bad", rules: [] }, /bad\.json: at extends: cycle/],
     ["a missing parent", { name: "bad", description: "x", extends: "ghost", rules: [] }, /bad\.json: at extends: no valid scenario "ghost"/],
@@ -244,11 +290,15 @@ describe("scenario files", () => {
   });
 
   test("an edited file reloads without restart; a broken edit keeps the previous version and is reported", async () => {
-    const dir = scenarioDir({ "live.json": { name: "live", description: "edited by the test", rules: [{ id: "v1", when: {}, then: { outcome: "approved" } }] } });
+    const dir = scenarioDir({
+      "live.json": { name: "live", description: "edited by the test", rules: [{ id: "v1", when: {}, then: { outcome: "approved" } }] },
+    });
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", scenarios: dir, scenario: "live" });
     try {
       const ruleNow = async () =>
-        (await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })).headers.get("x-sandbox-rule");
+        (
+          await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })
+        ).headers.get("x-sandbox-rule");
       const waitFor = async (expected: string) => {
         for (let i = 0; i < 50; i++) {
           if ((await ruleNow()) === expected) return;
@@ -257,7 +307,10 @@ describe("scenario files", () => {
         throw new Error(`rule never became ${expected}`);
       };
       expect(await ruleNow()).toBe("live/v1");
-      writeFileSync(join(dir, "live.json"), JSON.stringify({ name: "live", description: "edited", rules: [{ id: "v2", when: {}, then: { outcome: "do_not_honor" } }] }));
+      writeFileSync(
+        join(dir, "live.json"),
+        JSON.stringify({ name: "live", description: "edited", rules: [{ id: "v2", when: {}, then: { outcome: "do_not_honor" } }] }),
+      );
       await waitFor("live/v2");
 
       writeFileSync(join(dir, "live.json"), "{ not json");
@@ -275,13 +328,23 @@ describe("scenario files", () => {
   test("a merchant's own folder adds to the shipped scenarios: extends default works, theirs win on a name, and an edit made by replacing the file (sed -i) reloads", async () => {
     // only the merchant's files: no copy of the shipped ones
     const dir = mkdtempSync(join(tmpdir(), "merchant-scenarios-"));
-    const mine = (description: string) => `name: my-shop\ndescription: ${description}\nextends: default\nrules:\n  - id: big-declined\n    when: { operation: authorise, amount: { gte: 500 } }\n    then: { outcome: do_not_honor }\n`;
+    const mine = (description: string) =>
+      `name: my-shop\ndescription: ${description}\nextends: default\nrules:\n  - id: big-declined\n    when: { operation: authorise, amount: { gte: 500 } }\n    then: { outcome: do_not_honor }\n`;
     writeFileSync(join(dir, "my-shop.yaml"), mine("first"));
-    writeFileSync(join(dir, "declines.yaml"), "name: declines\ndescription: the merchant's own declines\nrules:\n  - id: all\n    when: {}\n    then: { outcome: expired_card }\n");
+    writeFileSync(
+      join(dir, "declines.yaml"),
+      "name: declines\ndescription: the merchant's own declines\nrules:\n  - id: all\n    when: {}\n    then: { outcome: expired_card }\n",
+    );
     const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", scenarios: dir, scenario: "my-shop" });
     try {
       const pay = async (overrides: Record<string, unknown>, headers: Record<string, string> = {}) =>
-        (await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(directPayment(overrides)) })).headers.get("x-sandbox-rule");
+        (
+          await fetch(`${sandbox.url}/v1/authorise`, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers },
+            body: JSON.stringify(directPayment(overrides)),
+          })
+        ).headers.get("x-sandbox-rule");
       expect(await pay({ amount: "600.00" })).toBe("my-shop/big-declined");
       expect(await pay({ amount: "10.00" })).toBe("default/visa-approve");
       expect(await pay({}, { "X-Sandbox-Scenario": "declines" })).toBe("declines/all");
@@ -300,7 +363,17 @@ describe("scenario files", () => {
   test("the published JSON Schema matches the code, and every shipped file points at it", () => {
     expect(readFileSync(join(SHIPPED, "scenario.schema.json"), "utf8")).toBe(scenarioSchemaJson());
     expect(readFileSync(join(SHIPPED, "default.json"), "utf8")).toContain('"$schema": "./scenario.schema.json"');
-    for (const name of ["happy-path", "declines", "3ds", "risk-review", "partial-batch-failures", "refunds-fail-later", "payout-failures", "slow-and-flaky", "notifications-chaos"]) {
+    for (const name of [
+      "happy-path",
+      "declines",
+      "3ds",
+      "risk-review",
+      "partial-batch-failures",
+      "refunds-fail-later",
+      "payout-failures",
+      "slow-and-flaky",
+      "notifications-chaos",
+    ]) {
       expect(readFileSync(join(SHIPPED, `${name}.yaml`), "utf8")).toMatch(/^# yaml-language-server: \$schema=\.\/scenario\.schema\.json/);
     }
   });
@@ -309,10 +382,19 @@ describe("scenario files", () => {
 describe("faults leave no trace unless asked", () => {
   test("a 5xx rule without process leaves the batch unapplied", async () => {
     const { app } = await makeApp({
-      scenarios: scenarioDir({ "down.json": { name: "down", description: "captures fail", rules: [{ id: "down", when: { operation: "capture", order_no: { present: false } }, then: { status: 502 } }] } }),
+      scenarios: scenarioDir({
+        "down.json": {
+          name: "down",
+          description: "captures fail",
+          rules: [{ id: "down", when: { operation: "capture", order_no: { present: false } }, then: { status: 502 } }],
+        },
+      }),
     });
     const p = await pay(app);
-    const res = await request(app).post("/v1/capture").set("X-Sandbox-Scenario", "down").send({ ...ENVELOPE, capture_orders: [p] });
+    const res = await request(app)
+      .post("/v1/capture")
+      .set("X-Sandbox-Scenario", "down")
+      .send({ ...ENVELOPE, capture_orders: [p] });
     expect(res.status).toBe(502);
     expect(res.body.return_status).toBe("0");
     expect((await storedTransactions(app, { order_no: p.order_no }))[0]!.state).toBe("authorised");
@@ -345,11 +427,16 @@ describe("named payout outcomes", () => {
     expect(slow.body.status).toBe("PENDING");
     await request(app).post("/__sandbox/clock").send({ advance: "6s" });
     const listed = await request(app).get("/__sandbox/payouts?merchant_id=M10001");
-    expect(listed.body.payouts.find((p: { transaction_id: string }) => p.transaction_id === slow.body.transaction_id)).toMatchObject({ status: "FAILED", failure_type: "ACCOUNT_CLOSED" });
+    expect(listed.body.payouts.find((p: { transaction_id: string }) => p.transaction_id === slow.body.transaction_id)).toMatchObject({
+      status: "FAILED",
+      failure_type: "ACCOUNT_CLOSED",
+    });
   });
 
   test("an unknown payout outcome stops the start", async () => {
-    const dir = scenarioDir({ "bad.json": { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "payout" }, then: { outcome: "bounced" } }] } });
+    const dir = scenarioDir({
+      "bad.json": { name: "bad", description: "x", rules: [{ id: "r", when: { operation: "payout" }, then: { outcome: "bounced" } }] },
+    });
     await expect(createDeps({ logLevel: "silent", scenarios: dir })).rejects.toThrow(/"bounced" is not an outcome of payout/);
   });
 });

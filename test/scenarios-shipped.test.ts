@@ -24,7 +24,13 @@ const PAYMENTS: Case[] = [
   { scenario: "refunds-fail-later", card: "4242424242424242", status: "1", code: "0000", rule: /^default\/visa-approve$/ },
   { scenario: "partial-batch-failures", card: "4000000000000002", status: "0", code: "D0005", rule: /^default\// },
   { scenario: "payout-failures", card: "4242424242424242", status: "1", code: "0000", rule: /^default\/visa-approve$/ },
-  { scenario: "notifications-chaos", card: "4000000000000002", status: "0", code: "D0005", rule: /^notifications-chaos\/late-and-twice \+ default\/decline-generic$/ },
+  {
+    scenario: "notifications-chaos",
+    card: "4000000000000002",
+    status: "0",
+    code: "D0005",
+    rule: /^notifications-chaos\/late-and-twice \+ default\/decline-generic$/,
+  },
   { scenario: "slow-and-flaky", card: "4242424242424242", status: "1", code: "0000", rule: /^slow-and-flaky\/later-attempts-slow \+ default\/visa-approve$/ },
 ];
 
@@ -69,7 +75,10 @@ describe("batches per shipped scenario", () => {
     const { app } = await makeApp();
     const doomed = await pay(app, { order_no: `X-${Date.now()}-fail` });
     const fine = await pay(app);
-    const cancels = await request(app).post("/v1/cancel").set("X-Sandbox-Scenario", "partial-batch-failures").send({ ...ENVELOPE, cancel_orders: [doomed, fine] });
+    const cancels = await request(app)
+      .post("/v1/cancel")
+      .set("X-Sandbox-Scenario", "partial-batch-failures")
+      .send({ ...ENVELOPE, cancel_orders: [doomed, fine] });
     expect(cancels.body.cancel_orders.map((o: Record<string, string>) => o.cancel_status)).toEqual(["0", "1"]);
     const big = await paymentIn(app, "paid");
     const bigPay = await pay(app, { amount: "900.00" });
@@ -77,7 +86,13 @@ describe("batches per shipped scenario", () => {
     const refunds = await request(app)
       .post("/v1/refund")
       .set("X-Sandbox-Scenario", "partial-batch-failures")
-      .send({ ...ENVELOPE, refund_orders: [{ ...bigPay, refund_amount: "600.00" }, { ...big, refund_amount: "10.00" }] });
+      .send({
+        ...ENVELOPE,
+        refund_orders: [
+          { ...bigPay, refund_amount: "600.00" },
+          { ...big, refund_amount: "10.00" },
+        ],
+      });
     expect(refunds.body.refund_orders.map((o: Record<string, string>) => o.refund_status)).toEqual(["0", "1"]);
     expect(refunds.body.refund_orders[0].refund_message).toMatch(/^E0404:/);
   });
@@ -85,19 +100,29 @@ describe("batches per shipped scenario", () => {
   test("refunds-fail-later: accepted, then failed two seconds later", async () => {
     const { app } = await makeApp();
     const p = await paymentIn(app, "paid");
-    const res = await request(app).post("/v1/refund").set("X-Sandbox-Scenario", "refunds-fail-later").send({ ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "10.00" }] });
+    const res = await request(app)
+      .post("/v1/refund")
+      .set("X-Sandbox-Scenario", "refunds-fail-later")
+      .send({ ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "10.00" }] });
     expect(res.body.refund_orders[0].refund_status).toBe("1");
     await request(app).post("/__sandbox/clock").send({ advance: "3s" });
-    const search = await request(app).post("/v1/retrievalRefund").send({ ...ENVELOPE, transaction_id: p.transaction_id });
+    const search = await request(app)
+      .post("/v1/retrievalRefund")
+      .send({ ...ENVELOPE, transaction_id: p.transaction_id });
     expect(search.body.refund_orders[0].refund_status).toBe("3");
   });
 
   test("happy-path: refunds are processed within a second", async () => {
     const { app } = await makeApp();
     const p = await paymentIn(app, "paid");
-    await request(app).post("/v1/refund").set("X-Sandbox-Scenario", "happy-path").send({ ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "10.13" }] });
+    await request(app)
+      .post("/v1/refund")
+      .set("X-Sandbox-Scenario", "happy-path")
+      .send({ ...ENVELOPE, refund_orders: [{ ...p, refund_amount: "10.13" }] });
     await request(app).post("/__sandbox/clock").send({ advance: "1s" });
-    const search = await request(app).post("/v1/retrievalRefund").send({ ...ENVELOPE, transaction_id: p.transaction_id });
+    const search = await request(app)
+      .post("/v1/retrievalRefund")
+      .send({ ...ENVELOPE, transaction_id: p.transaction_id });
     expect(search.body.refund_orders[0].refund_status).toBe("2");
   });
 });
@@ -108,7 +133,18 @@ describe("the scenario list", () => {
     const res = await request(app).get("/__sandbox/scenarios");
     const names = res.body.scenarios.map((s: { name: string }) => s.name).sort();
     expect(names).toEqual(
-      ["3ds", "declines", "default", "happy-path", "notifications-chaos", "partial-batch-failures", "payout-failures", "refunds-fail-later", "risk-review", "slow-and-flaky"].sort(),
+      [
+        "3ds",
+        "declines",
+        "default",
+        "happy-path",
+        "notifications-chaos",
+        "partial-batch-failures",
+        "payout-failures",
+        "refunds-fail-later",
+        "risk-review",
+        "slow-and-flaky",
+      ].sort(),
     );
     for (const s of res.body.scenarios) expect(s.description.length).toBeGreaterThan(20);
     expect(res.body.global).toBe("default");
@@ -122,7 +158,10 @@ describe("the scenario list", () => {
     expect(res.status).toBe(400);
     expect(parseXml(res.text).result_info).toMatch(/^I0041:Unknown scenario: "nope"/);
     expect((await storedTransactions(app)).length).toBe(before);
-    const json = await request(app).post("/v1/capture").set("X-Sandbox-Scenario", "nope").send({ ...ENVELOPE, capture_orders: [{}] });
+    const json = await request(app)
+      .post("/v1/capture")
+      .set("X-Sandbox-Scenario", "nope")
+      .send({ ...ENVELOPE, capture_orders: [{}] });
     expect(json.status).toBe(400);
     expect(json.body).toMatchObject({ return_status: "0", return_message: expect.stringMatching(/^I0041:/) });
   });
@@ -142,7 +181,6 @@ const payout = (accountNumber: string, extra: Record<string, unknown> = {}) => (
 });
 
 describe("payout-failures", () => {
-
   test("account suffixes keep their failure types; other payouts go PENDING and bounce a minute later", async () => {
     const { app } = await makeApp();
     const send = (n: string) => request(app).post("/v1/payout").set("X-Sandbox-Scenario", "payout-failures").send(payout(n));
@@ -163,7 +201,10 @@ describe("notifications-chaos", () => {
     const { app } = await makeApp();
     const notify_url = "http://127.0.0.1:9/hook"; // nothing listens: only what was queued matters here
     const chaos = { "X-Sandbox-Scenario": "notifications-chaos" };
-    const paid = await request(app).post("/v1/authorise").set(chaos).send(directPayment({ notify_url, account_id: "A10002" }));
+    const paid = await request(app)
+      .post("/v1/authorise")
+      .set(chaos)
+      .send(directPayment({ notify_url, account_id: "A10002" }));
     expect(paid.headers["x-sandbox-rule"]).toBe("notifications-chaos/late-and-twice + default/visa-approve");
     const tx = String(parseXml(paid.text).transaction_id);
     const payment = (await storedNotifications(app, { event: "payment.paid" })).find((n) => n.payload.data.transaction_id === tx)!;
@@ -172,7 +213,10 @@ describe("notifications-chaos", () => {
     expect(payment.deliveries_left).toBe(2);
 
     const order = { transaction_id: tx, order_no: String(parseXml(paid.text).order_no), currency: "USD", amount: "10.00", refund_amount: "5.00" };
-    await request(app).post("/v1/refund").set(chaos).send({ ...ENVELOPE, account_id: "A10002", refund_orders: [order] });
+    await request(app)
+      .post("/v1/refund")
+      .set(chaos)
+      .send({ ...ENVELOPE, account_id: "A10002", refund_orders: [order] });
     await request(app).post("/__sandbox/clock").send({ advance: "10s" });
     const refunds = (await storedNotifications(app)).filter((n) => n.event.startsWith("refund.") && n.payload.data.transaction_id === tx);
     expect(refunds.map((n) => [n.event, n.state])).toEqual([
@@ -194,7 +238,9 @@ describe("APM e-mail markers of default", () => {
     expect(res.status).toBe(200);
     expect(parseXml(res.text).issuer_url).toMatch(/^http:\/\/.+\/pay\/apm\/[0-9a-f]{24}$/);
     expect(res.headers["x-sandbox-rule"]).toBe(rule);
-    const query = await request(app).post("/v1/retrievalTrans").send({ ...ENVELOPE, account_id: "A10002", order_no: body.order_no });
+    const query = await request(app)
+      .post("/v1/retrievalTrans")
+      .send({ ...ENVELOPE, account_id: "A10002", order_no: body.order_no });
     expect(query.body.orders_list[0].payment_status).toBe(status);
   });
 });

@@ -19,7 +19,16 @@ import { driveEveryOperation, LEFT_OUT, type TrafficSummary } from "../scripts/s
 // Every event Sandgate emits, kept as records over the state types so a new state does not compile
 // until it is placed here. payment.<state>: a payment created in or moved to that state (a refund
 // notifies refund.<state>, never payment.partially_refunded or payment.refunded).
-const PAYMENT_STATES: Record<PaymentState, boolean> = { pending: true, authorised: true, review: true, paid: true, declined: true, cancelled: true, partially_refunded: false, refunded: false };
+const PAYMENT_STATES: Record<PaymentState, boolean> = {
+  pending: true,
+  authorised: true,
+  review: true,
+  paid: true,
+  declined: true,
+  cancelled: true,
+  partially_refunded: false,
+  refunded: false,
+};
 const REFUND_STATES: Record<Refund["state"], true> = { accepted: true, processed: true, failed: true };
 const PAYOUT_STATUSES: Record<PayoutStatus, true> = { PENDING: true, COMPLETED: true, FAILED: true };
 const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent, true> = {

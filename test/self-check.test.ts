@@ -143,7 +143,9 @@ describe("a copy of the shipped recording with known alterations", () => {
     const first = await verify(file, "--suggest", suggestions);
     expect(first.stdout).toMatch(/wrote 2 rules closing 2 differences/);
     expect(first.stdout).toContain("Sandgate defect: payout: Sandgate lacks fee, which the gateway sends");
-    const scenario = JSON.parse(readFileSync(join(suggestions, "suggested.json"), "utf8")) as { rules: { when: Record<string, unknown>; then: Record<string, unknown> }[] };
+    const scenario = JSON.parse(readFileSync(join(suggestions, "suggested.json"), "utf8")) as {
+      rules: { when: Record<string, unknown>; then: Record<string, unknown> }[];
+    };
     expect(scenario.rules.map((r) => r.when)).toEqual([
       { operation: "authorise", order_no: "SELF-0004" },
       { operation: "authorise", order_no: "SELF-0005" },
@@ -161,7 +163,19 @@ describe("a recording verify cannot use: exit 2 with one line that says why", ()
     ["cut off while written", readFileSync(SHIPPED_RECORDING, "utf8").slice(0, 5000), /not JSON.*cut off/],
     [
       "a HAR of another API",
-      JSON.stringify({ log: { version: "1.2", entries: [{ startedDateTime: "2026-11-26T10:00:00Z", time: 1, request: { method: "GET", url: "https://api.example/users", headers: [] }, response: { status: 200, headers: [], content: { text: "[]" } } }] } }),
+      JSON.stringify({
+        log: {
+          version: "1.2",
+          entries: [
+            {
+              startedDateTime: "2026-11-26T10:00:00Z",
+              time: 1,
+              request: { method: "GET", url: "https://api.example/users", headers: [] },
+              response: { status: 200, headers: [], content: { text: "[]" } },
+            },
+          ],
+        },
+      }),
       /no request of this gateway's API/,
     ],
   ];
@@ -252,7 +266,11 @@ describe("--suggest for a payout failure and a refused refund", () => {
     const refund = list.find((e) => pathOf(e.request.url) === "/v1/refund")!;
     const answer = JSON.parse(refund.response.content.text!) as { refund_orders: Record<string, string>[] };
     const order = answer.refund_orders.findIndex((o) => o.order_no === "SELF-0014");
-    Object.assign(answer.refund_orders[order]!, { refund_status: "0", refund_message: "E0499:Refund not allowed for this payment method", refund_reference_id: "" });
+    Object.assign(answer.refund_orders[order]!, {
+      refund_status: "0",
+      refund_message: "E0499:Refund not allowed for this payment method",
+      refund_reference_id: "",
+    });
     refund.response.content.text = JSON.stringify(answer);
     har.log.entries = list.filter((e) => !(kindOf(e) === "notification" && eventOf(e) === "refund.accepted" && bodyOf(e).includes("SELF-0014")));
     const file = join(dir, "payout-refund.har");
@@ -270,9 +288,17 @@ describe("--suggest for a payout failure and a refused refund", () => {
         `shape refund_orders[${order}].refund_reference_id`,
       ]),
     );
-    const scenario = JSON.parse(readFileSync(join(suggestions, "suggested.json"), "utf8")) as { rules: { when: Record<string, unknown>; then: Record<string, unknown> }[] };
+    const scenario = JSON.parse(readFileSync(join(suggestions, "suggested.json"), "utf8")) as {
+      rules: { when: Record<string, unknown>; then: Record<string, unknown> }[];
+    };
     expect(scenario.rules.map((r) => [r.when, r.then])).toEqual([
-      [{ operation: "refund", order_no: "SELF-0014" }, { outcome: "refund_declined", fields: { refund_status: "0", refund_message: "E0499:Refund not allowed for this payment method", refund_reference_id: "" } }],
+      [
+        { operation: "refund", order_no: "SELF-0014" },
+        {
+          outcome: "refund_declined",
+          fields: { refund_status: "0", refund_message: "E0499:Refund not allowed for this payment method", refund_reference_id: "" },
+        },
+      ],
       [{ operation: "payout", request_id: requestId }, { payout: failed }],
     ]);
     const second = await verify(file, "--scenarios", suggestions, "--scenario", "suggested");
@@ -284,7 +310,9 @@ describe("--suggest for a payout failure and a refused refund", () => {
 test("a recording in which time passed (refunds settled 5 s after they were accepted) verifies with no difference: the fresh Sandgate's clock follows the recording", async () => {
   const file = join(dir, "waited.har");
   await recordSelfCheck(file, 6_000);
-  const events = entriesOf(file).filter((e) => kindOf(e) === "notification").map(eventOf);
+  const events = entriesOf(file)
+    .filter((e) => kindOf(e) === "notification")
+    .map(eventOf);
   expect(events).toEqual(expect.arrayContaining(["refund.processed", "refund.failed"]));
   const { code, report } = await verify(file);
   expect(report.differences).toEqual([]);

@@ -5,7 +5,20 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import type { RequestLogEntry } from "../src/request-log.js";
 import { KEY_SHOWN, signatureFields } from "../src/signature/signature.js";
-import { ACME, ANY_SIGNATURE, apmPayment, directPayment, errorFields, makeApp, parseXml, postAuthorise, signRequest, signResponseFields, snapshotState, textOf } from "./helpers.js";
+import {
+  ACME,
+  ANY_SIGNATURE,
+  apmPayment,
+  directPayment,
+  errorFields,
+  makeApp,
+  parseXml,
+  postAuthorise,
+  signRequest,
+  signResponseFields,
+  snapshotState,
+  textOf,
+} from "./helpers.js";
 
 type App = Awaited<ReturnType<typeof makeApp>>["app"];
 
@@ -50,7 +63,13 @@ describe("lenient mode (the default)", () => {
     const entries = await logEntries(app, ACME.merchant_id, "SIG-LOG-1");
     expect(entries).toHaveLength(1);
     const entry = entries[0]!;
-    expect(entry).toMatchObject({ operation: "authorise", merchant_id: ACME.merchant_id, order_no: "SIG-LOG-1", http_status: 200, rule: "default/approve-everything-else" });
+    expect(entry).toMatchObject({
+      operation: "authorise",
+      merchant_id: ACME.merchant_id,
+      order_no: "SIG-LOG-1",
+      http_status: 200,
+      rule: "default/approve-everything-else",
+    });
     expect(entry.signature).toMatchObject({
       mode: "lenient",
       fields: signatureFields.authorise.request,
@@ -60,7 +79,20 @@ describe("lenient mode (the default)", () => {
     });
     // the fields' values in order, card and security code masked, then the masked key
     const shown = [ACME.merchant_id, ACME.account_id, "SIG-LOG-1", "USD", "10.00", "Jane", "Doe", "555555******4444", "2031", "07", "****", "jane@example.com"];
-    expect(signatureFields.authorise.request).toEqual(["merchant_id", "account_id", "order_no", "currency", "amount", "first_name", "last_name", "card", "expiration_year", "expiration_month", "security_code", "shopper_email"]);
+    expect(signatureFields.authorise.request).toEqual([
+      "merchant_id",
+      "account_id",
+      "order_no",
+      "currency",
+      "amount",
+      "first_name",
+      "last_name",
+      "card",
+      "expiration_year",
+      "expiration_month",
+      "security_code",
+      "shopper_email",
+    ]);
     expect(entry.signature?.signingString).toBe(shown.join("") + KEY_SHOWN);
   });
 
@@ -134,7 +166,10 @@ describe("strict mode", () => {
 
   test("a form body is signed over the same values", async () => {
     const { app } = await strict();
-    const res = await request(app).post("/v1/authorise").type("form").send(qs.stringify(signed(directPayment())));
+    const res = await request(app)
+      .post("/v1/authorise")
+      .type("form")
+      .send(qs.stringify(signed(directPayment())));
     expect(res.status, res.text).toBe(200);
   });
 

@@ -13,7 +13,17 @@ describe("helpers", () => {
     expect(res.status).toBe(200);
     expect(res.type).toBe("application/xml");
     expect(parseXml(res.text).merchant_id).toBe(ACME.merchant_id);
-    expect(childNames(res.text).slice(0, 9)).toEqual(["merchant_id", "account_id", "order_no", "amount", "currency", "transaction_id", "card", "order_status", "result_info"]);
+    expect(childNames(res.text).slice(0, 9)).toEqual([
+      "merchant_id",
+      "account_id",
+      "order_no",
+      "amount",
+      "currency",
+      "transaction_id",
+      "card",
+      "order_status",
+      "result_info",
+    ]);
   });
 });
 
@@ -25,7 +35,12 @@ describe("operation paths", () => {
       expect(res.status, path).toBe(200);
       expect(parseXml(res.text).order_status, path).toBe("1");
     }
-    for (const [method, path] of [["get", "/v1/authorise"], ["post", "/v1/authorise//"], ["post", "/v1/authorisex"], ["put", "/v1/capture"]] as const) {
+    for (const [method, path] of [
+      ["get", "/v1/authorise"],
+      ["post", "/v1/authorise//"],
+      ["post", "/v1/authorisex"],
+      ["put", "/v1/capture"],
+    ] as const) {
       const res = await request(app)[method](path).send({});
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.return_message, `${method} ${path}`).toMatch(/^I0404:No such operation/);
@@ -64,7 +79,11 @@ describe("the gateway's core on plain data (no socket, no Express)", () => {
     const tooLarge = await runOperation(authorise, input(new GatewayError("body_too_large", "the limit is 1kb")), deps);
     expect(tooLarge.status).toBe(413);
     expect(parseXml(tooLarge.body).result_info).toMatch(/the limit is 1kb/);
-    const hang = await runOperation(authorise, input(Buffer.from(JSON.stringify(directPayment({ order_no: "CORE-2" }))), { "x-sandbox-scenario": "slow-and-flaky" }), deps);
+    const hang = await runOperation(
+      authorise,
+      input(Buffer.from(JSON.stringify(directPayment({ order_no: "CORE-2" }))), { "x-sandbox-scenario": "slow-and-flaky" }),
+      deps,
+    );
     expect(hang.fault).toBe("hang");
     expect(deps.store.data.transactions.some((t) => t.order_no === "CORE-2")).toBe(false);
   });

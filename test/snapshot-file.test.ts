@@ -18,7 +18,7 @@ type Lists = { version: number; counters: object; transactions: Rec[]; refunds: 
 const LISTS = ["transactions", "refunds"] as const;
 
 // texts of every UTF-8 width, so byte positions are not character positions
-const note = fc.oneof(fc.string({ maxLength: 8, unit: "grapheme" }), fc.integer(), fc.constant("é😀⟨\u2028\"\\"));
+const note = fc.oneof(fc.string({ maxLength: 8, unit: "grapheme" }), fc.integer(), fc.constant('é😀⟨\u2028"\\'));
 const list = fc.constantFrom(...LISTS);
 const op = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant("add" as const), list, note }) },
@@ -29,7 +29,13 @@ const op = fc.oneof(
   fc.constant({ op: "commit" as const }),
   fc.record({ op: fc.constant("remove" as const), list, pick: fc.nat() }),
   fc.constant({ op: "new state" as const }),
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("snapshot" as const), during: fc.array(fc.record({ list, pick: fc.nat(), note, commit: fc.boolean() }), { maxLength: 4 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("snapshot" as const),
+      during: fc.array(fc.record({ list, pick: fc.nat(), note, commit: fc.boolean() }), { maxLength: 4 }),
+    }),
+  },
   fc.record({ op: fc.constant("failed snapshot" as const), how: fc.constantFrom("no temp file", "mid-way") }),
 );
 
@@ -102,7 +108,16 @@ describe("the snapshot file", () => {
       {
         numRuns: 300,
         // a change committed before a snapshot that fails once it has begun: the next one must not copy the record
-        examples: [[[{ op: "add", list: "transactions", note: 1 }, { op: "snapshot", during: [] }, { op: "commit change", list: "transactions", pick: 0, note: 2 }, { op: "failed snapshot", how: "mid-way" }]]],
+        examples: [
+          [
+            [
+              { op: "add", list: "transactions", note: 1 },
+              { op: "snapshot", during: [] },
+              { op: "commit change", list: "transactions", pick: 0, note: 2 },
+              { op: "failed snapshot", how: "mid-way" },
+            ],
+          ],
+        ],
       },
     );
   });

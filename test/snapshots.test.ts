@@ -19,7 +19,8 @@ async function pay(sandbox: Sandbox, merchant: Record<string, string> = {}) {
   const res = await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { order_no: String(body.order_no), transaction_id: textOf(parseXml(await res.text()).transaction_id) };
 }
-const orders = async (sandbox: Sandbox, merchant_id?: string) => (await sandbox.admin.transactions(merchant_id ? { merchant_id } : {})).map((t) => t.order_no).sort();
+const orders = async (sandbox: Sandbox, merchant_id?: string) =>
+  (await sandbox.admin.transactions(merchant_id ? { merchant_id } : {})).map((t) => t.order_no).sort();
 
 describe("snapshots through the operator API and sandgate ctl", () => {
   test("save, change, restore: the state is as saved; one merchant's snapshot leaves the others; list, delete, refusals", async () => {
@@ -50,9 +51,18 @@ describe("snapshots through the operator API and sandgate ctl", () => {
       const { snapshots } = await sandbox.admin.call("listSnapshots");
       expect(snapshots.map((s) => s.name).sort()).toEqual(["acme-only", "prepared"]);
       expect(await sandbox.admin.call("deleteSnapshot", { params: { name: "prepared" } })).toEqual({ deleted: "prepared" });
-      await expect(sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" }, body: { all: true } })).rejects.toMatchObject({ status: 404, error: "snapshot_not_found" });
-      await expect(sandbox.admin.call("saveSnapshot", { params: { name: "no spaces" }, body: {} })).rejects.toMatchObject({ status: 400, error: "invalid_name" });
-      await expect(sandbox.admin.call("saveSnapshot", { params: { name: "x" }, body: { merchant_id: "NOBODY" } })).rejects.toMatchObject({ status: 404, error: "merchant_not_found" });
+      await expect(sandbox.admin.call("restoreSnapshot", { params: { name: "prepared" }, body: { all: true } })).rejects.toMatchObject({
+        status: 404,
+        error: "snapshot_not_found",
+      });
+      await expect(sandbox.admin.call("saveSnapshot", { params: { name: "no spaces" }, body: {} })).rejects.toMatchObject({
+        status: 400,
+        error: "invalid_name",
+      });
+      await expect(sandbox.admin.call("saveSnapshot", { params: { name: "x" }, body: { merchant_id: "NOBODY" } })).rejects.toMatchObject({
+        status: 404,
+        error: "merchant_not_found",
+      });
     } finally {
       await sandbox.close();
     }

@@ -20,7 +20,9 @@ const dir = mkdtempSync(join(tmpdir(), "sandgate-state-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const exported = async (app: App, merchant?: string) => {
-  const res = await request(app).get("/__sandbox/state").query(merchant ? { merchant_id: merchant } : {});
+  const res = await request(app)
+    .get("/__sandbox/state")
+    .query(merchant ? { merchant_id: merchant } : {});
   expect(res.status).toBe(200);
   expect(res.type).toBe("application/x-ndjson");
   return res.text;
@@ -34,7 +36,8 @@ const imported = (app: App, file: string, all = true) =>
     .send(file);
 /** A file's record lines, sorted: what two exports of the same records share, whatever order their store lists them in. */
 const recordLines = (file: string) => file.split("\n").slice(1).sort();
-const headerOf = (file: string) => JSON.parse(file.slice(0, file.indexOf("\n"))) as { clock_offset_ms: number; merchant: string | null; counters: Record<string, number> };
+const headerOf = (file: string) =>
+  JSON.parse(file.slice(0, file.indexOf("\n"))) as { clock_offset_ms: number; merchant: string | null; counters: Record<string, number> };
 /** The file without the moment it was written: what two exports of the same state share. */
 const content = (file: string) => file.replace(/"exported_at":"[^"]*",/, "");
 
@@ -87,7 +90,11 @@ describe("a state moved between sandboxes", () => {
   test("a file over 64 MB is refused (413) before it is read, and nothing changes", async () => {
     const { app } = await makeApp({ seed: "state-large" });
     const before = await exported(app);
-    const res = await request(app).put("/__sandbox/state").query({ all: "true" }).set("content-type", "application/x-ndjson").send(Buffer.alloc(64 * 1024 * 1024 + 1, 0x61));
+    const res = await request(app)
+      .put("/__sandbox/state")
+      .query({ all: "true" })
+      .set("content-type", "application/x-ndjson")
+      .send(Buffer.alloc(64 * 1024 * 1024 + 1, 0x61));
     expect([res.status, res.body]).toEqual([413, { error: "body_too_large", message: "the file is larger than 64MB" }]);
     expect(content(await exported(app))).toBe(content(before));
   });
@@ -134,7 +141,20 @@ test("sandgate ctl state export and import through a running Sandgate", async ()
   const from = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "ctl-a" });
   const to = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "ctl-b" });
   try {
-    await request(from.url).post("/v1/authorise").send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: "STATE-CTL-1", amount: "12.00", currency: "USD", card: "4242424242424242", expiration_month: "12", expiration_year: "2035", security_code: "123", encryption_data: "a".repeat(64) });
+    await request(from.url)
+      .post("/v1/authorise")
+      .send({
+        merchant_id: ACME.merchant_id,
+        account_id: ACME.account_id,
+        order_no: "STATE-CTL-1",
+        amount: "12.00",
+        currency: "USD",
+        card: "4242424242424242",
+        expiration_month: "12",
+        expiration_year: "2035",
+        security_code: "123",
+        encryption_data: "a".repeat(64),
+      });
     const file = join(dir, "moved", "state.ndjson");
     const out = await runSandgate(["ctl", "state", "export", "--out", file, "--url", from.url], { env: { SANDGATE_URL: "", ADMIN_TOKEN: "" } });
     expect(out.stderr).toBe("");
@@ -152,43 +172,52 @@ test("sandgate ctl state export and import through a running Sandgate", async ()
 }, 30_000);
 
 describe.skipIf(!HAS_REDIS)("sandgate state export|import with no Sandgate running", () => {
-  test("--data → file → Redis → file → a new --data: the files hold the same, a bad file exits 1 and changes nothing, and a server started on the result finds the payments", { timeout: 60_000 }, async () => {
-    const data = join(dir, "offline");
-    cpSync(goldenDir("unversioned", "data"), data, { recursive: true });
-    const redis = await startRedis();
-    try {
-      const a = join(dir, "offline-a.ndjson");
-      const fromData = await runSandgate(["state", "export", "--data", join(data, "state.json"), "--out", a]);
-      expect([fromData.code, fromData.stderr]).toEqual([0, expect.stringMatching(/^exported \d+ records \(every merchant\) to .*offline-a\.ndjson\n$/)]);
-
-      const unsaid = await runSandgate(["state", "import", a, "--redis-url", redis.url]);
-      expect([unsaid.code, unsaid.stderr]).toEqual([1, "sandgate state import: the file holds every merchant: importing it replaces every merchant's records and the clock; say so with --all\n"]);
-      const into = await runSandgate(["state", "import", a, "--all", "--redis-url", redis.url]);
-      expect([into.code, into.stderr]).toEqual([0, expect.stringMatching(/^imported \d+ records \(every merchant\) into Redis\n$/)]);
-      const fromRedis = await runSandgate(["state", "export", "--redis-url", redis.url]);
-      // the same records (Redis lists merchants in another order), the clock, and ids counted on from where they were
-      expect(recordLines(fromRedis.stdout)).toEqual(recordLines(readFileSync(a, "utf8")));
-      expect(headerOf(fromRedis.stdout)).toMatchObject({ clock_offset_ms: 0, merchant: null, counters: headerOf(readFileSync(a, "utf8")).counters });
-
-      const truncated = join(dir, "offline-truncated.ndjson");
-      writeFileSync(truncated, fromRedis.stdout.split("\n").slice(0, 5).join("\n"));
-      const refused = await runSandgate(["state", "import", truncated, "--all", "--redis-url", redis.url]);
-      expect([refused.code, refused.stderr]).toEqual([1, "sandgate state import: line 5: the file ends before its end line (cut short?)\n"]);
-      expect(content((await runSandgate(["state", "export", "--redis-url", redis.url])).stdout)).toBe(content(fromRedis.stdout));
-
-      const b = join(dir, "offline-b.ndjson");
-      writeFileSync(b, fromRedis.stdout);
-      expect((await runSandgate(["state", "import", b, "--all", "--data", join(dir, "offline-new.json")])).code).toBe(0);
-      const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", data: join(dir, "offline-new.json") });
+  test(
+    "--data → file → Redis → file → a new --data: the files hold the same, a bad file exits 1 and changes nothing, and a server started on the result finds the payments",
+    { timeout: 60_000 },
+    async () => {
+      const data = join(dir, "offline");
+      cpSync(goldenDir("unversioned", "data"), data, { recursive: true });
+      const redis = await startRedis();
       try {
-        const expected = JSON.parse(readFileSync(join(goldenDir("unversioned", "data"), "expected.json"), "utf8")) as GoldenExpected;
-        const answer = JSON.parse(await new Gateway(sandbox.url, FIXTURE_MERCHANT).call("retrievalTrans", { account_id: "A10001", order_no: "SELF-0001,SELF-0007" }, true)) as { orders_list: Record<string, string>[] };
-        expect(answer.orders_list).toEqual([expected.answers.payments["SELF-0001"], expected.answers.payments["SELF-0007"]]);
+        const a = join(dir, "offline-a.ndjson");
+        const fromData = await runSandgate(["state", "export", "--data", join(data, "state.json"), "--out", a]);
+        expect([fromData.code, fromData.stderr]).toEqual([0, expect.stringMatching(/^exported \d+ records \(every merchant\) to .*offline-a\.ndjson\n$/)]);
+
+        const unsaid = await runSandgate(["state", "import", a, "--redis-url", redis.url]);
+        expect([unsaid.code, unsaid.stderr]).toEqual([
+          1,
+          "sandgate state import: the file holds every merchant: importing it replaces every merchant's records and the clock; say so with --all\n",
+        ]);
+        const into = await runSandgate(["state", "import", a, "--all", "--redis-url", redis.url]);
+        expect([into.code, into.stderr]).toEqual([0, expect.stringMatching(/^imported \d+ records \(every merchant\) into Redis\n$/)]);
+        const fromRedis = await runSandgate(["state", "export", "--redis-url", redis.url]);
+        // the same records (Redis lists merchants in another order), the clock, and ids counted on from where they were
+        expect(recordLines(fromRedis.stdout)).toEqual(recordLines(readFileSync(a, "utf8")));
+        expect(headerOf(fromRedis.stdout)).toMatchObject({ clock_offset_ms: 0, merchant: null, counters: headerOf(readFileSync(a, "utf8")).counters });
+
+        const truncated = join(dir, "offline-truncated.ndjson");
+        writeFileSync(truncated, fromRedis.stdout.split("\n").slice(0, 5).join("\n"));
+        const refused = await runSandgate(["state", "import", truncated, "--all", "--redis-url", redis.url]);
+        expect([refused.code, refused.stderr]).toEqual([1, "sandgate state import: line 5: the file ends before its end line (cut short?)\n"]);
+        expect(content((await runSandgate(["state", "export", "--redis-url", redis.url])).stdout)).toBe(content(fromRedis.stdout));
+
+        const b = join(dir, "offline-b.ndjson");
+        writeFileSync(b, fromRedis.stdout);
+        expect((await runSandgate(["state", "import", b, "--all", "--data", join(dir, "offline-new.json")])).code).toBe(0);
+        const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", data: join(dir, "offline-new.json") });
+        try {
+          const expected = JSON.parse(readFileSync(join(goldenDir("unversioned", "data"), "expected.json"), "utf8")) as GoldenExpected;
+          const answer = JSON.parse(
+            await new Gateway(sandbox.url, FIXTURE_MERCHANT).call("retrievalTrans", { account_id: "A10001", order_no: "SELF-0001,SELF-0007" }, true),
+          ) as { orders_list: Record<string, string>[] };
+          expect(answer.orders_list).toEqual([expected.answers.payments["SELF-0001"], expected.answers.payments["SELF-0007"]]);
+        } finally {
+          await sandbox.close();
+        }
       } finally {
-        await sandbox.close();
+        await redis.close();
       }
-    } finally {
-      await redis.close();
-    }
-  });
+    },
+  );
 });

@@ -34,7 +34,10 @@ describe("--data keeps state across restarts", () => {
     const first = await start(file);
     const before = [await pay(first, { token_flag: "YES" }), await pay(first)];
     // an acknowledged payment is already on disk: in the journal beside the snapshot
-    const journal = readFileSync(`${file}.journal`, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { c?: string; v?: { transaction_id?: string } });
+    const journal = readFileSync(`${file}.journal`, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { c?: string; v?: { transaction_id?: string } });
     const journaled = journal.filter((l) => l.c === "transactions").map((l) => l.v?.transaction_id);
     expect(journaled).toEqual(expect.arrayContaining(before.map((p) => p.transactionId)));
     await first.close();
@@ -99,7 +102,14 @@ describe("--data keeps state across restarts", () => {
 
 describe("fixtures are read-only", () => {
   const hashFixtures = () =>
-    Object.fromEntries(readdirSync(defaultFixturesDir).map((f) => [f, createHash("sha256").update(readFileSync(join(defaultFixturesDir, f))).digest("hex")]));
+    Object.fromEntries(
+      readdirSync(defaultFixturesDir).map((f) => [
+        f,
+        createHash("sha256")
+          .update(readFileSync(join(defaultFixturesDir, f)))
+          .digest("hex"),
+      ]),
+    );
 
   test("a run with --data that pays, tokenises and subscribes leaves fixtures/ untouched", async () => {
     const before = hashFixtures();
@@ -175,7 +185,12 @@ describe("settings: flags override env, env overrides defaults", () => {
     ["an unknown signature mode", {}, { SIGNATURE_MODE: "loose" }, /--signature-mode \/ SIGNATURE_MODE: expected one of lenient, strict, got "loose"/],
     ["a boolean that is not one", {}, { STRICT_MERCHANTS: "maybe" }, /--strict-merchants \/ STRICT_MERCHANTS: expected true or false/],
     ["a base URL that is not absolute", {}, { BASE_URL: "/" }, /--base-url \/ BASE_URL: expected an absolute http\(s\) address/],
-    ["a base URL without a scheme", { baseUrl: "sandbox.example.com" }, {}, /--base-url \/ BASE_URL: expected an absolute http\(s\) address.*"sandbox.example.com"/],
+    [
+      "a base URL without a scheme",
+      { baseUrl: "sandbox.example.com" },
+      {},
+      /--base-url \/ BASE_URL: expected an absolute http\(s\) address.*"sandbox.example.com"/,
+    ],
   ])("%s is a clear error", (_name, flags, env, message) => {
     expect(() => resolveConfig(flags, env)).toThrow(ConfigError);
     expect(() => resolveConfig(flags, env)).toThrow(message);

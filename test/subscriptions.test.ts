@@ -33,7 +33,12 @@ async function subscribe(app: App, subscription: Record<string, unknown>, overri
   const res = await postAuthorise(app, body);
   const xml = parseXml(res.text);
   if (textOf(xml.order_status) !== "1") throw new Error(`first payment failed: ${res.text}`);
-  return { recurring_id: textOf(xml.recurring_id), order_no: String(body.order_no), transaction_id: textOf(xml.transaction_id), token_id: textOf(xml.token_id) };
+  return {
+    recurring_id: textOf(xml.recurring_id),
+    order_no: String(body.order_no),
+    transaction_id: textOf(xml.transaction_id),
+    token_id: textOf(xml.token_id),
+  };
 }
 
 const advance = async (app: App, by: string) => {
@@ -115,7 +120,13 @@ describe("a 12-month subscription advanced by the clock", () => {
         currency: "USD",
         payment_status: "2000", // a provisioned account captures manually: authorised
         transaction_date: MONTHLY_2026[i]!.replace(/[-T:]/g, "").slice(0, 14),
-        subscription_result: { contract_name: "Coffee club", recurring_deduction_period: "1 month", recurring_deduction_time: "", recurring_id: s.recurring_id, recurring_status: "2" },
+        subscription_result: {
+          contract_name: "Coffee club",
+          recurring_deduction_period: "1 month",
+          recurring_deduction_time: "",
+          recurring_id: s.recurring_id,
+          recurring_status: "2",
+        },
       });
     });
 
@@ -161,8 +172,20 @@ describe("a 12-month subscription advanced by the clock", () => {
 
 describe("schedule rules", () => {
   test.each([
-    { name: "daily", start: T0, terms: { interval: "day" }, by: "3d", at: ["2026-01-16T10:00:00.000Z", "2026-01-17T10:00:00.000Z", "2026-01-18T10:00:00.000Z"] },
-    { name: "every 2 weeks", start: T0, terms: { interval: "week", interval_count: "2" }, by: "6w", at: ["2026-01-29T10:00:00.000Z", "2026-02-12T10:00:00.000Z", "2026-02-26T10:00:00.000Z"] },
+    {
+      name: "daily",
+      start: T0,
+      terms: { interval: "day" },
+      by: "3d",
+      at: ["2026-01-16T10:00:00.000Z", "2026-01-17T10:00:00.000Z", "2026-01-18T10:00:00.000Z"],
+    },
+    {
+      name: "every 2 weeks",
+      start: T0,
+      terms: { interval: "week", interval_count: "2" },
+      by: "6w",
+      at: ["2026-01-29T10:00:00.000Z", "2026-02-12T10:00:00.000Z", "2026-02-26T10:00:00.000Z"],
+    },
     {
       name: "monthly from the 31st: month ends, back to the 31st",
       start: "2026-01-31T08:00:00.000Z",
@@ -170,7 +193,13 @@ describe("schedule rules", () => {
       by: "90d",
       at: ["2026-02-28T08:00:00.000Z", "2026-03-31T08:00:00.000Z", "2026-04-30T08:00:00.000Z"],
     },
-    { name: "yearly", start: T0, terms: { interval: "year" }, by: "1096d", at: ["2027-01-15T10:00:00.000Z", "2028-01-15T10:00:00.000Z", "2029-01-15T10:00:00.000Z"] },
+    {
+      name: "yearly",
+      start: T0,
+      terms: { interval: "year" },
+      by: "1096d",
+      at: ["2027-01-15T10:00:00.000Z", "2028-01-15T10:00:00.000Z", "2029-01-15T10:00:00.000Z"],
+    },
     {
       name: "contract_start later than the payment delays the schedule",
       start: T0,
@@ -185,7 +214,13 @@ describe("schedule rules", () => {
       by: "365d",
       at: ["2026-02-15T10:00:00.000Z", "2026-03-15T10:00:00.000Z", "2026-04-15T10:00:00.000Z"],
     },
-    { name: "billing_cycle counts the first payment", start: T0, terms: { interval: "week", billing_cycle: 3 }, by: "365d", at: ["2026-01-22T10:00:00.000Z", "2026-01-29T10:00:00.000Z"] },
+    {
+      name: "billing_cycle counts the first payment",
+      start: T0,
+      terms: { interval: "week", billing_cycle: 3 },
+      by: "365d",
+      at: ["2026-01-22T10:00:00.000Z", "2026-01-29T10:00:00.000Z"],
+    },
   ])("$name", async ({ start, terms, by, at }) => {
     const { app } = await sandbox(start);
     const s = await subscribe(app, terms, { amount: "12.00" });
@@ -304,7 +339,11 @@ describe("a first payment voided before capture", () => {
     const s = await subscribe(app, { interval: "month" });
     const voided = await request(app)
       .post("/v1/cancel")
-      .send({ ...SHOP, encryption_data: ANY_SIGNATURE, cancel_orders: [{ transaction_id: s.transaction_id, order_no: s.order_no, currency: "USD", amount: "10.00" }] });
+      .send({
+        ...SHOP,
+        encryption_data: ANY_SIGNATURE,
+        cancel_orders: [{ transaction_id: s.transaction_id, order_no: s.order_no, currency: "USD", amount: "10.00" }],
+      });
     expect(voided.body.cancel_orders[0].cancel_status).toBe("1");
     await advance(app, "70d");
     expect(await operatorView(app, s.recurring_id)).toMatchObject({ state: "suspended", recurring_status: "3", deductions: 1 });
@@ -321,7 +360,8 @@ describe("the fixture subscription (R20261009000001, next deduction 2026-11-09)"
       .send({ merchant_id: ACME.merchant_id, account_id: "A10002", encryption_data: ANY_SIGNATURE, order_no: "ORD-1009,ORD-1009-R02" });
     const [first, second] = res.body.orders_list;
     expect(second).toMatchObject({ order_no: "ORD-1009-R02", amount: "9.99", payment_status: "3000", transaction_date: "20261109000000" });
-    for (const o of [first, second]) expect(o.subscription_result).toMatchObject({ recurring_id: "R20261009000001", recurring_status: "1", recurring_deduction_time: "2026-12-09 00:00:00" });
+    for (const o of [first, second])
+      expect(o.subscription_result).toMatchObject({ recurring_id: "R20261009000001", recurring_status: "1", recurring_deduction_time: "2026-12-09 00:00:00" });
     const count = deps.store.data.transactions.length;
     await request(app).get("/__sandbox/subscriptions");
     expect(deps.store.data.transactions.length).toBe(count);
@@ -401,7 +441,10 @@ describe("POST /v1/subscription/cancel", () => {
   test("another merchant's or account's subscription is not found", async () => {
     const { app } = await sandbox();
     const s = await subscribe(app, { interval: "month" });
-    for (const other of [{ ...SHOP, merchant_id: "SUBS-OTHER" }, { ...SHOP, account_id: "SUBS-ACC-2" }]) {
+    for (const other of [
+      { ...SHOP, merchant_id: "SUBS-OTHER" },
+      { ...SHOP, account_id: "SUBS-ACC-2" },
+    ]) {
       const res = await cancel(app, { recurring_id: s.recurring_id }, other);
       expect(res.status).toBe(404);
     }
@@ -467,7 +510,13 @@ describe("GET /__sandbox/subscriptions", () => {
     const res = await request(app).get("/__sandbox/subscriptions").query({ merchant_id: SHOP.merchant_id });
     expect(res.status).toBe(200);
     expect(res.body.subscriptions).toHaveLength(1);
-    expect(res.body.subscriptions[0]).toMatchObject({ recurring_id: s.recurring_id, contract_name: "Weekly box", state: "active", recurring_status: "1", deductions: 3 });
+    expect(res.body.subscriptions[0]).toMatchObject({
+      recurring_id: s.recurring_id,
+      contract_name: "Weekly box",
+      state: "active",
+      recurring_status: "1",
+      deductions: 3,
+    });
     expect(res.body.subscriptions[0].transactions.map((t: { order_no: string }) => t.order_no)).toEqual([s.order_no, `${s.order_no}-R02`, `${s.order_no}-R03`]);
   });
 });

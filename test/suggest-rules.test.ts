@@ -12,7 +12,14 @@ const refund = (order_no: string, amount: string): ReplayedRequest => ({
   fields: { refund_orders: [{ transaction_id: "T1", order_no, currency: "USD", amount: "100.00", refund_amount: amount }] },
 });
 const authorise = (order_no: string): ReplayedRequest => ({ operation: "authorise", fields: { order_no } });
-const differs = (exchange: number, operation: string, path: string, expected: string, actual: string): Difference => ({ exchange, operation, path, kind: "value", expected, actual });
+const differs = (exchange: number, operation: string, path: string, expected: string, actual: string): Difference => ({
+  exchange,
+  operation,
+  path,
+  kind: "value",
+  expected,
+  actual,
+});
 
 describe("--suggest and orders sent more than once", () => {
   test("a refund refused the first time and accepted the second: the rule is for the first call (nth 1), the second is left alone", () => {
@@ -22,7 +29,10 @@ describe("--suggest and orders sent more than once", () => {
       [3, refund("ORD-1", "30.00")],
     ]);
     // the gateway refused the first refund; Sandgate accepted it. The second agreed
-    const found = [differs(2, "refund", "refund_orders[0].refund_status", "0", "1"), differs(2, "refund", "refund_orders[0].refund_message", "E0499:Refund not allowed", "0000:Refund accepted")];
+    const found = [
+      differs(2, "refund", "refund_orders[0].refund_status", "0", "1"),
+      differs(2, "refund", "refund_orders[0].refund_message", "E0499:Refund not allowed", "0000:Refund accepted"),
+    ];
     const { scenario } = suggest(found, requests, "default");
     expect(scenario.rules.map((r) => r.when)).toEqual([{ operation: "refund", order_no: "ORD-1", nth: 1 }]);
   });
@@ -33,7 +43,10 @@ describe("--suggest and orders sent more than once", () => {
       [2, authorise("ORD-2")],
       [3, authorise("ORD-3")],
     ]);
-    const found = [differs(2, "authorise", "respon.result_info", "D0005:Do not honor", "0000:Success"), differs(3, "authorise", "respon.result_info", "D0051:Insufficient funds", "0000:Success")];
+    const found = [
+      differs(2, "authorise", "respon.result_info", "D0005:Do not honor", "0000:Success"),
+      differs(3, "authorise", "respon.result_info", "D0051:Insufficient funds", "0000:Success"),
+    ];
     const { scenario } = suggest(found, requests, "default");
     expect(scenario.rules.map((r) => r.when)).toEqual([
       { operation: "authorise", order_no: "ORD-2", nth: 2 },
@@ -58,7 +71,9 @@ describe("--suggest and differences that follow from another", () => {
     ];
     const { defects } = suggest(found, requests, "default");
     expect(defects).toEqual([
-      expect.stringMatching(/^Knock-on of exchange #2 \(a rule above closes it\): retrievalTrans: Sandgate gives orders_list\[0\]\.payment_status = 4000; the gateway 3000 \(recording exchange #3\)\. Verify again/),
+      expect.stringMatching(
+        /^Knock-on of exchange #2 \(a rule above closes it\): retrievalTrans: Sandgate gives orders_list\[0\]\.payment_status = 4000; the gateway 3000 \(recording exchange #3\)\. Verify again/,
+      ),
       expect.stringMatching(/^Sandgate defect: retrievalTrans: .*exchange #4/),
     ]);
   });

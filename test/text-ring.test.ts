@@ -15,34 +15,45 @@ const most = (fields: string[]) => 4 + fields.reduce((n, f) => n + 4 + 3 * f.len
 describe("text ring", () => {
   test("a record read back is the one pushed, whole, or none; the newest is there when the ring can hold it", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 160 }), fc.array(fc.array(text(12), { maxLength: 3 }), { maxLength: 60 }), (slots, capacity, records) => {
-        const ring = new TextRing(slots, capacity);
-        records.forEach((r, i) => {
-          expect(ring.push(r)).toBe(i);
-          expect(ring.newest()).toBe(i);
-          expect(ring.get(i)).toEqual(most(r) <= capacity ? r : undefined);
-          for (let seq = -1; seq <= i + 1; seq++) {
-            const read = ring.get(seq);
-            if (read !== undefined) expect(read).toEqual(records[seq]);
-            if (seq <= i - slots) expect(read).toBeUndefined();
-          }
-        });
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 160 }),
+        fc.array(fc.array(text(12), { maxLength: 3 }), { maxLength: 60 }),
+        (slots, capacity, records) => {
+          const ring = new TextRing(slots, capacity);
+          records.forEach((r, i) => {
+            expect(ring.push(r)).toBe(i);
+            expect(ring.newest()).toBe(i);
+            expect(ring.get(i)).toEqual(most(r) <= capacity ? r : undefined);
+            for (let seq = -1; seq <= i + 1; seq++) {
+              const read = ring.get(seq);
+              if (read !== undefined) expect(read).toEqual(records[seq]);
+              if (seq <= i - slots) expect(read).toBeUndefined();
+            }
+          });
+        },
+      ),
     );
   });
 
   test("records whose sizes vary by up to 2x: the last `slots` are all kept while they may take at most half the ring", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 32 }), fc.array(fc.double({ min: 1, max: 2, noNaN: true }), { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 8192 }), (slots, size, factors, capacity) => {
-        // three-byte characters: a record takes all the room it may, which is when it is hardest to keep
-        const record = (i: number) => ["€₤₹"[i % 3]!.repeat(Math.round(size * factors[i]!)), "é"];
-        fc.pre(slots * most(["€".repeat(2 * size), "é"]) <= capacity / 2);
-        const ring = new TextRing(slots, capacity);
-        factors.forEach((_, i) => {
-          ring.push(record(i));
-          for (let seq = Math.max(0, i - slots + 1); seq <= i; seq++) expect(ring.get(seq)).toEqual(record(seq));
-        });
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.array(fc.double({ min: 1, max: 2, noNaN: true }), { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 1, max: 8192 }),
+        (slots, size, factors, capacity) => {
+          // three-byte characters: a record takes all the room it may, which is when it is hardest to keep
+          const record = (i: number) => ["€₤₹"[i % 3]!.repeat(Math.round(size * factors[i]!)), "é"];
+          fc.pre(slots * most(["€".repeat(2 * size), "é"]) <= capacity / 2);
+          const ring = new TextRing(slots, capacity);
+          factors.forEach((_, i) => {
+            ring.push(record(i));
+            for (let seq = Math.max(0, i - slots + 1); seq <= i; seq++) expect(ring.get(seq)).toEqual(record(seq));
+          });
+        },
+      ),
     );
   });
 

@@ -19,7 +19,12 @@ async function recording(): Promise<Har> {
   const id = textOf(parseXml((await postAuthorise(app, approved).expect(200)).text).transaction_id);
   await request(app)
     .post("/v1/capture")
-    .send({ merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, capture_orders: [{ transaction_id: id, order_no: approved.order_no, currency: "USD", amount: "10.00" }] })
+    .send({
+      merchant_id: ACME.merchant_id,
+      account_id: ACME.account_id,
+      encryption_data: ANY_SIGNATURE,
+      capture_orders: [{ transaction_id: id, order_no: approved.order_no, currency: "USD", amount: "10.00" }],
+    })
     .expect(200);
   await postAuthorise(app, directPayment({ card: "4000000000000002" })).expect(200);
   const har = (await request(app).get("/__sandbox/requests.har").expect(200)).body as Har;
@@ -57,7 +62,15 @@ describe("POST /__sandbox/verify", () => {
     const { app } = await makeApp();
     const report = (await verify(app, altered(await recording())).expect(200)).body as VerifyReport;
     expect(report.differences).toEqual([
-      { exchange: 1, operation: "authorise", path: "respon.result_info", kind: "value", expected: "0116:Insufficient funds", actual: "0000:Success", note: "must agree: a result code or text" },
+      {
+        exchange: 1,
+        operation: "authorise",
+        path: "respon.result_info",
+        kind: "value",
+        expected: "0116:Insufficient funds",
+        actual: "0000:Success",
+        note: "must agree: a result code or text",
+      },
     ]);
     expect(report.exchanges.map((x) => x.differences)).toEqual([1, 0, 0]);
   });
@@ -109,7 +122,19 @@ describe("POST /__sandbox/verify", () => {
 });
 
 describe("bad recordings: 400 { error, message }, too large: 413", () => {
-  const otherApi = { log: { version: "1.2", entries: [{ startedDateTime: "2026-01-01T00:00:00Z", time: 1, request: { method: "GET", url: "https://api.example.com/users/1", headers: [] }, response: { status: 200, headers: [], content: { mimeType: "application/json", text: "{}" } } }] } };
+  const otherApi = {
+    log: {
+      version: "1.2",
+      entries: [
+        {
+          startedDateTime: "2026-01-01T00:00:00Z",
+          time: 1,
+          request: { method: "GET", url: "https://api.example.com/users/1", headers: [] },
+          response: { status: 200, headers: [], content: { mimeType: "application/json", text: "{}" } },
+        },
+      ],
+    },
+  };
 
   test.each([
     ["not JSON", "this is not a HAR", /not JSON/],
@@ -161,7 +186,10 @@ describe("the Verify tab", () => {
     expect(res.text).toContain('<input type="file" id="verify-file"');
     expect(res.text).toContain('<strong id="kind-content_type">content_type</strong>');
     expect((await request(app).get("/__sandbox/").expect(200)).text).toContain('data-tab="verify"');
-    await request(app).get("/__sandbox/assets/verify.js").expect(200).expect("Content-Type", /javascript/);
+    await request(app)
+      .get("/__sandbox/assets/verify.js")
+      .expect(200)
+      .expect("Content-Type", /javascript/);
   });
 
   test("with ADMIN_TOKEN an unsigned browser gets the sign-in form", async () => {

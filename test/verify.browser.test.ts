@@ -61,11 +61,19 @@ describe.skipIf(!HAS_CHROMIUM)(`the dashboard's Verify tab in Chromium (needs ${
     expect(await page.textContent("#verify-scenario")).toBe("default");
 
     await upload("checkout-session.har", altered(har, "0116:Insufficient funds"));
-    expect(await page.textContent("#verify-summary p")).toMatch(/^1 difference checkout-session\.har: replayed 2 exchanges against a fresh Sandgate \(scenario default\); 1 exchange differs/);
+    expect(await page.textContent("#verify-summary p")).toMatch(
+      /^1 difference checkout-session\.har: replayed 2 exchanges against a fresh Sandgate \(scenario default\); 1 exchange differs/,
+    );
     const group = page.locator('.verify-operation[data-operation="authorise"]');
     expect(await group.locator("h2").textContent()).toBe("authorise 1 difference");
     const row = group.locator('tr[data-path="respon.result_info"]');
-    expect(await row.locator("td").allTextContents()).toEqual(["#1", "respon.result_info" + "must agree: a result code or text", "value", "0116:Insufficient funds", "0000:Success"]);
+    expect(await row.locator("td").allTextContents()).toEqual([
+      "#1",
+      "respon.result_info" + "must agree: a result code or text",
+      "value",
+      "0116:Insufficient funds",
+      "0000:Success",
+    ]);
     expect(await row.locator(".verify-expected").textContent()).toBe("0116:Insufficient funds");
     expect(await row.locator(".verify-actual").textContent()).toBe("0000:Success");
     expect(await page.textContent("#verify-kinds")).toContain("often closed with data");

@@ -47,7 +47,18 @@ describe("XML answers", () => {
     const children: XmlNode[] = [
       ["order_no", "A&B<1>"],
       ["note", "&amp; stays as sent"],
-      ["risk_reasons", [["reason", [["name", "velocity"], ["status", "ACCEPT"]]]]],
+      [
+        "risk_reasons",
+        [
+          [
+            "reason",
+            [
+              ["name", "velocity"],
+              ["status", "ACCEPT"],
+            ],
+          ],
+        ],
+      ],
       ["recurring_id", ""],
       ["amount", 10],
     ];

@@ -29,8 +29,19 @@ async function payments(server: Service, n: number): Promise<{ mean: number; p99
   for (let i = 0; i < n; i++) {
     const started = performance.now();
     const status = await post(server, "/v1/authorise", {
-      merchant_id: MERCHANT, account_id: account(0), order_no: `ORD-${i}-${Date.now()}`, currency: "USD", amount: "10.00",
-      first_name: "Jane", last_name: "Doe", card: "4242424242424242", expiration_year: "2030", expiration_month: "12", security_code: "123", shopper_email: "jane@example.com", encryption_data: SIG,
+      merchant_id: MERCHANT,
+      account_id: account(0),
+      order_no: `ORD-${i}-${Date.now()}`,
+      currency: "USD",
+      amount: "10.00",
+      first_name: "Jane",
+      last_name: "Doe",
+      card: "4242424242424242",
+      expiration_year: "2030",
+      expiration_month: "12",
+      security_code: "123",
+      shopper_email: "jane@example.com",
+      encryption_data: SIG,
     });
     if (status !== 200) throw new Error(`payment answered ${status}`);
     times.push(performance.now() - started);
@@ -73,12 +84,15 @@ try {
   }
   const before = await merchantMemory(HOLDER);
   let refused = 0;
-  for (let i = 0; i < 2_000; i++) if ((await post(server, "/v1/retrievalTrans", { merchant_id: HOLDER, account_id: `NEW-${i}`, encryption_data: SIG })) === 409) refused++;
+  for (let i = 0; i < 2_000; i++)
+    if ((await post(server, "/v1/retrievalTrans", { merchant_id: HOLDER, account_id: `NEW-${i}`, encryption_data: SIG })) === 409) refused++;
   const after = await merchantMemory(HOLDER);
   console.log("| accounts | the merchant's keys | of which its changes stream | per account |\n|---|---|---|---|\n" + rows.join("\n"));
   console.log(`2,000 attempts past the cap: ${refused} refused; the merchant's keys ${kb(before.all)} before, ${kb(after.all)} after`);
   const [a, b] = [at[10]!, at[100]!];
-  console.log(`payments at 10 accounts: mean ${a.mean.toFixed(2)} ms, p99 ${a.p99.toFixed(2)} ms, ${a.cpu.toFixed(0)} µs CPU; at 100: mean ${b.mean.toFixed(2)} ms, p99 ${b.p99.toFixed(2)} ms, ${b.cpu.toFixed(0)} µs CPU`);
+  console.log(
+    `payments at 10 accounts: mean ${a.mean.toFixed(2)} ms, p99 ${a.p99.toFixed(2)} ms, ${a.cpu.toFixed(0)} µs CPU; at 100: mean ${b.mean.toFixed(2)} ms, p99 ${b.p99.toFixed(2)} ms, ${b.cpu.toFixed(0)} µs CPU`,
+  );
   console.log(`ratio 100 ÷ 10 accounts: mean ${(b.mean / a.mean).toFixed(2)}, CPU ${(b.cpu / a.cpu).toFixed(2)}`);
 } finally {
   client.disconnect();

@@ -40,7 +40,12 @@ let sequence = 0;
 const orderNo = () => `F-${process.pid}-${Date.now().toString(36)}-${++sequence}`;
 
 async function send(url: string, path: string, body: object): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -54,7 +59,8 @@ export async function prepare(url: string): Promise<Order[]> {
     const paid = await send(url, "/v1/authorise", { ...MERCHANT, ...CARD, order_no, currency: "USD", amount: CAPTURED });
     const order = { transaction_id: tag(paid.text, "transaction_id"), order_no, currency: "USD", amount: CAPTURED };
     const captured = await send(url, "/v1/capture", { ...MERCHANT, capture_orders: [order] });
-    if (!order.transaction_id || !captured.text.includes('"capture_status":"1"')) throw new Error(`could not prepare a captured payment: ${paid.text} ${captured.text}`);
+    if (!order.transaction_id || !captured.text.includes('"capture_status":"1"'))
+      throw new Error(`could not prepare a captured payment: ${paid.text} ${captured.text}`);
     orders.push(order);
   }
   return orders;
@@ -88,14 +94,16 @@ export async function load(urls: string[], refundable: Order[], { clients = 8, m
       result.slowestMs = Math.max(result.slowestMs, performance.now() - started);
       if (!answer || answer.status >= 500 || error) {
         result.failed++;
-        if (result.failures.length < 20) result.failures.push(`${kind} via ${url}: ${answer ? `${answer.status} ${answer.text.slice(0, 160)}` : ""} ${error}`.trim());
+        if (result.failures.length < 20)
+          result.failures.push(`${kind} via ${url}: ${answer ? `${answer.status} ${answer.text.slice(0, 160)}` : ""} ${error}`.trim());
         if (kind === "refund") result.unsureRefunds.set(order.transaction_id, (result.unsureRefunds.get(order.transaction_id) ?? 0) + 1);
         continue;
       }
       if (kind === "pay" && tag(answer.text, "result_info") === "0000:Success") result.payments.push(tag(answer.text, "transaction_id"));
       if (kind === "refund") {
         const refund = (JSON.parse(answer.text) as { refund_orders?: { refund_status: string; refund_reference_id: string }[] }).refund_orders?.[0];
-        if (refund?.refund_status === "1") result.refunds.set(order.transaction_id, [...(result.refunds.get(order.transaction_id) ?? []), refund.refund_reference_id]);
+        if (refund?.refund_status === "1")
+          result.refunds.set(order.transaction_id, [...(result.refunds.get(order.transaction_id) ?? []), refund.refund_reference_id]);
       }
     }
   };
@@ -128,7 +136,9 @@ export async function check(urls: string[], result: LoadResult): Promise<string[
     const searched = await Promise.all(
       urls.map(async (url) => {
         const { text } = await send(url, "/v1/retrievalRefund", { ...MERCHANT, transaction_id: order.transaction_id });
-        return ((JSON.parse(text) as { refund_orders: { refund_reference_id: string; refund_amount: string }[] }).refund_orders ?? []).map((r) => [r.refund_reference_id, r.refund_amount] as const);
+        return ((JSON.parse(text) as { refund_orders: { refund_reference_id: string; refund_amount: string }[] }).refund_orders ?? []).map(
+          (r) => [r.refund_reference_id, r.refund_amount] as const,
+        );
       }),
     );
     const ids = searched[0]!.map(([id]) => id);
@@ -137,7 +147,8 @@ export async function check(urls: string[], result: LoadResult): Promise<string[
     const unsure = result.unsureRefunds.get(order.transaction_id) ?? 0;
     for (const id of accepted) if (!ids.includes(id)) problems.push(`acknowledged refund ${id} of ${order.transaction_id} is missing`);
     if (new Set(ids).size !== ids.length) problems.push(`a refund of ${order.transaction_id} is listed twice`);
-    if (ids.length > accepted.length + unsure) problems.push(`${order.transaction_id} has ${ids.length} refunds: ${accepted.length} acknowledged, ${unsure} unanswered`);
+    if (ids.length > accepted.length + unsure)
+      problems.push(`${order.transaction_id} has ${ids.length} refunds: ${accepted.length} acknowledged, ${unsure} unanswered`);
     const cents = searched[0]!.reduce((sum, [, amount]) => sum + Math.round(Number(amount) * 100), 0);
     if (cents > Math.round(Number(CAPTURED) * 100)) problems.push(`${order.transaction_id} refunded ${cents / 100}, more than ${CAPTURED}`);
   }

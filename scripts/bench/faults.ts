@@ -11,7 +11,9 @@ import { redisBehindProxies, spawnFaultProxy, type Faults } from "../fault-proxy
 import { check, load, prepare } from "./fault-load.js";
 import { startSandgate } from "./processes.js";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, "cluster-only": { type: "boolean", default: false }, "one-only": { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "10" }, "cluster-only": { type: "boolean", default: false }, "one-only": { type: "boolean", default: false } },
+});
 const ms = Number(values.seconds) * 1000;
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const WARM_UP_MS = 5_000;
@@ -50,9 +52,18 @@ async function topology(cluster: boolean): Promise<string[]> {
       const problems = await check(urls, result);
       const perSecond = result.requests / (ms / 1000);
       baseline ||= perSecond;
-      const made = [after.lost - before.lost && `${after.lost - before.lost} replies lost`, after.cut - before.cut && `${after.cut - before.cut} commands cut`, after.halfOpen - before.halfOpen && `${after.halfOpen - before.halfOpen} connections half-open`].filter(Boolean).join(", ") || "—";
+      const made =
+        [
+          after.lost - before.lost && `${after.lost - before.lost} replies lost`,
+          after.cut - before.cut && `${after.cut - before.cut} commands cut`,
+          after.halfOpen - before.halfOpen && `${after.halfOpen - before.halfOpen} connections half-open`,
+        ]
+          .filter(Boolean)
+          .join(", ") || "—";
       const share = ((100 * result.failed) / result.requests).toFixed(2);
-      rows.push(`| ${cluster ? "Cluster" : "one Redis"}, ${name} | ${result.requests} | ${(perSecond / baseline).toFixed(2)} | ${result.failed} (${share} %) | ${made} | ${Math.round(result.slowestMs)} | ${problems.length ? problems.join("; ") : "exactly what was acknowledged"} |`);
+      rows.push(
+        `| ${cluster ? "Cluster" : "one Redis"}, ${name} | ${result.requests} | ${(perSecond / baseline).toFixed(2)} | ${result.failed} (${share} %) | ${made} | ${Math.round(result.slowestMs)} | ${problems.length ? problems.join("; ") : "exactly what was acknowledged"} |`,
+      );
       log(rows.at(-1)!);
     }
   } finally {

@@ -15,12 +15,25 @@ const reps = Number(values.reps);
 
 const ACME = { merchant_id: "M10001", account_id: "A10001" };
 let order = 0;
-const payment = () => JSON.stringify({ ...ACME, order_no: `HV-${process.pid}-${++order}`, currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: SIG });
+const payment = () =>
+  JSON.stringify({
+    ...ACME,
+    order_no: `HV-${process.pid}-${++order}`,
+    currency: "USD",
+    amount: "10.00",
+    card: "4242424242424242",
+    expiration_month: "12",
+    expiration_year: "2030",
+    security_code: "123",
+    encryption_data: SIG,
+  });
 
 /** A one-exchange recording of a real payment (its own HAR export), and the same with a hostile HTML answer. */
 async function recordings(s: Service): Promise<{ normal: string; hostile: string }> {
   await fetch(`${s.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: payment() });
-  const har = (await (await fetch(`${s.url}/__sandbox/requests.har?limit=1`)).json()) as { log: { entries: { response: { content: Record<string, unknown> } }[] } };
+  const har = (await (await fetch(`${s.url}/__sandbox/requests.har?limit=1`)).json()) as {
+    log: { entries: { response: { content: Record<string, unknown> } }[] };
+  };
   const normal = JSON.stringify(har);
   const content = har.log.entries[0]!.response.content;
   content.mimeType = "text/html; charset=utf-8";
@@ -51,7 +64,8 @@ async function traffic(s: Service, until: Promise<unknown> | number): Promise<{ 
   return { health, pay };
 }
 
-const row = (label: string, xs: number[]) => `| ${label} | ${xs.length} | ${percentile(xs, 50).toFixed(1)} | ${percentile(xs, 99).toFixed(1)} | ${Math.max(...xs).toFixed(1)} |`;
+const row = (label: string, xs: number[]) =>
+  `| ${label} | ${xs.length} | ${percentile(xs, 50).toFixed(1)} | ${percentile(xs, 99).toFixed(1)} | ${Math.max(...xs).toFixed(1)} |`;
 
 for (let rep = 1; rep <= reps; rep++) {
   const s = await startSandgate();
@@ -71,7 +85,9 @@ for (let rep = 1; rep <= reps; rep++) {
       ...[1, 2, 3].map(() => post(normal).then((r) => r.arrayBuffer())),
     ]);
     const busy = await traffic(s, verifies);
-    console.log(`\nrep ${rep}: hostile verify (${(hostile.length / 1e6).toFixed(1)} MB) answered ${hostileAnswer} in ${(hostileMs / 1000).toFixed(1)} s; all four done in ${((performance.now() - t0) / 1000).toFixed(1)} s; server CPU ${((s.cpuMicros() - cpu0) / 1e6).toFixed(1)} s; peak RSS ${peakRssMb(s.pid).toFixed(0)} MB`);
+    console.log(
+      `\nrep ${rep}: hostile verify (${(hostile.length / 1e6).toFixed(1)} MB) answered ${hostileAnswer} in ${(hostileMs / 1000).toFixed(1)} s; all four done in ${((performance.now() - t0) / 1000).toFixed(1)} s; server CPU ${((s.cpuMicros() - cpu0) / 1e6).toFixed(1)} s; peak RSS ${peakRssMb(s.pid).toFixed(0)} MB`,
+    );
     console.log("| ms | n | p50 | p99 | max |\n| --- | --- | --- | --- | --- |");
     console.log(row("health, no verify", quiet.health));
     console.log(row("health, during the verifies", busy.health));

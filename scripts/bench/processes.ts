@@ -39,7 +39,11 @@ function launch(args: string[]): { child: ChildProcess; listening: Promise<strin
   // the load generator's environment must not configure the server (vitest's BASE_URL, say)
   const { BASE_URL: _b, DATA_FILE: _d, PORT: _p, ...env } = process.env;
   // taskset execs node in its own process: the pid is the server's
-  const child = spawn(serverCpu ? "taskset" : process.execPath, serverCpu ? ["-c", serverCpu, process.execPath, ...args] : args, { cwd: ROOT, env: { ...env, LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(serverCpu ? "taskset" : process.execPath, serverCpu ? ["-c", serverCpu, process.execPath, ...args] : args, {
+    cwd: ROOT,
+    env: { ...env, LOG_LEVEL: "silent" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   const listening = new Promise<string>((done, fail) => {
@@ -130,7 +134,9 @@ export async function coldStart(args: string[], probe: { path: string; body: str
   });
   for (;;) {
     if (url) {
-      const res = await fetch(`${url}${probe.path}`, { method: "POST", headers: { "content-type": "application/json" }, body: probe.body }).catch(() => undefined);
+      const res = await fetch(`${url}${probe.path}`, { method: "POST", headers: { "content-type": "application/json" }, body: probe.body }).catch(
+        () => undefined,
+      );
       if (res?.status === 200) {
         await res.text();
         break;
@@ -146,4 +152,3 @@ export async function coldStart(args: string[], probe: { path: string; body: str
   });
   return { ms, rssMb };
 }
-

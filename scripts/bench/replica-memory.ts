@@ -39,7 +39,8 @@ const { values: opts } = parseArgs({
 });
 const PAYMENTS = Number(opts.payments ?? (opts.quick ? 100_000 : 1_000_000));
 const MERCHANTS = Number(opts.merchants ?? (opts.quick ? 100 : 1_000));
-if (!(Number.isInteger(PAYMENTS) && Number.isInteger(MERCHANTS) && MERCHANTS > 0 && PAYMENTS >= MERCHANTS)) throw new Error("--payments and --merchants: integers, payments ≥ merchants > 0");
+if (!(Number.isInteger(PAYMENTS) && Number.isInteger(MERCHANTS) && MERCHANTS > 0 && PAYMENTS >= MERCHANTS))
+  throw new Error("--payments and --merchants: integers, payments ≥ merchants > 0");
 const CONCURRENCY = 20;
 const SAMPLE_MS = 100;
 const BOUND_MB = 300;
@@ -69,7 +70,18 @@ const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
 const sec = (ms: number) => (ms / 1000).toFixed(1);
 
 const payment = (merchant_id: string, order_no: string) =>
-  JSON.stringify({ merchant_id, account_id: "A1", order_no, currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: SIG });
+  JSON.stringify({
+    merchant_id,
+    account_id: "A1",
+    order_no,
+    currency: "USD",
+    amount: "10.00",
+    card: "4242424242424242",
+    expiration_month: "12",
+    expiration_year: "2030",
+    security_code: "123",
+    encryption_data: SIG,
+  });
 const approved = (xml: string) => xml.includes("<order_status>1</order_status>");
 
 async function post(url: string, path: string, body: string): Promise<{ status: number; text: string; ms: number }> {
@@ -106,17 +118,27 @@ async function templates(redis: TestRedis, client: Redis): Promise<Templates> {
   }
   const p = partitionKeys(PREFIX, TEMPLATE_MERCHANT, false);
   const at = (c: string) => p.records[COLLECTIONS.indexOf(c as never)]!;
-  const [transactions, merchants, generation] = await Promise.all([client.hgetall(at("transactions")), client.hgetall(at("merchants")), client.hget(globalKeys(PREFIX).settings, "gen")]);
+  const [transactions, merchants, generation] = await Promise.all([
+    client.hgetall(at("transactions")),
+    client.hgetall(at("merchants")),
+    client.hget(globalKeys(PREFIX).settings, "gen"),
+  ]);
   const txs = Object.values(transactions);
   const ms = Object.values(merchants);
-  if (txs.length !== 1 || ms.length !== 1 || !generation) throw new Error(`expected 1 transaction, 1 merchant and a generation in Redis; found ${txs.length}, ${ms.length}, ${generation}`);
+  if (txs.length !== 1 || ms.length !== 1 || !generation)
+    throw new Error(`expected 1 transaction, 1 merchant and a generation in Redis; found ${txs.length}, ${ms.length}, ${generation}`);
   const keys: string[] = [];
-  for (let cursor = "0"; ; ) {
+  for (let cursor = "0"; ;) {
     const [next, found] = await client.scan(cursor, "MATCH", `${PREFIX}*`, "COUNT", 1000);
     keys.push(...found);
     if ((cursor = next) === "0") break;
   }
-  return { transaction: JSON.parse(txs[0]!) as Record<string, unknown>, merchant: JSON.parse(ms[0]!) as Record<string, unknown>, generation, keys: keys.sort() };
+  return {
+    transaction: JSON.parse(txs[0]!) as Record<string, unknown>,
+    merchant: JSON.parse(ms[0]!) as Record<string, unknown>,
+    generation,
+    keys: keys.sort(),
+  };
 }
 
 // ---- 3. the fill --------------------------------------------------------------------------------
@@ -159,8 +181,10 @@ async function fill(client: Redis, t: Templates): Promise<void> {
   const global = globalKeys(PREFIX);
   const makeRecord = recordMaker(t.transaction);
   const check = JSON.parse(makeRecord("8000000000000000", "O", "M")) as Record<string, unknown>;
-  if (check.transaction_id !== "8000000000000000" || check.order_no !== "O" || check.merchant_id !== "M") throw new Error("the transaction template did not take its new values");
-  if (typeof t.transaction.page_id === "string" && t.transaction.page_id !== "") log(`note: the template payment has a page_id (${t.transaction.page_id}); the copies share it and it is not indexed in where`);
+  if (check.transaction_id !== "8000000000000000" || check.order_no !== "O" || check.merchant_id !== "M")
+    throw new Error("the transaction template did not take its new values");
+  if (typeof t.transaction.page_id === "string" && t.transaction.page_id !== "")
+    log(`note: the template payment has a page_id (${t.transaction.page_id}); the copies share it and it is not indexed in where`);
 
   // what the template payment left behind goes, so every merchant starts as the fill writes it
   const leftovers = t.keys.filter((k) => k.startsWith(`${PREFIX}m:`) || k === global.merchants || k === global.where || k === global.due);
@@ -214,10 +238,18 @@ async function fill(client: Redis, t: Templates): Promise<void> {
         where.push(`transaction:${id}`, m);
         size += json.length + 64;
       }
-      pipeline.hset(records("transactions"), ...fields).zadd(order("transactions"), ...scores).hset(global.where, ...where);
+      pipeline
+        .hset(records("transactions"), ...fields)
+        .zadd(order("transactions"), ...scores)
+        .hset(global.where, ...where);
       await added(3, size);
     }
-    pipeline.set(p.seq, n + 1).set(p.counters, "{}").set(p.epoch, `${t.generation}/bench`).set(p.version, 0).sadd(global.merchants, m);
+    pipeline
+      .set(p.seq, n + 1)
+      .set(p.counters, "{}")
+      .set(p.epoch, `${t.generation}/bench`)
+      .set(p.version, 0)
+      .sadd(global.merchants, m);
     await added(5, 0);
     if (performance.now() - lastLog > 5_000 || i === MERCHANTS - 1) {
       lastLog = performance.now();
@@ -230,7 +262,9 @@ async function fill(client: Redis, t: Templates): Promise<void> {
   const info = await client.info("memory");
   const used = Number(/^used_memory:(\d+)/m.exec(info)?.[1]);
   const [merchantsSet, whereLen] = await Promise.all([client.scard(global.merchants), client.hlen(global.where)]);
-  log(`fill done: ${PAYMENTS} payments across ${MERCHANTS} merchants in ${sec(took)} s (${Math.round(PAYMENTS / (took / 1000))} payments/s); Redis used_memory ${mb(used)} MB; merchants set ${merchantsSet}, where ${whereLen} entries`);
+  log(
+    `fill done: ${PAYMENTS} payments across ${MERCHANTS} merchants in ${sec(took)} s (${Math.round(PAYMENTS / (took / 1000))} payments/s); Redis used_memory ${mb(used)} MB; merchants set ${merchantsSet}, where ${whereLen} entries`,
+  );
 }
 
 // ---- 4. the replica -----------------------------------------------------------------------------
@@ -336,14 +370,18 @@ async function pass(s: Service, rss: ReturnType<typeof sampler>, name: string, w
 // ---- the run ------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  log(`${PAYMENTS} payments across ${MERCHANTS} merchants (${Math.floor(PAYMENTS / MERCHANTS)} each), prefix ${PREFIX}, HELD_RECORDS ${HELD_RECORDS}, ${CONCURRENCY} concurrent loops`);
+  log(
+    `${PAYMENTS} payments across ${MERCHANTS} merchants (${Math.floor(PAYMENTS / MERCHANTS)} each), prefix ${PREFIX}, HELD_RECORDS ${HELD_RECORDS}, ${CONCURRENCY} concurrent loops`,
+  );
   const redis = await startRedis();
   const client = new Redis(redis.url, { lazyConnect: true });
   let replica: Service | undefined;
   try {
     await client.connect();
     const t = await templates(redis, client);
-    log(`templates: transaction ${JSON.stringify(t.transaction).length} B of JSON, merchant ${JSON.stringify(t.merchant).length} B, generation ${t.generation}; keys the payment left: ${t.keys.map((k) => k.slice(PREFIX.length)).join(", ")}`);
+    log(
+      `templates: transaction ${JSON.stringify(t.transaction).length} B of JSON, merchant ${JSON.stringify(t.merchant).length} B, generation ${t.generation}; keys the payment left: ${t.keys.map((k) => k.slice(PREFIX.length)).join(", ")}`,
+    );
     await fill(client, t);
 
     replica = await startSandgate(["--redis-url", redis.url, "--redis-prefix", PREFIX]);
@@ -359,7 +397,9 @@ async function main(): Promise<void> {
 
     // RSS over time, in tenths of the run: the highest sample of each
     const last = rss.timeline.at(-1)![0];
-    const tenths = Array.from({ length: 10 }, (_, k) => Math.max(...rss.timeline.filter(([at]) => at >= (k * last) / 10 && at <= ((k + 1) * last) / 10).map(([, v]) => v)));
+    const tenths = Array.from({ length: 10 }, (_, k) =>
+      Math.max(...rss.timeline.filter(([at]) => at >= (k * last) / 10 && at <= ((k + 1) * last) / 10).map(([, v]) => v)),
+    );
     const failuresTotal = passes.reduce((n, p) => n + p.failures, 0);
     const out = [
       ``,

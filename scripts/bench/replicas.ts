@@ -68,7 +68,12 @@ export interface ReplicasBench {
   quick: boolean;
   requests: { payments: number; captures: number };
   runs: Rep[];
-  payments: Record<"memory" | "data" | "workers2" | "single", Measured> & { data_x_memory: number; workers2_x_memory: number; workers2_x_data: number; single_x_memory: number };
+  payments: Record<"memory" | "data" | "workers2" | "single", Measured> & {
+    data_x_memory: number;
+    workers2_x_memory: number;
+    workers2_x_data: number;
+    single_x_memory: number;
+  };
   captures: Record<"memory" | "workers2", Measured> & { workers2_x_memory: number };
   round_trips: {
     /** share of valid answers: each rep's lowest among its sequential runs, median over reps */
@@ -93,7 +98,18 @@ let sequence = 0;
 let turn = 0;
 const JSON_TYPE = "application/json";
 const payment = (merchant_id = MERCHANTS[turn++ % MERCHANTS.length]!) =>
-  JSON.stringify({ merchant_id, account_id: "A1", order_no: `R-${process.pid}-${++sequence}`, currency: "USD", amount: "10.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", encryption_data: SIG });
+  JSON.stringify({
+    merchant_id,
+    account_id: "A1",
+    order_no: `R-${process.pid}-${++sequence}`,
+    currency: "USD",
+    amount: "10.00",
+    card: "4242424242424242",
+    expiration_month: "12",
+    expiration_year: "2030",
+    security_code: "123",
+    encryption_data: SIG,
+  });
 const approved = (t: string) => t.includes("<order_status>1</order_status>");
 const captured50 = (t: string) => (t.match(/"capture_status":"1"/g) ?? []).length === 50;
 export const PAYMENT: Step = { path: "/v1/authorise", type: JSON_TYPE, body: () => payment(), check: approved };
@@ -110,7 +126,9 @@ async function approvedPayments(url: string, merchant: string, n: number): Promi
   const orders: object[] = [];
   while (orders.length < n) {
     const bodies = Array.from({ length: Math.min(25, n - orders.length) }, () => payment(merchant));
-    const answers = await Promise.all(bodies.map((body) => fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": JSON_TYPE }, body }).then((r) => r.text())));
+    const answers = await Promise.all(
+      bodies.map((body) => fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": JSON_TYPE }, body }).then((r) => r.text())),
+    );
     answers.forEach((xml, i) => {
       const transaction_id = /<transaction_id>(\d+)<\/transaction_id>/.exec(xml)?.[1];
       if (!transaction_id) throw new Error(`bench setup: no transaction_id in ${xml.slice(0, 300)}`);
@@ -193,7 +211,8 @@ async function withServer<T>(start: Promise<Service>, use: (s: Service) => Promi
 
 let prefixes = 0;
 /** Sandgate on Redis with a prefix of its own (a store no run saw before), --workers n when n > 1 */
-const onRedis = (url: string, workers = 1) => startSandgate([...(workers > 1 ? ["--workers", String(workers)] : []), "--redis-url", url, "--redis-prefix", `bench-${process.pid}-${++prefixes}:`]);
+const onRedis = (url: string, workers = 1) =>
+  startSandgate([...(workers > 1 ? ["--workers", String(workers)] : []), "--redis-url", url, "--redis-prefix", `bench-${process.pid}-${++prefixes}:`]);
 
 // ---- the bench ------------------------------------------------------------------------------------
 
@@ -219,14 +238,21 @@ export async function benchReplicas(reps: number, log: (t: string) => void, quic
       const say = (what: string) => log(`replicas rep ${rep}/${reps}: ${what}`);
       say(`${payments} direct payments: one process in memory, one with --data, --workers 2 on Redis, one process on Redis`);
       const memory = await withServer(startSandgate(), async (s) => (await warm(s), measure(s, "R-pay", PAYMENT, payments)));
-      const data = await withServer(startSandgate(["--data", join(dir, `state-${rep}.json`)]), async (s) => (await warm(s), measure(s, "R-pay", PAYMENT, payments)));
+      const data = await withServer(
+        startSandgate(["--data", join(dir, `state-${rep}.json`)]),
+        async (s) => (await warm(s), measure(s, "R-pay", PAYMENT, payments)),
+      );
       let commands: Record<string, number> = {};
       const workers2 = await withServer(onRedis(redis.url, 2), async (s) => {
         await warm(s);
         const before = await commandCalls(client);
         const m = await measure(s, "R-pay", PAYMENT, payments, redisPid);
         const after = await commandCalls(client);
-        commands = Object.fromEntries(Object.entries(after).map(([name, n]) => [name, (n - (before[name] ?? 0)) / payments]).filter(([name, n]) => name !== "info" && Number(n) > 0));
+        commands = Object.fromEntries(
+          Object.entries(after)
+            .map(([name, n]) => [name, (n - (before[name] ?? 0)) / payments])
+            .filter(([name, n]) => name !== "info" && Number(n) > 0),
+        );
         return m;
       });
       const single = await withServer(onRedis(redis.url), async (s) => (await warm(s), measure(s, "R-pay", PAYMENT, payments, redisPid)));
@@ -278,7 +304,13 @@ export async function benchReplicas(reps: number, log: (t: string) => void, quic
         await proxy.delay(0);
         return { d0: at[0]!, d1: at[LOAD_DELAY_MS]!, ping, wide: { d0: wide[0]!, d1: wide[LOAD_DELAY_MS]! } };
       });
-      runs.push({ payments: { memory, data, workers2, single }, captures: { memory: captureMemory, workers2: captureWorkers2 }, sequential: seqRun, load, commands });
+      runs.push({
+        payments: { memory, data, workers2, single },
+        captures: { memory: captureMemory, workers2: captureWorkers2 },
+        sequential: seqRun,
+        load,
+        commands,
+      });
     }
   } finally {
     client.disconnect();
@@ -353,15 +385,28 @@ export function replicasTable(r: ReplicasBench): string {
   const D = ROUND_TRIP_DELAY_MS;
   const rt = r.round_trips;
   const ms = (n: number | undefined) => `${fixed(n ?? NaN, 2)} ms`;
-  const row = (name: string, m: Measured, ratio: number) => line([name, fixed(m.rps), fixed(ratio, 2), fixed(m.cpu), fixed(m.redis_cpu), fixed(m.p99), `${fixed(m.valid * 100, 1)} %`]);
-  const head = ["16 merchants, 10 connections", "req/s", "× one process in memory", "CPU µs/req (Sandgate processes)", "redis-server CPU µs/req", "p99 ms", "valid"];
+  const row = (name: string, m: Measured, ratio: number) =>
+    line([name, fixed(m.rps), fixed(ratio, 2), fixed(m.cpu), fixed(m.redis_cpu), fixed(m.p99), `${fixed(m.valid * 100, 1)} %`]);
+  const head = [
+    "16 merchants, 10 connections",
+    "req/s",
+    "× one process in memory",
+    "CPU µs/req (Sandgate processes)",
+    "redis-server CPU µs/req",
+    "p99 ms",
+    "valid",
+  ];
   return [
     `Replicas, the store partitioned by merchant (${r.reps} reps, medians; ratios: the median of each rep's own ratio${r.quick ? "; --quick: a look, not figures to quote" : ""})`,
     line(head),
     line(head.map(() => "---")),
     row(`direct payment, one process in memory`, r.payments.memory, 1),
     row(`direct payment, one process with --data`, r.payments.data, r.payments.data_x_memory),
-    row(`direct payment, --workers 2 + Redis (× one process --data: ${fixed(r.payments.workers2_x_data, 2)})`, r.payments.workers2, r.payments.workers2_x_memory),
+    row(
+      `direct payment, --workers 2 + Redis (× one process --data: ${fixed(r.payments.workers2_x_data, 2)})`,
+      r.payments.workers2,
+      r.payments.workers2_x_memory,
+    ),
     row(`direct payment, one process + Redis`, r.payments.single, r.payments.single_x_memory),
     row(`capture 50 payments, one process in memory`, r.captures.memory, 1),
     row(`capture 50 payments, --workers 2 + Redis`, r.captures.workers2, r.captures.workers2_x_memory),

@@ -49,7 +49,11 @@ export async function run(target: Service, w: Workload, steps: Step[], requests:
       },
     })),
   } as autocannon.Options);
-  if (!floor) sizes.set(w.id, seen.map((s) => median(s) || 100));
+  if (!floor)
+    sizes.set(
+      w.id,
+      seen.map((s) => median(s) || 100),
+    );
   // autocannon ends a run of a fixed number of requests at its next one-second tick: time to the last answer instead
   const seconds = (lastAnswer - started) / 1000;
   const cpu = (target.cpuMicros() - cpuBefore) / Math.max(1, result.requests.total);
@@ -57,7 +61,8 @@ export async function run(target: Service, w: Workload, steps: Step[], requests:
 }
 
 /** At least a few requests per connection, and whole lifecycles for W5's six steps. */
-export const requestsFor = (w: Workload, o: { connections: number; scale: number }) => Math.max(o.connections * 6, Math.round((w.requests * o.scale) / (o.connections * 6)) * o.connections * 6);
+export const requestsFor = (w: Workload, o: { connections: number; scale: number }) =>
+  Math.max(o.connections * 6, Math.round((w.requests * o.scale) / (o.connections * 6)) * o.connections * 6);
 
 /** N approved payments loaded through the API, 4 × 1,250 at a time. */
 export async function loadPayments(s: Service, n: number, log: (text: string) => void): Promise<void> {

@@ -14,7 +14,14 @@ import { ROOT, started, type Service } from "./processes.js";
 import { captureBodies, captureStep, measure, MERCHANTS, PAYMENT, type Measured } from "./replicas.js";
 import { median, run } from "./run.js";
 
-const { values } = parseArgs({ options: { base: { type: "string" }, reps: { type: "string", default: "4" }, captures: { type: "boolean", default: false }, payments: { type: "string", default: "8000" } } });
+const { values } = parseArgs({
+  options: {
+    base: { type: "string" },
+    reps: { type: "string", default: "4" },
+    captures: { type: "boolean", default: false },
+    payments: { type: "string", default: "8000" },
+  },
+});
 if (!values.base) throw new Error("--base <checkout with a built dist/sandgate.js> is required");
 const reps = Number(values.reps);
 const payments = Number(values.payments);
@@ -39,7 +46,21 @@ try {
   for (let rep = 1; rep <= reps; rep++) {
     for (const b of rep % 2 ? builds : [...builds].reverse()) {
       for (const mode of modes) {
-        const s: Service = await started([...NODE_FLAGS, b.bundle, "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...(mode.workers > 1 ? ["--workers", String(mode.workers)] : []), "--redis-url", redis.url, "--redis-prefix", `sbs-${process.pid}-${++prefixes}:`]);
+        const s: Service = await started([
+          ...NODE_FLAGS,
+          b.bundle,
+          "--port",
+          "0",
+          "--host",
+          "127.0.0.1",
+          "--seed",
+          "bench",
+          ...(mode.workers > 1 ? ["--workers", String(mode.workers)] : []),
+          "--redis-url",
+          redis.url,
+          "--redis-prefix",
+          `sbs-${process.pid}-${++prefixes}:`,
+        ]);
         try {
           await run(s, asWorkload("warm-up"), [PAYMENT], payments / 4, 10, false);
           const pay = await measure(s, "R-pay", PAYMENT, payments, redisPid);
@@ -64,12 +85,17 @@ try {
   await redis.close();
 }
 
-const rows: string[] = ["| run | base req/s | this req/s | base CPU µs/req (Sandgate + redis) | this CPU µs/req (Sandgate + redis) | this ÷ base, req/s | this ÷ base, Sandgate CPU | this ÷ base, redis CPU |", "| --- | --- | --- | --- | --- | --- | --- | --- |"];
+const rows: string[] = [
+  "| run | base req/s | this req/s | base CPU µs/req (Sandgate + redis) | this CPU µs/req (Sandgate + redis) | this ÷ base, req/s | this ÷ base, Sandgate CPU | this ÷ base, redis CPU |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- |",
+];
 for (const key of new Set([...results.keys()].map((k) => k.slice(k.indexOf("|") + 1)))) {
   const base = results.get(`base|${key}`)!;
   const mine = results.get(`this|${key}`)!;
   const ratio = (f: (m: Measured) => number) => median(mine.map((m, i) => f(m) / f(base[i]!))).toFixed(2);
   const m = (list: Measured[], f: (m: Measured) => number) => median(list.map(f)).toFixed(0);
-  rows.push(`| ${key.replace("|", ", ")} | ${m(base, (x) => x.rps)} | ${m(mine, (x) => x.rps)} | ${m(base, (x) => x.cpu)} + ${m(base, (x) => x.redis_cpu)} | ${m(mine, (x) => x.cpu)} + ${m(mine, (x) => x.redis_cpu)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpu)} | ${ratio((x) => x.redis_cpu)} |`);
+  rows.push(
+    `| ${key.replace("|", ", ")} | ${m(base, (x) => x.rps)} | ${m(mine, (x) => x.rps)} | ${m(base, (x) => x.cpu)} + ${m(base, (x) => x.redis_cpu)} | ${m(mine, (x) => x.cpu)} + ${m(mine, (x) => x.redis_cpu)} | ${ratio((x) => x.rps)} | ${ratio((x) => x.cpu)} | ${ratio((x) => x.redis_cpu)} |`,
+  );
 }
 console.log(rows.join("\n"));

@@ -73,11 +73,16 @@ async function main(): Promise<void> {
         for (const i of order) row[i] = await measure(services[i]!, w);
         (cpu[w.id] ??= []).push(row.map((r) => r.cpu));
         (rps[w.id] ??= []).push(row.map((r) => r.rps));
-        log(`rep ${rep + 1} ${w.id}: base ${row[0]!.cpu.toFixed(0)} µs ${row[0]!.rps.toFixed(0)} req/s, this ${row[1]!.cpu.toFixed(0)} µs ${row[1]!.rps.toFixed(0)} req/s (CPU ${(row[1]!.cpu / row[0]!.cpu).toFixed(2)})`);
+        log(
+          `rep ${rep + 1} ${w.id}: base ${row[0]!.cpu.toFixed(0)} µs ${row[0]!.rps.toFixed(0)} req/s, this ${row[1]!.cpu.toFixed(0)} µs ${row[1]!.rps.toFixed(0)} req/s (CPU ${(row[1]!.cpu / row[0]!.cpu).toFixed(2)})`,
+        );
       }
     }
     const paired = (rows: number[][]) => median(rows.map(([a, b]) => b! / a!)).toFixed(2);
-    const lines = ["| workload | base CPU µs/req | this CPU µs/req | CPU this ÷ base (paired median) | per rep | base req/s | this req/s | req/s this ÷ base |", "| --- | --- | --- | --- | --- | --- | --- | --- |"];
+    const lines = [
+      "| workload | base CPU µs/req | this CPU µs/req | CPU this ÷ base (paired median) | per rep | base req/s | this req/s | req/s this ÷ base |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ];
     for (const w of chosen) {
       const rows = cpu[w.id]!;
       const ratios = rows.map(([a, b]) => b! / a!);
@@ -86,7 +91,10 @@ async function main(): Promise<void> {
         `| ${w.id} | ${median(rows.map((x) => x[0]!)).toFixed(0)} | ${median(rows.map((x) => x[1]!)).toFixed(0)} | ${paired(rows)} | ${ratios.map((x) => x.toFixed(2)).join(" ")} | ${median(r.map((x) => x[0]!)).toFixed(0)} | ${median(r.map((x) => x[1]!)).toFixed(0)} | ${paired(r)} |`,
       );
     }
-    lines.push("", `RSS MB right after the load: base ${rss.loaded![0]}, this ${rss.loaded![1]}; after 60 s idle: base ${rss.settled![0]}, this ${rss.settled![1]}; after the reps: base ${services[0]!.rssMb()}, this ${services[1]!.rssMb()}`);
+    lines.push(
+      "",
+      `RSS MB right after the load: base ${rss.loaded![0]}, this ${rss.loaded![1]}; after 60 s idle: base ${rss.settled![0]}, this ${rss.settled![1]}; after the reps: base ${services[0]!.rssMb()}, this ${services[1]!.rssMb()}`,
+    );
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
     await Promise.all(services.map((s) => s.stop()));

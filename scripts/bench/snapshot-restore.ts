@@ -30,7 +30,10 @@ async function call(base: string, method: string, path: string, body?: string, t
 function withPayments(file: string, n: number): string {
   const lines = file.trimEnd().split("\n");
   const end = lines.pop()!;
-  const template = JSON.parse(lines.find((l) => l.startsWith('{"c":"transactions"') && l.includes('"merchant_id":"M10001"'))!) as { c: string; v: Record<string, unknown> };
+  const template = JSON.parse(lines.find((l) => l.startsWith('{"c":"transactions"') && l.includes('"merchant_id":"M10001"'))!) as {
+    c: string;
+    v: Record<string, unknown>;
+  };
   const added: string[] = [];
   for (let i = 0; i < n; i++) {
     const v = { ...template.v, transaction_id: String(7_000_000_000_000_000 + i), order_no: `BENCH-${i}`, reference_no: `RNB${String(i).padStart(10, "0")}` };
@@ -61,7 +64,9 @@ async function measure(name: string, service: Service): Promise<void> {
     }
     restores.sort((a, b) => a - b);
     const ms = (x: number) => `${Math.round(x)} ms`;
-    process.stdout.write(`${name.padEnd(16)} import ${ms(importMs).padStart(8)}   restore median ${ms(restores[Math.floor(REPS / 2)]!).padStart(8)}, slowest ${ms(restores.at(-1)!).padStart(8)}\n`);
+    process.stdout.write(
+      `${name.padEnd(16)} import ${ms(importMs).padStart(8)}   restore median ${ms(restores[Math.floor(REPS / 2)]!).padStart(8)}, slowest ${ms(restores.at(-1)!).padStart(8)}\n`,
+    );
   } finally {
     await service.stop();
   }

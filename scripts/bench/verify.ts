@@ -53,10 +53,23 @@ async function record(dir: string): Promise<string> {
     const id = { merchant_id: "M10001", account_id: "A10001", encryption_data: SIG };
     for (let i = 0; i < ROUNDS; i++) {
       const order_no = `BENCH-V-${i}`;
-      const xml = await post(recorder.url, "/v1/authorise", { ...id, order_no, currency: "USD", amount: "20.00", card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123", notify_url: "http://127.0.0.1:9/merchant" });
+      const xml = await post(recorder.url, "/v1/authorise", {
+        ...id,
+        order_no,
+        currency: "USD",
+        amount: "20.00",
+        card: "4242424242424242",
+        expiration_month: "12",
+        expiration_year: "2030",
+        security_code: "123",
+        notify_url: "http://127.0.0.1:9/merchant",
+      });
       const transaction_id = /<transaction_id>([^<]*)</.exec(xml)?.[1] ?? "";
       await post(recorder.url, "/v1/capture", { ...id, capture_orders: [{ transaction_id, order_no, currency: "USD", amount: "20.00" }] });
-      await post(recorder.url, "/v1/refund", { ...id, refund_orders: [{ transaction_id, order_no, currency: "USD", amount: "20.00", refund_amount: "5.17", refund_reason: "bench" }] });
+      await post(recorder.url, "/v1/refund", {
+        ...id,
+        refund_orders: [{ transaction_id, order_no, currency: "USD", amount: "20.00", refund_amount: "5.17", refund_reason: "bench" }],
+      });
       await post(recorder.url, "/v1/retrievalTrans", { ...id, order_no }, true);
     }
     await fetch(`${upstream.url}/__sandbox/notifications/deliver`, { method: "POST" }).then((r) => r.text());
@@ -82,15 +95,26 @@ function timeVerify(file: string): Promise<{ s: number; cpuS: number; code: numb
 
 /** The floor: the recording's requests sent as they were, one at a time, to a fresh Sandgate process. */
 async function timeFloor(file: string): Promise<number> {
-  const entries = (JSON.parse(readFileSync(file, "utf8")) as { log: { entries: { request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text?: string } }; _sandgate?: { kind: string } }[] } }).log.entries.filter(
-    (e) => e._sandgate?.kind !== "notification",
-  );
+  const entries = (
+    JSON.parse(readFileSync(file, "utf8")) as {
+      log: {
+        entries: {
+          request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text?: string } };
+          _sandgate?: { kind: string };
+        }[];
+      };
+    }
+  ).log.entries.filter((e) => e._sandgate?.kind !== "notification");
   const target = await startSandgate();
   try {
     const t0 = performance.now();
     for (const e of entries) {
       const type = e.request.headers.find((h) => h.name.toLowerCase() === "content-type")?.value ?? "application/json";
-      await fetch(`${target.url}${new URL(e.request.url).pathname}`, { method: e.request.method, headers: { "content-type": type }, body: e.request.postData?.text }).then((r) => r.text());
+      await fetch(`${target.url}${new URL(e.request.url).pathname}`, {
+        method: e.request.method,
+        headers: { "content-type": type },
+        body: e.request.postData?.text,
+      }).then((r) => r.text());
     }
     return (performance.now() - t0) / 1000;
   } finally {

@@ -120,7 +120,8 @@ export async function createPayments(url: string, prefix: string, n: number): Pr
 }
 
 /** The floor gets stand-in orders of the same shape: nothing to prepare, the same bytes to send. */
-const standIns = (n: number): Order[] => Array.from({ length: n }, (_, i) => ({ transaction_id: String(9_000_000_000_000_000 + i), order_no: orderNo("FLOOR"), currency: "USD", amount: "10.00" }));
+const standIns = (n: number): Order[] =>
+  Array.from({ length: n }, (_, i) => ({ transaction_id: String(9_000_000_000_000_000 + i), order_no: orderNo("FLOOR"), currency: "USD", amount: "10.00" }));
 const ordersFor = (url: string | undefined, prefix: string, n: number) => (url ? createPayments(url, prefix, n) : Promise.resolve(standIns(n)));
 
 function cycle<T>(items: T[]): () => T {
@@ -135,7 +136,9 @@ export const WORKLOADS: Workload[] = [
     requests: 4000,
     async prepare(url, requests) {
       const next = cycle(await ordersFor(url, "W1", requests));
-      return [{ path: "/v1/capture", type: JSON_TYPE, body: () => envelope("capture_orders", [identity(next())]), check: (t) => t.includes('"capture_status":"1"') }];
+      return [
+        { path: "/v1/capture", type: JSON_TYPE, body: () => envelope("capture_orders", [identity(next())]), check: (t) => t.includes('"capture_status":"1"') },
+      ];
     },
   },
   {
@@ -147,7 +150,9 @@ export const WORKLOADS: Workload[] = [
       const orders = await ordersFor(url, "W2", requests * 50);
       let i = 0;
       const next50 = () => orders.slice((i % requests) * 50, (i++ % requests) * 50 + 50).map(identity);
-      return [{ path: "/v1/capture", type: JSON_TYPE, body: () => envelope("capture_orders", next50()), check: (t) => count(t, /"capture_status":"1"/g) === 50 }];
+      return [
+        { path: "/v1/capture", type: JSON_TYPE, body: () => envelope("capture_orders", next50()), check: (t) => count(t, /"capture_status":"1"/g) === 50 },
+      ];
     },
   },
   {
@@ -193,8 +198,18 @@ export const WORKLOADS: Workload[] = [
           },
         },
         { path: "/v1/capture", type: JSON_TYPE, body: (c) => envelope("capture_orders", [order(c)]), check: (t) => t.includes('"capture_status":"1"') },
-        { path: "/v1/refund", type: JSON_TYPE, body: (c) => envelope("refund_orders", [{ ...order(c), refund_amount: "3.00" }]), check: (t) => t.includes('"refund_status":"1"') },
-        { path: "/v1/refund", type: JSON_TYPE, body: (c) => envelope("refund_orders", [{ ...order(c), refund_amount: "2.00" }]), check: (t) => t.includes('"refund_status":"1"') },
+        {
+          path: "/v1/refund",
+          type: JSON_TYPE,
+          body: (c) => envelope("refund_orders", [{ ...order(c), refund_amount: "3.00" }]),
+          check: (t) => t.includes('"refund_status":"1"'),
+        },
+        {
+          path: "/v1/refund",
+          type: JSON_TYPE,
+          body: (c) => envelope("refund_orders", [{ ...order(c), refund_amount: "2.00" }]),
+          check: (t) => t.includes('"refund_status":"1"'),
+        },
         {
           path: "/v1/retrievalRefund",
           type: FORM_TYPE,

@@ -124,7 +124,12 @@ export class Gateway {
   signed(op: SignedOperation, body: Fields): Fields {
     const full: Fields = { merchant_id: this.merchant.merchant_id, ...body };
     const values = signatureFields[op].request.map((f) => (full[f] === undefined ? "" : String(full[f]))).join("");
-    return { ...full, encryption_data: createHash("sha256").update(values + this.merchant.key).digest("hex") };
+    return {
+      ...full,
+      encryption_data: createHash("sha256")
+        .update(values + this.merchant.key)
+        .digest("hex"),
+    };
   }
 
   /** POSTs a body as JSON, or form-encoded (flat values only). */
@@ -159,7 +164,10 @@ export class Gateway {
   /** Finishes a page with its own form: 303 to return_url with order_status 1 expected. */
   async finish(kind: PageKind, html: string, fields: Fields): Promise<void> {
     const answer = await this.submit(kind, formAction(html), fields);
-    check(answer.status === 303 && answer.location.startsWith(`${RETURN_URL}?`), `the ${kind} page answered ${answer.status} ${answer.location}, not 303 to return_url`);
+    check(
+      answer.status === 303 && answer.location.startsWith(`${RETURN_URL}?`),
+      `the ${kind} page answered ${answer.status} ${answer.location}, not 303 to return_url`,
+    );
     const status = new URL(answer.location).searchParams.get("order_status");
     check(status === "1", `the ${kind} page returned the payer with order_status ${status}`);
   }
@@ -190,7 +198,13 @@ function pagePath(kind: PageKind, address: string): string {
   return url.pathname + url.search;
 }
 
-const decodeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const decodeHtml = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /** The action of a page's first form (the 3-D Secure code, the APM's buttons, the card form). */
 function formAction(html: string): string {
@@ -308,7 +322,10 @@ export async function driveEveryOperation(base: string, options: TrafficOptions)
   const toReject = await pay("risk review, to reject", card("0009", MANUAL, "70.00", CARDS.review), "-2", "R0001");
   const subscription = { contract: "SELF-CONTRACT", contract_name: "Self-check box", interval: "month", interval_count: "1", billing_cycle: 12 };
   await pay("subscription", card("0010", AUTO, "15.00", CARDS.approve, { subscription }), "1", "0000", { filled: "recurring_id" });
-  const tokenised = await pay("token_flag, form body", card("0011", MANUAL, "40.00", CARDS.approve, { token_flag: "YES" }), "1", "0000", { form: true, filled: "token_id" });
+  const tokenised = await pay("token_flag, form body", card("0011", MANUAL, "40.00", CARDS.approve, { token_flag: "YES" }), "1", "0000", {
+    form: true,
+    filled: "token_id",
+  });
 
   // APM payments: paid at once, failed at once, and left for the payer (form body), paid at its page
   await payByApm("APM paid at once", apm("0012", "25.00", "sam@apm-paid.test"));
@@ -321,7 +338,18 @@ export async function driveEveryOperation(base: string, options: TrafficOptions)
 
   // redirect payment: the loading page, theForm to the hosted checkout, the card form there
   await step("checkout and the hosted checkout", async () => {
-    const body = { account_id: MANUAL, order_no: "SELF-0015", currency: "USD", amount: "55.00", first_name: "Sam", last_name: "Check", shopper_email: "sam@shop.example", items: "Tent#,#T-1#,#55.00#,#1", notify_url, return_url: RETURN_URL };
+    const body = {
+      account_id: MANUAL,
+      order_no: "SELF-0015",
+      currency: "USD",
+      amount: "55.00",
+      first_name: "Sam",
+      last_name: "Check",
+      shopper_email: "sam@shop.example",
+      items: "Tent#,#T-1#,#55.00#,#1",
+      notify_url,
+      return_url: RETURN_URL,
+    };
     const form = theForm(await gw.call("checkout", body));
     const landing = await gw.submit("checkout", form.action, form.inputs);
     check(landing.status === 200 && landing.text.includes('id="card-form"'), `theForm landed with ${landing.status}, not the hosted checkout`);
@@ -329,16 +357,31 @@ export async function driveEveryOperation(base: string, options: TrafficOptions)
   });
 
   // batches: each names orders by the transaction ids answered above
-  const order = (xml: string) => ({ transaction_id: transactionId(xml), order_no: xmlText(xml, "order_no"), currency: xmlText(xml, "currency"), amount: xmlText(xml, "amount") });
+  const order = (xml: string) => ({
+    transaction_id: transactionId(xml),
+    order_no: xmlText(xml, "order_no"),
+    currency: xmlText(xml, "currency"),
+    amount: xmlText(xml, "amount"),
+  });
   await step("capture: whole, partial, and a declined payment", async () => {
     const capture_orders = [order(approvedManual), { ...order(partlyCaptured), amount: "50.00" }, order(declined)];
     const text = await gw.call("capture", { account_id: MANUAL, capture_orders });
-    expectBatch(text, "capture_orders", "capture_status", "error_message", [["1", ""], ["1", ""], ["0", "E0011"]]);
+    expectBatch(text, "capture_orders", "capture_status", "error_message", [
+      ["1", ""],
+      ["1", ""],
+      ["0", "E0011"],
+    ]);
   });
   await step("review: approve and reject", async () => {
-    const review_orders = [{ ...order(toApprove), review_flag: "approve" }, { ...order(toReject), review_flag: "reject" }];
+    const review_orders = [
+      { ...order(toApprove), review_flag: "approve" },
+      { ...order(toReject), review_flag: "reject" },
+    ];
     const text = await gw.call("review", { account_id: MANUAL, review_orders });
-    expectBatch(text, "review_orders", "review_status", "error_message", [["1", ""], ["1", ""]]);
+    expectBatch(text, "review_orders", "review_status", "error_message", [
+      ["1", ""],
+      ["1", ""],
+    ]);
   });
   await step("cancel", async () => {
     const text = await gw.call("cancel", { account_id: MANUAL, cancel_orders: [order(tokenised)] });
@@ -360,7 +403,12 @@ export async function driveEveryOperation(base: string, options: TrafficOptions)
       { ...apmOrder("SELF-0012", "25.00"), refund_amount: "5.13", refund_reason: "fails later" },
     ];
     const text = await gw.call("refund", { account_id: AUTO, refund_orders });
-    expectBatch(text, "refund_orders", "refund_status", "refund_message", [["1", "0000"], ["0", "E0402"], ["1", "0000"], ["1", "0000"]]);
+    expectBatch(text, "refund_orders", "refund_status", "refund_message", [
+      ["1", "0000"],
+      ["0", "E0402"],
+      ["1", "0000"],
+      ["1", "0000"],
+    ]);
   });
   await step("refund search, form body", async () => {
     const answer = json(await gw.call("retrievalRefund", { account_id: AUTO, order_no: "SELF-0003" }, true));
@@ -393,12 +441,20 @@ export async function driveEveryOperation(base: string, options: TrafficOptions)
     payment_method: "SWIFT",
     fee_paid_by: "PAYER",
     notify_url,
-    beneficiary: { first_name: "Ann", last_name: "Lee", entity_type: "PERSONAL", bank_details: { account_number: accountNumber, bank_country_code: "DE", swift_code: "DEUTDEFF" } },
+    beneficiary: {
+      first_name: "Ann",
+      last_name: "Lee",
+      entity_type: "PERSONAL",
+      bank_details: { account_number: accountNumber, bank_country_code: "DE", swift_code: "DEUTDEFF" },
+    },
   });
   const payOut = (name: string, n: string, accountNumber: string, status: string, failureType: string) =>
     step(name, async () => {
       const answer = json(await gw.call("payout", payout(n, accountNumber)));
-      check(answer.status === status && answer.failure_type === failureType, `expected ${status} ${failureType}, got ${String(answer.status)} ${String(answer.failure_type)}`);
+      check(
+        answer.status === status && answer.failure_type === failureType,
+        `expected ${status} ${failureType}, got ${String(answer.status)} ${String(answer.failure_type)}`,
+      );
     });
   await payOut("payout completed", "1", "12345678", "COMPLETED", "");
   await payOut("payout failed", "2", "12340002", "FAILED", "ACCOUNT_CLOSED");
@@ -421,6 +477,9 @@ async function query(gw: Gateway, account: string, states: Record<string, string
   const answer = json(await gw.call("retrievalTrans", { account_id: account, order_no: Object.keys(states).join(",") }, true));
   check(answer.return_status === "1", `return_status ${String(answer.return_status)}: ${String(answer.return_message)}`);
   const found = Object.fromEntries(list(answer, "orders_list").map((o) => [o.order_no ?? "", o.payment_status ?? ""]));
-  check(JSON.stringify(found, Object.keys(states)) === JSON.stringify(states), `expected payment_status ${JSON.stringify(states)}, got ${JSON.stringify(found)}`);
+  check(
+    JSON.stringify(found, Object.keys(states)) === JSON.stringify(states),
+    `expected payment_status ${JSON.stringify(states)}, got ${JSON.stringify(found)}`,
+  );
   return Object.fromEntries(list(answer, "orders_list").map((o) => [o.order_no ?? "", o.transaction_id ?? ""]));
 }

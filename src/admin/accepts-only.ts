@@ -26,7 +26,8 @@ export function acceptsOnly(schema: z.ZodType | undefined): RequestHandler {
     if (body === undefined) return next();
     if (body === null || typeof body !== "object" || Array.isArray(body)) return refuse(res, "malformed_body", `the body must be a JSON object: ${accepted}`);
     const unknown = Object.keys(body).filter((k) => !keys.includes(k));
-    if (unknown.length) return refuse(res, "unknown_field", `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}: ${accepted}`);
+    if (unknown.length)
+      return refuse(res, "unknown_field", `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}: ${accepted}`);
     next();
   };
 }

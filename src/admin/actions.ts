@@ -37,9 +37,17 @@ const MAX_ADVANCE_MS = 3660 * 86_400_000;
 export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now: string; offset_ms: number; applied: number; merchant_id?: string }>> {
   const parsed = clockBody.safeParse(raw ?? {});
   const body = parsed.data;
-  const ms = !body ? undefined : body.advance_seconds !== undefined && body.advance_seconds !== "" ? Number(body.advance_seconds) * 1000 : parseDuration(body.advance);
+  const ms = !body
+    ? undefined
+    : body.advance_seconds !== undefined && body.advance_seconds !== ""
+      ? Number(body.advance_seconds) * 1000
+      : parseDuration(body.advance);
   if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
-    return problem(400, "invalid_advance", 'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call');
+    return problem(
+      400,
+      "invalid_advance",
+      'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call',
+    );
   }
   const merchantId = body!.merchant_id;
   if (merchantId !== undefined) {
@@ -55,7 +63,9 @@ export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now
     );
     if (offset === undefined) return problem(404, "merchant_not_found", `Sandgate knows no merchant ${merchantId} (a fixture's, or one that made a request)`);
     const applied = await applyDue(deps);
-    return { value: { merchant_id: merchantId, now: new Date(deps.clock.now().getTime() + offset).toISOString(), offset_ms: deps.clock.offsetMs() + offset, applied } };
+    return {
+      value: { merchant_id: merchantId, now: new Date(deps.clock.now().getTime() + offset).toISOString(), offset_ms: deps.clock.offsetMs() + offset, applied },
+    };
   }
   deps.clock.advance(ms);
   await deps.store.commit(); // the clock itself (with a shared store, every replica's)
@@ -70,7 +80,14 @@ export async function resetState(deps: Deps, body: unknown): Promise<Done<{ rese
   const parsed = resetBody.safeParse(body ?? {});
   if (!parsed.success) {
     const id = (body as { merchant_id?: unknown } | null)?.merchant_id;
-    const what = id === undefined ? "this body resets nothing" : typeof id !== "string" ? "merchant_id must be a string" : id === "" ? "merchant_id is empty" : "this body resets nothing";
+    const what =
+      id === undefined
+        ? "this body resets nothing"
+        : typeof id !== "string"
+          ? "merchant_id must be a string"
+          : id === ""
+            ? "merchant_id is empty"
+            : "this body resets nothing";
     return problem(400, "invalid_reset", `${what}: ${RESET_FORMS}; nothing was reset`);
   }
   const one = "merchant_id" in parsed.data ? parsed.data.merchant_id : undefined;
@@ -88,7 +105,12 @@ export async function completePaymentNow(deps: Deps, transactionId: string, chos
   const tx = deps.store.records.transaction(transactionId);
   if (!tx) return problem(404, "transaction_not_found", `no transaction ${transactionId}`);
   const stage = stageOf(tx);
-  if (!stage) return problem(409, "payment_not_pending", `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]}): only a pending payment can be completed`);
+  if (!stage)
+    return problem(
+      409,
+      "payment_not_pending",
+      `payment ${tx.transaction_id} is ${tx.state} (${codes.payment_status[tx.state]}): only a pending payment can be completed`,
+    );
   const named = completeBody.shape.outcome.safeParse(chosen);
   const outcome = named.success ? resolveOutcome(stage, named.data) : undefined;
   if (!named.success || !outcome) {
@@ -131,7 +153,12 @@ export async function settlePayoutNow(deps: Deps, id: string, to: "COMPLETED" | 
   const p = deps.store.records.payout(id);
   if (!p) return problem(404, "payout_not_found", `no payout ${id}`);
   const reason = (failure.failure_reason as string | undefined) || failureReason(type as string);
-  const refused = settlePayout(p, to, to === "FAILED" ? { type: type as string, reason } : undefined, deps.store.records.nowOf(p.merchant_id, deps.clock.now()));
+  const refused = settlePayout(
+    p,
+    to,
+    to === "FAILED" ? { type: type as string, reason } : undefined,
+    deps.store.records.nowOf(p.merchant_id, deps.clock.now()),
+  );
   if (refused) return problem(409, "payout_final", `${refused}: only PENDING payouts move`);
   deps.store.records.changed("payouts", p);
   notifyPayout(p, deps.notifier, deps.store, p.notify);

@@ -32,13 +32,20 @@ function hostAllowed(name: string, allowed: readonly string[]): boolean {
 
 /** --allowed-hosts as a list (entries already checked by the config), plus --base-url's host. */
 function allowedHosts(list: string | undefined, baseUrl: string | undefined): string[] {
-  const entries = (list ?? "").split(",").map((e) => e.trim().toLowerCase()).filter((e) => e !== "");
+  const entries = (list ?? "")
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== "");
   if (baseUrl) entries.push(new URL(baseUrl).hostname.toLowerCase().replace(/^\[|\]$/g, ""));
   return entries;
 }
 
 const fromBrowser = (req: Request) =>
-  req.get("origin") !== undefined || req.get("sec-fetch-site") !== undefined || req.get("sec-fetch-mode") !== undefined || req.get("sec-fetch-dest") !== undefined || /^Mozilla\//.test(req.get("user-agent") ?? "");
+  req.get("origin") !== undefined ||
+  req.get("sec-fetch-site") !== undefined ||
+  req.get("sec-fetch-mode") !== undefined ||
+  req.get("sec-fetch-dest") !== undefined ||
+  /^Mozilla\//.test(req.get("user-agent") ?? "");
 
 /** Refuses a browser's request to /__sandbox under a Host this sandbox is not known by (mounted on /__sandbox, first). */
 export function checkHost(list: string | undefined, baseUrl: string | undefined): RequestHandler {

@@ -62,7 +62,8 @@ export function refuseCrossSite(baseUrl: string | undefined): RequestHandler {
     const site = req.get("sec-fetch-site");
     if (site === "cross-site" || site === "same-site") return refuse(req, res, `a request from another site (Sec-Fetch-Site: ${site})`);
     const origin = req.get("origin");
-    if (site === undefined && origin !== undefined && !isOwn(req, origin, baseUrl)) return refuse(req, res, `a request from another origin (Origin: ${origin})`);
+    if (site === undefined && origin !== undefined && !isOwn(req, origin, baseUrl))
+      return refuse(req, res, `a request from another origin (Origin: ${origin})`);
     next();
   };
 }
@@ -78,22 +79,25 @@ export function formTokens(): RequestHandler[] {
   // the dashboard's forms (and the sign-in) are read here, so the token is checked before any of them acts
   const forms = express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 });
   const readForm: RequestHandler = (req, res, next) => (!SAFE.has(req.method) && isDashboard(req.path) ? forms(req, res, next) : next());
-  return [readForm, (req: Request, res: Response, next: NextFunction) => {
-    const held = cookieValue(req, FORM_COOKIE);
-    const token = held !== undefined && TOKEN.test(held) ? held : undefined;
-    if (SAFE.has(req.method)) {
+  return [
+    readForm,
+    (req: Request, res: Response, next: NextFunction) => {
+      const held = cookieValue(req, FORM_COOKIE);
+      const token = held !== undefined && TOKEN.test(held) ? held : undefined;
+      if (SAFE.has(req.method)) {
+        if (!isDashboard(req.path)) return next();
+        const issued = token ?? randomBytes(16).toString("hex");
+        if (!token) res.cookie(FORM_COOKIE, issued, { httpOnly: true, sameSite: "strict", path: "/__sandbox" });
+        res.locals.formToken = issued;
+        return next();
+      }
       if (!isDashboard(req.path)) return next();
-      const issued = token ?? randomBytes(16).toString("hex");
-      if (!token) res.cookie(FORM_COOKIE, issued, { httpOnly: true, sameSite: "strict", path: "/__sandbox" });
-      res.locals.formToken = issued;
-      return next();
-    }
-    if (!isDashboard(req.path)) return next();
-    const sent = (req.body as Record<string, unknown> | undefined)?.[FORM_FIELD];
-    if (token && typeof sent === "string" && same(sent, token)) {
-      res.locals.formToken = token; // a page answered to the post (a confirmation) has forms too
-      return next();
-    }
-    refuse(req, res, "a form that did not come from this dashboard (its form token is missing or does not match)");
-  }];
+      const sent = (req.body as Record<string, unknown> | undefined)?.[FORM_FIELD];
+      if (token && typeof sent === "string" && same(sent, token)) {
+        res.locals.formToken = token; // a page answered to the post (a confirmation) has forms too
+        return next();
+      }
+      refuse(req, res, "a form that did not come from this dashboard (its form token is missing or does not match)");
+    },
+  ];
 }

@@ -46,7 +46,12 @@ function probeVerdicts(list: readonly Notification[]): ProbeVerdicts {
 
 /** What the flash says after a portal action: what the gateway did, and where the payment stands. */
 const portalSaid = ({ action, result, transaction: tx }: PortalResult): string => {
-  const what = action === "refund" ? `Refund ${result.refund_reference_id ?? ""} of ${result.refund_amount ?? ""} accepted` : action === "review" ? `Review: ${result.review_flag === "approve" ? "approved" : "rejected"}` : `${action === "capture" ? "Captured" : "Cancelled"}`;
+  const what =
+    action === "refund"
+      ? `Refund ${result.refund_reference_id ?? ""} of ${result.refund_amount ?? ""} accepted`
+      : action === "review"
+        ? `Review: ${result.review_flag === "approve" ? "approved" : "rejected"}`
+        : `${action === "capture" ? "Captured" : "Cancelled"}`;
   return `${what}: payment ${tx.transaction_id} is now ${tx.state} (captured ${tx.captured_amount}, refunded ${tx.refunded_amount} ${tx.currency}).`;
 };
 
@@ -100,7 +105,17 @@ export function dashboard(server: Deps): Router {
   router.get("/", inUnit.all, async (req, res) => {
     const deps = depsOf(res, server);
     await applyDue(deps);
-    const data = { global: registry.global(), bindings: registry.bindings(), scenarios: registry.list(), errors: registry.errors(), merchants: merchants(deps), keys: deps.store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })), now: deps.clock.now().toISOString(), offsetMs: deps.clock.offsetMs(), snapshots: await listSnapshots(deps) };
+    const data = {
+      global: registry.global(),
+      bindings: registry.bindings(),
+      scenarios: registry.list(),
+      errors: registry.errors(),
+      merchants: merchants(deps),
+      keys: deps.store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })),
+      now: deps.clock.now().toISOString(),
+      offsetMs: deps.clock.offsetMs(),
+      snapshots: await listSnapshots(deps),
+    };
     sendHtml(res, 200, overviewPage(data, flashOf(req)));
   });
 
@@ -115,9 +130,15 @@ export function dashboard(server: Deps): Router {
     await applyDue(deps);
     const filter = { merchant_id: queryText(req, "merchant_id") ?? "", order_no: queryText(req, "order_no") ?? "", status: queryText(req, "status") ?? "" };
     const found = deps.store.data.transactions.filter(
-      (t) => (!filter.merchant_id || t.merchant_id === filter.merchant_id) && (!filter.order_no || t.order_no === filter.order_no) && (!filter.status || t.state === filter.status || codes.payment_status[t.state] === filter.status),
+      (t) =>
+        (!filter.merchant_id || t.merchant_id === filter.merchant_id) &&
+        (!filter.order_no || t.order_no === filter.order_no) &&
+        (!filter.status || t.state === filter.status || codes.payment_status[t.state] === filter.status),
     );
-    const newest = found.slice().sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, LIST_LIMIT);
+    const newest = found
+      .slice()
+      .sort((a, b) => b.created_at.localeCompare(a.created_at))
+      .slice(0, LIST_LIMIT);
     sendHtml(res, 200, transactionsPage(newest, filter, found.length, merchants(deps), flashOf(req)));
   });
 
@@ -133,7 +154,9 @@ export function dashboard(server: Deps): Router {
       completion: stage ? completionChoices(stage) : [],
       refunds: [...deps.store.records.refundsOf(tx.transaction_id)],
       subscription: tx.recurring_id ? deps.store.records.subscription(tx.recurring_id) : undefined,
-      notifications: deps.store.data.notifications.filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id).reverse(),
+      notifications: deps.store.data.notifications
+        .filter((n) => (n.payload.data as { transaction_id?: unknown }).transaction_id === tx.transaction_id)
+        .reverse(),
       requests: deps.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).reverse(),
       pageUrl: stage ? pageUrl(deps.config.baseUrl ?? "", stage, tx.page_id) : "",
       portal: { actions: allowedActions(tx), refundable: refundable(tx) },
@@ -169,7 +192,16 @@ export function dashboard(server: Deps): Router {
     const deps = depsOf(res, server);
     const merchant = queryText(req, "merchant_id")?.trim() ?? "";
     // each merchant that made a request, beside the total, when no one merchant is asked for
-    const seen = merchant ? [] : [...new Set(deps.requests.list({ limit: 5_000 }).map((r) => r.merchant_id).filter((m) => m !== ""))].sort();
+    const seen = merchant
+      ? []
+      : [
+          ...new Set(
+            deps.requests
+              .list({ limit: 5_000 })
+              .map((r) => r.merchant_id)
+              .filter((m) => m !== ""),
+          ),
+        ].sort();
     const byMerchant = seen.map((m) => deps.scenarios.coverage.report(m)).filter((report) => ruleCoverage(report).answered > 0);
     sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant, byMerchant));
   });
@@ -216,14 +248,26 @@ export function dashboard(server: Deps): Router {
 
   onForm("setGlobalScenario", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/`, scenarioChange(deps, () => (registry.setGlobal(text(req, "name")), registry.global())), (name) => `Global scenario is now ${name}.`);
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      scenarioChange(deps, () => (registry.setGlobal(text(req, "name")), registry.global())),
+      (name) => `Global scenario is now ${name}.`,
+    );
   });
 
   onForm("bindScenario", (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id").trim();
     if (!merchant) return backTo(req, res, `${BASE}/`, { text: "Give a merchant id to bind.", ok: false });
-    return act(req, res, `${BASE}/`, scenarioChange(deps, () => (registry.bind(merchant, text(req, "name")), text(req, "name"))), (name) => `Merchant ${merchant} now uses ${name}.`);
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      scenarioChange(deps, () => (registry.bind(merchant, text(req, "name")), text(req, "name"))),
+      (name) => `Merchant ${merchant} now uses ${name}.`,
+    );
   });
 
   onForm("unbindScenario", async (req, res) => {
@@ -231,25 +275,48 @@ export function dashboard(server: Deps): Router {
     const merchant = text(req, "merchant_id");
     const removed = registry.unbind(merchant);
     if (removed) await deps.store.commit();
-    backTo(req, res, `${BASE}/`, removed ? { text: `Merchant ${merchant} follows the global scenario again.`, ok: true } : { text: `Merchant ${merchant} had no binding.`, ok: false });
+    backTo(
+      req,
+      res,
+      `${BASE}/`,
+      removed ? { text: `Merchant ${merchant} follows the global scenario again.`, ok: true } : { text: `Merchant ${merchant} had no binding.`, ok: false },
+    );
   });
 
   onForm("advanceClock", (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
-    return act(req, res, `${BASE}/`, () => advanceClock(deps, { advance: text(req, "advance"), ...(merchant ? { merchant_id: merchant } : {}) }), (v) => `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "Clock"} advanced to ${v.now}; ${v.applied} change(s) fell due.`);
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      () => advanceClock(deps, { advance: text(req, "advance"), ...(merchant ? { merchant_id: merchant } : {}) }),
+      (v) => `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "Clock"} advanced to ${v.now}; ${v.applied} change(s) fell due.`,
+    );
   });
 
   onForm("resetState", (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
     if (text(req, "confirm") !== "yes") return sendHtml(res, 200, confirmResetPage(merchant));
-    return act(req, res, `${BASE}/`, () => resetState(deps, merchant ? { merchant_id: merchant } : { all: true }), (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`));
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      () => resetState(deps, merchant ? { merchant_id: merchant } : { all: true }),
+      (v) => (v.reset === "all" ? "Everything is back to the fixtures." : `Merchant ${v.reset} is back to the fixtures.`),
+    );
   });
 
   onForm("completePayment", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "transaction_id"))}`, () => completePaymentNow(deps, pathParam(req, "transaction_id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""), (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`);
+    return act(
+      req,
+      res,
+      `${BASE}/ui/transactions/${encodeURIComponent(pathParam(req, "transaction_id"))}`,
+      () => completePaymentNow(deps, pathParam(req, "transaction_id"), text(req, "outcome"), req.originalUrl, req.ip ?? ""),
+      (tx) => `Payment ${tx.transaction_id} is now ${tx.state} (${codes.payment_status[tx.state]}).`,
+    );
   });
 
   // the merchant portal on a transaction's page: each action is the merchant's own gateway request
@@ -262,47 +329,97 @@ export function dashboard(server: Deps): Router {
 
   onForm("settleRefund", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/transactions`, () => settleRefundNow(deps, pathParam(req, "ref"), text(req, "result")), (r) => `Refund ${r.refund_reference_id} is ${r.state}.`);
+    return act(
+      req,
+      res,
+      `${BASE}/ui/transactions`,
+      () => settleRefundNow(deps, pathParam(req, "ref"), text(req, "result")),
+      (r) => `Refund ${r.refund_reference_id} is ${r.state}.`,
+    );
   });
 
   onForm("completePayout", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "transaction_id"), "COMPLETED"), (p) => `Payout ${p.transaction_id} is ${p.status}.`);
+    return act(
+      req,
+      res,
+      `${BASE}/ui/payouts`,
+      () => settlePayoutNow(deps, pathParam(req, "transaction_id"), "COMPLETED"),
+      (p) => `Payout ${p.transaction_id} is ${p.status}.`,
+    );
   });
 
   onForm("failPayout", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/payouts`, () => settlePayoutNow(deps, pathParam(req, "transaction_id"), "FAILED", { failure_type: text(req, "failure_type") }), (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`);
+    return act(
+      req,
+      res,
+      `${BASE}/ui/payouts`,
+      () => settlePayoutNow(deps, pathParam(req, "transaction_id"), "FAILED", { failure_type: text(req, "failure_type") }),
+      (p) => `Payout ${p.transaction_id} is ${p.status} (${p.failure_type}).`,
+    );
   });
 
   onForm("chargeSubscription", (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/ui/subscriptions`, () => chargeSubscriptionNow(deps, pathParam(req, "recurring_id")), (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`);
+    return act(
+      req,
+      res,
+      `${BASE}/ui/subscriptions`,
+      () => chargeSubscriptionNow(deps, pathParam(req, "recurring_id")),
+      (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`,
+    );
   });
 
   onForm("saveSnapshot", async (req, res) => {
     const deps = depsOf(res, server);
     const merchant = text(req, "merchant_id");
-    return act(req, res, `${BASE}/`, () => saveSnapshot(deps, text(req, "name").trim(), merchant || undefined), (s) => `Snapshot ${s.name} saved: ${s.records} records of ${s.merchant === null ? "every merchant" : `merchant ${s.merchant}`}.`);
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      () => saveSnapshot(deps, text(req, "name").trim(), merchant || undefined),
+      (s) => `Snapshot ${s.name} saved: ${s.records} records of ${s.merchant === null ? "every merchant" : `merchant ${s.merchant}`}.`,
+    );
   });
 
   onForm("restoreSnapshot", async (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/`, () => restoreSnapshot(deps, pathParam(req, "name"), text(req, "all") === "true"), (s) => `Snapshot ${s.name} restored (${s.records} records, saved at ${s.saved_at}).`);
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      () => restoreSnapshot(deps, pathParam(req, "name"), text(req, "all") === "true"),
+      (s) => `Snapshot ${s.name} restored (${s.records} records, saved at ${s.saved_at}).`,
+    );
   });
 
   onForm("deleteSnapshot", async (req, res) => {
     const deps = depsOf(res, server);
-    return act(req, res, `${BASE}/`, () => deleteSnapshot(deps, pathParam(req, "name")), (name) => `Snapshot ${name} deleted.`);
+    return act(
+      req,
+      res,
+      `${BASE}/`,
+      () => deleteSnapshot(deps, pathParam(req, "name")),
+      (name) => `Snapshot ${name} deleted.`,
+    );
   });
 
   onForm("resendNotification", async (req, res) => {
     const deps = depsOf(res, server);
     const sent = await deps.notifier.resend(pathParam(req, "id"));
     const last = sent?.attempts.at(-1);
-    backTo(req, res, `${BASE}/ui/notifications`, sent ? { text: `Notification ${sent.notification_id} resent: ${last?.http_status === null ? last.error : `HTTP ${last?.http_status}`}.`, ok: true } : { text: `No notification ${pathParam(req, "id")}.`, ok: false });
+    backTo(
+      req,
+      res,
+      `${BASE}/ui/notifications`,
+      sent
+        ? { text: `Notification ${sent.notification_id} resent: ${last?.http_status === null ? last.error : `HTTP ${last?.http_status}`}.`, ok: true }
+        : { text: `No notification ${pathParam(req, "id")}.`, ok: false },
+    );
   });
 
-  for (const call of OPERATOR_CALLS) if (call.form) router.post(routePathOf(call.form), unitFor(server, call.scope, unavailablePage), ...formOf(call.operationId));
+  for (const call of OPERATOR_CALLS)
+    if (call.form) router.post(routePathOf(call.form), unitFor(server, call.scope, unavailablePage), ...formOf(call.operationId));
   return router;
 }

@@ -8,7 +8,20 @@ import { parseText } from "../http/body.js";
 import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../request-log.js";
 
 const header = ([name, value]: [string, string]) => ({ name, value });
-const STATUS_TEXT: Record<number, string> = { 200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 413: "Payload Too Large", 422: "Unprocessable Entity", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" };
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK",
+  303: "See Other",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  413: "Payload Too Large",
+  422: "Unprocessable Entity",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+};
 
 /** The request body as it was sent (JSON or a form), with card data masked; {} when it could not be read. */
 function postData(x: Exchange) {
@@ -22,7 +35,17 @@ function entry(e: RequestLogEntry, x: Exchange | undefined, origin: string) {
   const comment = `${e.id} ${e.operation}: ${e.result}${e.rule ? ` (rule ${e.rule})` : ""}${e.note ? `; ${e.note}` : ""}`;
   const time = x?.duration_ms ?? 0;
   const request = x
-    ? { method: x.method, url: x.url, httpVersion: "HTTP/1.1", cookies: [], headers: x.requestHeaders.map(header), queryString: [], postData: postData(x), headersSize: -1, bodySize: -1 }
+    ? {
+        method: x.method,
+        url: x.url,
+        httpVersion: "HTTP/1.1",
+        cookies: [],
+        headers: x.requestHeaders.map(header),
+        queryString: [],
+        postData: postData(x),
+        headersSize: -1,
+        bodySize: -1,
+      }
     : { method: "POST", url: `${origin}${e.path}`, httpVersion: "HTTP/1.1", cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: -1 };
   const content = x
     ? { size: Buffer.byteLength(x.responseBody), mimeType: x.responseType, text: x.responseBody }
@@ -31,7 +54,17 @@ function entry(e: RequestLogEntry, x: Exchange | undefined, origin: string) {
     startedDateTime: e.at,
     time,
     request,
-    response: { status: e.http_status, statusText: STATUS_TEXT[e.http_status] ?? "", httpVersion: "HTTP/1.1", cookies: [], headers: (x?.responseHeaders ?? []).map(header), content, redirectURL: "", headersSize: -1, bodySize: content.size },
+    response: {
+      status: e.http_status,
+      statusText: STATUS_TEXT[e.http_status] ?? "",
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: (x?.responseHeaders ?? []).map(header),
+      content,
+      redirectURL: "",
+      headersSize: -1,
+      bodySize: content.size,
+    },
     cache: {},
     timings: { send: 0, wait: time, receive: 0 },
     comment,

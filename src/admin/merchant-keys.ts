@@ -26,7 +26,8 @@ const merchantView = (m: Merchant) => ({
 const MERCHANT_ID = new RegExp(`^[\\x21-\\x7e]{1,${ID_MAX}}$`);
 
 export function merchantsApi(server: Deps, on: On): void {
-  const badId = (res: Response, id: string) => problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to ${ID_MAX} visible ASCII characters`);
+  const badId = (res: Response, id: string) =>
+    problem(res, 400, "invalid_merchant_id", `"${id}" is not a merchant id: 1 to ${ID_MAX} visible ASCII characters`);
 
   on("getMerchant", (req, res) => {
     const deps = depsOf(res, server);
@@ -42,7 +43,8 @@ export function merchantsApi(server: Deps, on: On): void {
     if (!MERCHANT_ID.test(id)) return badId(res, id);
     const known = deps.store.records.merchant(id);
     if (known) return void res.json({ merchant: merchantView(known), created: false });
-    if (deps.config.strictMerchants) return problem(res, 404, "merchant_not_found", `no merchant ${id} (--strict-merchants is on: the fixtures' merchants only)`);
+    if (deps.config.strictMerchants)
+      return problem(res, 404, "merchant_not_found", `no merchant ${id} (--strict-merchants is on: the fixtures' merchants only)`);
     const merchant = provisionedMerchant(id, deps.store.ids, deps.config.merchantKeys);
     deps.store.records.addMerchant(merchant);
     await deps.store.commit();
@@ -53,7 +55,12 @@ export function merchantsApi(server: Deps, on: On): void {
     const deps = depsOf(res, server);
     const id = pathParam(req, "merchant_id");
     if (deps.config.merchantKeys !== "random") {
-      return problem(res, 409, "keys_not_random", "with --merchant-keys id a provisioned merchant's key is sk_test_<id>, which anyone can compute: start Sandgate with --merchant-keys random to rotate keys");
+      return problem(
+        res,
+        409,
+        "keys_not_random",
+        "with --merchant-keys id a provisioned merchant's key is sk_test_<id>, which anyone can compute: start Sandgate with --merchant-keys random to rotate keys",
+      );
     }
     const merchant = deps.store.records.merchant(id);
     if (!merchant) return problem(res, 404, "merchant_not_found", `no merchant ${id}: PUT /__sandbox/merchants/${id} provisions it`);

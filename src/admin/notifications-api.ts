@@ -42,12 +42,21 @@ export function notificationsApi(server: Deps, on: On): void {
       return problem(res, 400, "invalid_trigger", detail);
     }
     const { merchant_id, url, event, data, notify } = parsed.data;
-    const created = await deps.store.unit(async (store) => {
-      if (deps.config.strictMerchants && !store.records.merchant(merchant_id)) return "unknown merchant" as const;
-      const queued = enqueueNotification(store.records, store.ids, store.records.nowOf(merchant_id, deps.clock.now()), { merchantId: merchant_id, url, event, data, notify });
-      await store.commit();
-      return queued;
-    }, { merchant: merchant_id });
+    const created = await deps.store.unit(
+      async (store) => {
+        if (deps.config.strictMerchants && !store.records.merchant(merchant_id)) return "unknown merchant" as const;
+        const queued = enqueueNotification(store.records, store.ids, store.records.nowOf(merchant_id, deps.clock.now()), {
+          merchantId: merchant_id,
+          url,
+          event,
+          data,
+          notify,
+        });
+        await store.commit();
+        return queued;
+      },
+      { merchant: merchant_id },
+    );
     if (created === "unknown merchant") return problem(res, 404, "merchant_not_found", `no merchant ${merchant_id} (--strict-merchants is on)`);
     const notification = created && (await deps.notifier.deliver(created.notification_id));
     res.status(201).json({ notification });

@@ -30,7 +30,8 @@ import { packageVersion } from "../paths.js";
 import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-const hasBody = (req: Request) => req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+const hasBody = (req: Request) =>
+  req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
 
 /**
  * The JSON API's writes take JSON or nothing: a form body (curl -d's default type) or text is refused,
@@ -38,7 +39,12 @@ const hasBody = (req: Request) => req.headers["transfer-encoding"] !== undefined
  */
 function jsonOnly(req: Request, res: Response, next: NextFunction): void {
   if (!WRITES.has(req.method) || !hasBody(req) || req.is("application/json")) return next();
-  problem(res, 400, "malformed_body", `an operator call's body is JSON, sent with Content-Type: application/json (this one is ${req.get("content-type") ?? "of no type"})`);
+  problem(
+    res,
+    400,
+    "malformed_body",
+    `an operator call's body is JSON, sent with Content-Type: application/json (this one is ${req.get("content-type") ?? "of no type"})`,
+  );
 }
 
 /** What runs before a call's handler: its body read and checked (JSON, only the keys it accepts), then its unit of work. */
@@ -48,7 +54,6 @@ function inFront(deps: Deps, call: OperatorCall): RequestHandler[] {
 }
 const json = express.json({ limit: "100kb" });
 
-
 /**
  * The operator API, made from its table (api/operator-calls.ts): every call mounted at its method and
  * path with its body check, its unit of work and its handler (admin/*.ts hand theirs over by id).
@@ -56,7 +61,13 @@ const json = express.json({ limit: "100kb" });
 export function operatorApi(deps: Deps): Router {
   const router = Router();
   router.use(formTokens()); // before the sign-in, whose form carries one too
-  router.use(adminSession(deps.config.adminToken, deps.config.baseUrl, OPERATOR_CALLS.filter((c) => c.open).map((c) => routePathOf(c.path))));
+  router.use(
+    adminSession(
+      deps.config.adminToken,
+      deps.config.baseUrl,
+      OPERATOR_CALLS.filter((c) => c.open).map((c) => routePathOf(c.path)),
+    ),
+  );
   const { on, handlersOf } = callHandlers();
   operatorCalls(deps, on);
   scenariosApi(deps, on);

@@ -67,9 +67,18 @@ export function playgroundRoutes(server: Deps): Router {
     const profiles = loadPaymentMethods(server.config.fixtures);
     if (kind === "apm") {
       // the first account with a method that is not a card (nor a card wallet): pix on M10001/A10002
-      const apm = accounts.flatMap(({ merchant, account }) => account.payment_methods.filter((m) => !["card", "applepay", "googlepay"].includes(m)).map((method) => ({ merchant, account, method })))[0];
+      const apm = accounts.flatMap(({ merchant, account }) =>
+        account.payment_methods.filter((m) => !["card", "applepay", "googlepay"].includes(m)).map((method) => ({ merchant, account, method })),
+      )[0];
       const currency = profiles.find((p) => p.payment_method === apm?.method)?.currencies[0] ?? "EUR";
-      return { ...values, merchant_id: apm?.merchant ?? "", account_id: apm?.account.account_id ?? "", payment_method: apm?.method ?? "", amount: "25.00", currency };
+      return {
+        ...values,
+        merchant_id: apm?.merchant ?? "",
+        account_id: apm?.account.account_id ?? "",
+        payment_method: apm?.method ?? "",
+        amount: "25.00",
+        currency,
+      };
     }
     const card = accounts.find(({ account }) => account.payment_methods.includes("card")) ?? accounts[0];
     const base = { ...values, merchant_id: card?.merchant ?? "", account_id: card?.account.account_id ?? "", currency: "USD" };
@@ -109,9 +118,18 @@ export function playgroundRoutes(server: Deps): Router {
   /** The payment as its result page shows it: the request that made it, the payer page it waits at. */
   function result(tx: Transaction, returned?: PlaygroundResult["returned"]): PlaygroundResult {
     const requestId = tx.history?.[0]?.request_id;
-    const request = requestId ? server.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).find((r) => r.id === requestId) : undefined;
+    const request = requestId
+      ? server.requests.list({ merchant_id: tx.merchant_id, order_no: tx.order_no, limit: 50 }).find((r) => r.id === requestId)
+      : undefined;
     const stage = stageOf(tx);
-    return { tx, stage, payerPage: stage ? pageUrl(server.config.baseUrl ?? "", stage, tx.page_id) : "", request, exchange: request && server.requests.exchange(request.id), ...(returned ? { returned } : {}) };
+    return {
+      tx,
+      stage,
+      payerPage: stage ? pageUrl(server.config.baseUrl ?? "", stage, tx.page_id) : "",
+      request,
+      exchange: request && server.requests.exchange(request.id),
+      ...(returned ? { returned } : {}),
+    };
   }
 
   router.get("/ui/playground", inUnit.all, (_req, res) => sendHtml(res, 200, page(depsOf(res, server).store)));
@@ -128,7 +146,10 @@ export function playgroundRoutes(server: Deps): Router {
 
     const checked = await deps.store.unit((store) => {
       const merchant = store.records.merchant(values.merchant_id);
-      if (!merchant) return `Unknown merchant "${values.merchant_id}": the playground pays as one of this sandbox's merchants (${merchants(store).map((m) => m.merchant_id).join(", ")}).`;
+      if (!merchant)
+        return `Unknown merchant "${values.merchant_id}": the playground pays as one of this sandbox's merchants (${merchants(store)
+          .map((m) => m.merchant_id)
+          .join(", ")}).`;
       if (!merchant.accounts.some((a) => a.account_id === values.account_id)) {
         return `Merchant ${merchant.merchant_id} has no account "${values.account_id}" (its accounts: ${merchant.accounts.map((a) => a.account_id).join(", ")}).`;
       }
@@ -137,7 +158,8 @@ export function playgroundRoutes(server: Deps): Router {
     if (typeof checked === "string") return refused(400, checked);
     const merchant = checked;
     // without payment_method the gateway would take the request for a card payment
-    if (kind === "apm" && !values.payment_method) return refused(400, "Give a payment method (pix, boleto, ideal, paypal, ...): an APM payment is told apart by it.");
+    if (kind === "apm" && !values.payment_method)
+      return refused(400, "Give a payment method (pix, boleto, ideal, paypal, ...): an APM payment is told apart by it.");
 
     const origin = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
     const body = gatewayBody(kind, values, `${origin.replace(/\/$/, "")}${BASE}/ui/playground/returned`);
@@ -151,7 +173,14 @@ export function playgroundRoutes(server: Deps): Router {
     };
     const answer = await runOperation(
       operation,
-      { url: operation.path, headers, rawHeaders: Object.entries(headers).flat(), body: Buffer.from(JSON.stringify(body)), clientAddress: req.socket.remoteAddress ?? "", via: "playground" },
+      {
+        url: operation.path,
+        headers,
+        rawHeaders: Object.entries(headers).flat(),
+        body: Buffer.from(JSON.stringify(body)),
+        clientAddress: req.socket.remoteAddress ?? "",
+        via: "playground",
+      },
       deps,
     );
 
@@ -210,7 +239,12 @@ function gatewayBody(kind: PlaygroundKind, v: PlaygroundValues, playgroundReturn
     notify_url: v.notify_url,
   };
   if (kind === "card") {
-    Object.assign(body, { card: v.card || (v.outcome ? OUTCOME_CARD : ""), expiration_month: v.expiration_month, expiration_year: v.expiration_year, security_code: v.security_code });
+    Object.assign(body, {
+      card: v.card || (v.outcome ? OUTCOME_CARD : ""),
+      expiration_month: v.expiration_month,
+      expiration_year: v.expiration_year,
+      security_code: v.security_code,
+    });
   }
   if (kind === "apm") body.payment_method = v.payment_method;
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== ""));
@@ -222,9 +256,15 @@ function notMade(answer: GatewayAnswer, said: string | undefined, rule: string |
   // what a merchant's server would see of the scenario's fault: a hang or a long wait times out, a reset closes the connection
   const failure = answer.fault === "reset" ? "reset" : answer.fault === "hang" || answer.waitMs >= PLAYGROUND_WAIT_MS ? "timeout" : undefined;
   if (failure) {
-    const what = failure === "timeout" ? `No answer from the gateway within ${PLAYGROUND_WAIT_MS / 1000} s${by}` : `The gateway closed the connection without an answer${by}`;
+    const what =
+      failure === "timeout"
+        ? `No answer from the gateway within ${PLAYGROUND_WAIT_MS / 1000} s${by}`
+        : `The gateway closed the connection without an answer${by}`;
     return { status: 502, message: `${what}. No payment was stored.` };
   }
   const clientError = answer.status >= 400 && answer.status < 500;
-  return { status: clientError ? 400 : 502, message: `The gateway did not make the payment (HTTP ${answer.status}): ${said ?? "see the request log"}${by}. Nothing was stored.` };
+  return {
+    status: clientError ? 400 : 502,
+    message: `The gateway did not make the payment (HTTP ${answer.status}): ${said ?? "see the request log"}${by}. Nothing was stored.`,
+  };
 }

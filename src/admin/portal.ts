@@ -101,7 +101,18 @@ async function portalAction(deps: Deps, transactionId: string, action: PortalAct
   const body: Record<string, unknown> = { merchant_id: tx.merchant_id, account_id: tx.account_id, [operation.orders.arrayField]: [orderOf(action, tx, input)] };
   body.encryption_data = signatureOf(signedFields(operation, body, deps.config.batchSignature), body, key);
   const headers = { host: "localhost", "content-type": "application/json", "user-agent": "Sandgate merchant portal" };
-  const answer = await runOperation(operation, { url: operation.path, headers, rawHeaders: Object.entries(headers).flat(), body: Buffer.from(JSON.stringify(body)), clientAddress: "127.0.0.1", via: "portal" }, deps);
+  const answer = await runOperation(
+    operation,
+    {
+      url: operation.path,
+      headers,
+      rawHeaders: Object.entries(headers).flat(),
+      body: Buffer.from(JSON.stringify(body)),
+      clientAddress: "127.0.0.1",
+      via: "portal",
+    },
+    deps,
+  );
   const json = JSON.parse(answer.body) as Record<string, unknown>;
   const request_id = answer.headers["X-Request-Id"] ?? "";
   const result = (json[operation.orders.arrayField] as Record<string, string>[] | undefined)?.[0];
@@ -123,7 +134,8 @@ function portalInput(action: PortalAction, body: unknown): Done<PortalInput> {
   if (wrong.length) return invalid(`${wrong.join(" and ")} must be text (e.g. "amount": "30.00")`);
   const textOf = (name: string) => ((b[name] as string | undefined)?.trim() ? (b[name] as string).trim() : undefined);
   const decision = textOf("decision");
-  if (action === "review" && decision !== "approve" && decision !== "reject") return invalid(`decision must be "approve" or "reject", not ${JSON.stringify(decision ?? "")}`);
+  if (action === "review" && decision !== "approve" && decision !== "reject")
+    return invalid(`decision must be "approve" or "reject", not ${JSON.stringify(decision ?? "")}`);
   return { value: { amount: textOf("amount"), reason: textOf("reason"), decision: decision as PortalInput["decision"] } };
 }
 

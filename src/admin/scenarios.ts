@@ -54,12 +54,14 @@ export function scenariosApi(server: Deps, on: On): void {
     const deps = depsOf(res, server);
     const name = nameOf(req.body);
     if (name === undefined) return problem(res, 400, "invalid_name", 'send {"name": "<scenario>"}');
-    if (await guarded(res, deps, () => registry.bind(pathParam(req, "merchantId"), name))) res.json({ merchant_id: pathParam(req, "merchantId"), scenario: name });
+    if (await guarded(res, deps, () => registry.bind(pathParam(req, "merchantId"), name)))
+      res.json({ merchant_id: pathParam(req, "merchantId"), scenario: name });
   });
 
   on("unbindScenario", async (req, res) => {
     const deps = depsOf(res, server);
-    if (!registry.unbind(pathParam(req, "merchantId"))) return problem(res, 404, "not_bound", `merchant ${pathParam(req, "merchantId")} has no scenario binding`);
+    if (!registry.unbind(pathParam(req, "merchantId")))
+      return problem(res, 404, "not_bound", `merchant ${pathParam(req, "merchantId")} has no scenario binding`);
     await deps.store.commit();
     res.json({ merchant_id: pathParam(req, "merchantId"), scenario: registry.global() });
   });

@@ -20,7 +20,9 @@ export interface SnapshotInfo {
 }
 
 const NAME = /^[\w.-]{1,64}$/;
-const badName = (name: string): Done<never> => ({ problem: { status: 400, error: "invalid_name", message: `"${name}" is not a snapshot name: 1 to 64 letters, digits, _ . -` } });
+const badName = (name: string): Done<never> => ({
+  problem: { status: 400, error: "invalid_name", message: `"${name}" is not a snapshot name: 1 to 64 letters, digits, _ . -` },
+});
 const notFound = (name: string): Done<never> => ({ problem: { status: 404, error: "snapshot_not_found", message: `no snapshot "${name}"` } });
 
 /** What a kept file says of itself: its header's merchant and time (its first line), its end line's count (its last). */
@@ -38,7 +40,8 @@ export async function listSnapshots(deps: Deps): Promise<SnapshotInfo[]> {
 
 export async function saveSnapshot(deps: Deps, name: string, merchant: string | undefined): Promise<Done<SnapshotInfo>> {
   if (!NAME.test(name)) return badName(name);
-  if (merchant !== undefined && !deps.store.records.merchant(merchant)) return { problem: { status: 404, error: "merchant_not_found", message: `no merchant ${merchant}` } };
+  if (merchant !== undefined && !deps.store.records.merchant(merchant))
+    return { problem: { status: 404, error: "merchant_not_found", message: `no merchant ${merchant}` } };
   const text = await currentStateFile(deps, merchant ?? null);
   await deps.store.snapshots.put(name, text);
   return { value: infoOf(endsOf(name, text)) };
@@ -49,7 +52,11 @@ export async function saveSnapshot(deps: Deps, name: string, merchant: string | 
  * too) and the clock: it is put back only when the caller said `all`, as a reset of everything is.
  */
 export const allRequired = (what: string, how: string): Done<never> => ({
-  problem: { status: 400, error: "all_required", message: `${what} holds every merchant: putting it back replaces every merchant's records (other teams' too) and the clock; ${how}` },
+  problem: {
+    status: 400,
+    error: "all_required",
+    message: `${what} holds every merchant: putting it back replaces every merchant's records (other teams' too) and the clock; ${how}`,
+  },
 });
 
 /** `all`: the caller said so, for a snapshot of every merchant. */

@@ -13,21 +13,30 @@ export function subscriptionsApi(server: Deps, on: On): void {
   on("listSubscriptions", async (req, res) => {
     const deps = depsOf(res, server);
     await applyDue(deps);
-    const subscriptions = whereQuery(req, deps.store.data.subscriptions, ["merchant_id", "recurring_id"])
-      .map((s) => ({
-        ...s,
-        recurring_status: codes.recurring_status[s.state],
-        transactions: deps.store.data.transactions
-          .filter((t) => t.merchant_id === s.merchant_id && (t.recurring_id === s.recurring_id || t.transaction_id === s.transaction_id))
-          .sort((a, b) => a.created_at.localeCompare(b.created_at))
-          .map((t) => ({ transaction_id: t.transaction_id, order_no: t.order_no, amount: t.amount, currency: t.currency, payment_status: codes.payment_status[t.state], result: t.result, created_at: t.created_at })),
-      }));
+    const subscriptions = whereQuery(req, deps.store.data.subscriptions, ["merchant_id", "recurring_id"]).map((s) => ({
+      ...s,
+      recurring_status: codes.recurring_status[s.state],
+      transactions: deps.store.data.transactions
+        .filter((t) => t.merchant_id === s.merchant_id && (t.recurring_id === s.recurring_id || t.transaction_id === s.transaction_id))
+        .sort((a, b) => a.created_at.localeCompare(b.created_at))
+        .map((t) => ({
+          transaction_id: t.transaction_id,
+          order_no: t.order_no,
+          amount: t.amount,
+          currency: t.currency,
+          payment_status: codes.payment_status[t.state],
+          result: t.result,
+          created_at: t.created_at,
+        })),
+    }));
     res.json({ subscriptions });
   });
 
   // charges the next deduction now (as if its date had come); 409 when nothing is left to charge
   on("chargeSubscription", async (req, res) => {
     const deps = depsOf(res, server);
-    return answerJson(res, await chargeSubscriptionNow(deps, pathParam(req, "recurring_id")), (subscription) => ({ subscription: { ...subscription, recurring_status: codes.recurring_status[subscription.state] } }));
+    return answerJson(res, await chargeSubscriptionNow(deps, pathParam(req, "recurring_id")), (subscription) => ({
+      subscription: { ...subscription, recurring_status: codes.recurring_status[subscription.state] },
+    }));
   });
 }

@@ -26,7 +26,12 @@ export const HAR_LIMIT_BYTES = 20 * 1024 * 1024;
 const readBytes = express.raw({ type: () => true, limit: HAR_LIMIT_BYTES });
 
 /** How each failure of the thread is answered. */
-const FAILURE_STATUS: Record<Exclude<ThreadAnswer, { report: unknown }>["error"], number> = { invalid_har: 400, verify_failed: 500, verify_out_of_memory: 413, verify_timed_out: 504 };
+const FAILURE_STATUS: Record<Exclude<ThreadAnswer, { report: unknown }>["error"], number> = {
+  invalid_har: 400,
+  verify_failed: 500,
+  verify_out_of_memory: 413,
+  verify_timed_out: 504,
+};
 
 /** ?ignore= (repeatable; a comma-separated list works too, as typed in the dashboard): paths left out of the comparison. */
 function ignoredPaths(req: Request): string[] {
@@ -45,8 +50,10 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
   readBytes(req, res, (err?: unknown) => {
     if (!err) return next();
     const status = (err as { status?: unknown }).status;
-    if (status === 413) problem(res, 413, "body_too_large", "the HAR is larger than 20 MB: record fewer exchanges, or run `sandgate verify <file.har>` on the command line");
-    else if (typeof status === "number" && status >= 400 && status < 500) problem(res, status, "unreadable_body", `the body cannot be read: ${(err as Error).message}`);
+    if (status === 413)
+      problem(res, 413, "body_too_large", "the HAR is larger than 20 MB: record fewer exchanges, or run `sandgate verify <file.har>` on the command line");
+    else if (typeof status === "number" && status >= 400 && status < 500)
+      problem(res, status, "unreadable_body", `the body cannot be read: ${(err as Error).message}`);
     else next(err);
   });
 }

@@ -56,14 +56,21 @@ export function verifyInThread(har: Buffer, options: VerifyOptions, limits: Thre
       stderr: true,
     });
     const timer = setTimeout(
-      () => answer({ error: "verify_timed_out", message: `the replay took longer than ${Math.round(limits.timeoutMs / 1000)} s and was stopped: record fewer exchanges, or run \`sandgate verify <file.har>\` on the command line` }),
+      () =>
+        answer({
+          error: "verify_timed_out",
+          message: `the replay took longer than ${Math.round(limits.timeoutMs / 1000)} s and was stopped: record fewer exchanges, or run \`sandgate verify <file.har>\` on the command line`,
+        }),
       limits.timeoutMs,
     );
     worker.on("message", (m: ThreadAnswer) => answer(m));
     worker.on("error", (err: Error & { code?: string }) =>
       answer(
         err.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? { error: "verify_out_of_memory", message: `the recording needs more than the ${limits.memoryMb} MB verify may use: record fewer exchanges, or run \`sandgate verify <file.har>\` on the command line` }
+          ? {
+              error: "verify_out_of_memory",
+              message: `the recording needs more than the ${limits.memoryMb} MB verify may use: record fewer exchanges, or run \`sandgate verify <file.har>\` on the command line`,
+            }
           : { error: "verify_failed", message: err.message },
       ),
     );

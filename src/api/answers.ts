@@ -6,7 +6,13 @@ import { z } from "zod";
 const s = z.string();
 /** A field problem of a refusal: which field, and what is wrong. */
 const problems = z.array(z.strictObject({ field: s, message: s })).describe("every bad field of a refused request");
-const envelope = { merchant_id: s, account_id: s, encryption_data: s.describe("the answer's signature (see Signatures)"), return_status: z.enum(["0", "1"]), return_message: s };
+const envelope = {
+  merchant_id: s,
+  account_id: s,
+  encryption_data: s.describe("the answer's signature (see Signatures)"),
+  return_status: z.enum(["0", "1"]),
+  return_message: s,
+};
 
 /** The JSON answer of a refused request (400, 401, 403, 404, 413, 5xx): the envelope, the operation's empty list, and the problems. */
 export const jsonRefusal = z.looseObject({ ...envelope, return_status: z.literal("0"), errors: problems.optional() });
@@ -48,7 +54,9 @@ const batchAnswer = (arrayField: string) => z.looseObject({ ...envelope, [arrayF
 
 const queryAnswer = z.looseObject({
   ...envelope,
-  orders_list: z.array(z.looseObject({ query_result: z.enum(["0", "1"]), transaction_id: s, order_no: s }).describe("a payment as the gateway's query result shows it")),
+  orders_list: z.array(
+    z.looseObject({ query_result: z.enum(["0", "1"]), transaction_id: s, order_no: s }).describe("a payment as the gateway's query result shows it"),
+  ),
 });
 const refundSearchAnswer = z.looseObject({ ...envelope, refund_orders: z.array(z.looseObject({ transaction_id: s, order_no: s }).describe("a refund")) });
 const subscriptionCancelAnswer = z.looseObject({ ...envelope, recurring_id: s, recurring_status: s });

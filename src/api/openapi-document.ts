@@ -32,7 +32,13 @@ const REFUSALS: [string, string][] = [
 
 /** The sandbox's request headers an operation takes: a scenario for every one, an outcome for those that have outcomes. */
 function sandboxHeaders(op: Operation): Json[] {
-  const scenario = { name: "X-Sandbox-Scenario", in: "header", required: false, description: "the scenario deciding this request (stronger than the merchant's and the global one)", schema: { type: "string" } };
+  const scenario = {
+    name: "X-Sandbox-Scenario",
+    in: "header",
+    required: false,
+    description: "the scenario deciding this request (stronger than the merchant's and the global one)",
+    schema: { type: "string" },
+  };
   const outcomes = operationOutcomes(op.name);
   if (outcomes.length === 0) return [scenario];
   const description = "the outcome this request ends with (data/outcomes.json; for a batch, every order), stronger than any scenario";
@@ -45,7 +51,10 @@ function operationPaths(operations: readonly Operation[]): Json {
     const media = MEDIA[op.format];
     const body = jsonSchema(op.request, "input");
     const refusal = op.format === "html" ? { type: "string" } : jsonSchema(op.format === "xml" ? xmlRefusal : jsonRefusal, "output");
-    const answer = op.format === "html" ? { type: "string", description: "the gateway's loading page (form theForm, posted to the hosted checkout)" } : jsonSchema(ANSWERS[op.name]!, "output");
+    const answer =
+      op.format === "html"
+        ? { type: "string", description: "the gateway's loading page (form theForm, posted to the hosted checkout)" }
+        : jsonSchema(ANSWERS[op.name]!, "output");
     const content = (schema: Json) => ({ [media]: { schema: op.format === "xml" ? { ...schema, xml: { name: "respon" } } : schema } });
     paths[op.path] = {
       post: {
@@ -89,7 +98,13 @@ const PATH_PARAMS: Record<string, string> = {
   pageId: "the page's id (issuer_url and the checkout's landing name it)",
 };
 const pathParameters = (path: string): Json[] =>
-  [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, description: PATH_PARAMS[m[1]!], schema: m[1] === "kind" ? { type: "string", enum: ["checkout", "3ds", "apm"] } : { type: "string" } }));
+  [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: "path",
+    required: true,
+    description: PATH_PARAMS[m[1]!],
+    schema: m[1] === "kind" ? { type: "string", enum: ["checkout", "3ds", "apm"] } : { type: "string" },
+  }));
 
 /** The operator API: operationIds, bodies, answers and refusals, from the table of calls (src/api/operator-calls.ts). */
 function operatorPaths(): Json {
@@ -106,15 +121,29 @@ function operatorPaths(): Json {
       [String(call.status ?? 200)]: {
         description: call.status === 201 ? "created" : "done",
         // an answer that is only text (a state file) has only its text type; another may also come as text (coverage as Markdown)
-        content: call.text && call.answer instanceof z.ZodString ? { [call.text]: { schema: { type: "string" } } } : { ...json(answer), ...(call.text ? { [call.text]: { schema: { type: "string" } } } : {}) },
+        content:
+          call.text && call.answer instanceof z.ZodString
+            ? { [call.text]: { schema: { type: "string" } } }
+            : { ...json(answer), ...(call.text ? { [call.text]: { schema: { type: "string" } } } : {}) },
       },
     };
     if (call.alike) responses[String(call.alike[0])] = { description: call.alike[1], content: json(answer) };
     for (const [status, problem] of Object.entries(call.problems ?? {})) {
-      responses[status] = typeof problem === "string" ? { description: problem, content: json(error) } : { description: problem.description, content: json(jsonSchema(problem.schema, "output")) };
+      responses[status] =
+        typeof problem === "string"
+          ? { description: problem, content: json(error) }
+          : { description: problem.description, content: json(jsonSchema(problem.schema, "output")) };
     }
-    if (!call.open) responses["401"] = { description: "unauthorised: ADMIN_TOKEN is set and the call did not send it (Authorization: Bearer <ADMIN_TOKEN>)", content: json(error) };
-    if (call.method !== "get") responses["403"] = { description: "cross_site_refused: a browser sent it for another site (Sec-Fetch-Site or Origin); curl and scripts are not refused", content: json(error) };
+    if (!call.open)
+      responses["401"] = {
+        description: "unauthorised: ADMIN_TOKEN is set and the call did not send it (Authorization: Bearer <ADMIN_TOKEN>)",
+        content: json(error),
+      };
+    if (call.method !== "get")
+      responses["403"] = {
+        description: "cross_site_refused: a browser sent it for another site (Sec-Fetch-Site or Origin); curl and scripts are not refused",
+        content: json(error),
+      };
     if (!outsideUnits(call)) responses["503"] = { description: "store_unavailable: the shared store (--redis-url) cannot be reached", content: json(error) };
     (paths[call.path] ??= {})[call.method] = {
       operationId: call.operationId,
@@ -133,10 +162,22 @@ function operatorPaths(): Json {
 function payerPagePaths(): Json {
   const html = { "text/html": { schema: { type: "string" } } };
   const page = (schema: z.ZodType) => ({ ...html, ...json(jsonSchema(schema, "output")) });
-  const outcome = { name: "outcome", in: "query", required: false, description: "ends the payment with this outcome of the page, as posting outcome=<name> would (wins over the form's)", schema: { type: "string" } };
-  const moved = { description: "to the page the payment waits at now, the next page, or the merchant's return_url", headers: { Location: { description: "where to", schema: { type: "string" } } } };
+  const outcome = {
+    name: "outcome",
+    in: "query",
+    required: false,
+    description: "ends the payment with this outcome of the page, as posting outcome=<name> would (wins over the form's)",
+    schema: { type: "string" },
+  };
+  const moved = {
+    description: "to the page the payment waits at now, the next page, or the merchant's return_url",
+    headers: { Location: { description: "where to", schema: { type: "string" } } },
+  };
   const refusals = {
-    "400": { description: "invalid_outcome: the page does not offer it (allowed lists those it does); invalid_card: the card form has errors (problems); form_refused", content: page(payerPageRefusal) },
+    "400": {
+      description: "invalid_outcome: the page does not offer it (allowed lists those it does); invalid_card: the card form has errors (problems); form_refused",
+      content: page(payerPageRefusal),
+    },
     "404": { description: "page_not_found: no such page", content: page(payerPageRefusal) },
     "409": { description: "payment_not_pending: the payment is finished already; nothing was charged again", content: page(payerPageFinished) },
     "503": { description: "the shared store (--redis-url) cannot be reached", content: html },
@@ -147,8 +188,13 @@ function payerPagePaths(): Json {
       get: {
         ...common,
         operationId: "showPayerPage",
-        summary: "the page the payment waits at (hosted checkout, 3-D Secure challenge, APM page), or its result once finished; with ?outcome= it acts as a post",
-        responses: { "200": { description: "the page (with ?outcome= and Accept: application/json, where the payment stands)", content: page(payerPageResult) }, "303": moved, ...refusals },
+        summary:
+          "the page the payment waits at (hosted checkout, 3-D Secure challenge, APM page), or its result once finished; with ?outcome= it acts as a post",
+        responses: {
+          "200": { description: "the page (with ?outcome= and Accept: application/json, where the payment stands)", content: page(payerPageResult) },
+          "303": moved,
+          ...refusals,
+        },
       },
       post: {
         ...common,
@@ -156,10 +202,16 @@ function payerPagePaths(): Json {
         summary: "what the page's forms send, and what a script sends without a browser: outcome=<name>, the 3-D Secure code, or the card form",
         requestBody: {
           required: false,
-          content: { "application/x-www-form-urlencoded": { schema: jsonSchema(payerPageBody, "input") }, "application/json": { schema: jsonSchema(payerPageBody, "input") } },
+          content: {
+            "application/x-www-form-urlencoded": { schema: jsonSchema(payerPageBody, "input") },
+            "application/json": { schema: jsonSchema(payerPageBody, "input") },
+          },
         },
         responses: {
-          "200": { description: "the result page (Accept: application/json: where the payment stands, next_url when it waits at another page)", content: page(payerPageResult) },
+          "200": {
+            description: "the result page (Accept: application/json: where the payment stands, next_url when it waits at another page)",
+            content: page(payerPageResult),
+          },
           "303": moved,
           ...refusals,
           "413": { description: "form_refused: the form is larger than 1 MB", content: page(payerPageRefusal) },

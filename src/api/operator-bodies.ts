@@ -23,7 +23,9 @@ export const resetBody = z.union([
 ]);
 
 /** POST /__sandbox/payments/{transaction_id}/complete */
-export const completeBody = z.strictObject({ outcome: z.string().describe("an outcome of the page the payment waits at: paid, failed, cancelled, threeds_passed, ...") });
+export const completeBody = z.strictObject({
+  outcome: z.string().describe("an outcome of the page the payment waits at: paid, failed, cancelled, threeds_passed, ..."),
+});
 
 /** POST /__sandbox/refunds/{ref}/settle */
 export const settleBody = z.strictObject({ result: z.enum(["processed", "failed"]).default("processed") });
@@ -51,7 +53,11 @@ export const triggerBody = z.strictObject({
   data: z.record(z.string(), z.unknown()).default({}),
   notify: z
     .object({
-      delay_seconds: z.number().min(0).max(30 * 86_400).optional(),
+      delay_seconds: z
+        .number()
+        .min(0)
+        .max(30 * 86_400)
+        .optional(),
       duplicate: z.number().int().min(0).max(10).optional(),
       drop: z.boolean().optional(),
     })
@@ -69,9 +75,13 @@ export const receiverCheckBody = z.strictObject({
 
 /** PUT /__sandbox/snapshots/{name}: everything, or one merchant's records */
 /** POST /__sandbox/snapshots/{name}/restore: a snapshot of every merchant replaces every merchant's records, so it says so */
-export const restoreBody = z.strictObject({ all: z.literal(true).optional().describe("needed when the snapshot holds every merchant: it replaces every merchant's records and the clock") });
+export const restoreBody = z.strictObject({
+  all: z.literal(true).optional().describe("needed when the snapshot holds every merchant: it replaces every merchant's records and the clock"),
+});
 
-export const snapshotBody = z.strictObject({ merchant_id: z.string().min(1).optional().describe("keep this merchant's records only (default: every merchant's)") });
+export const snapshotBody = z.strictObject({
+  merchant_id: z.string().min(1).optional().describe("keep this merchant's records only (default: every merchant's)"),
+});
 
 // The merchant portal's actions (admin/portal.ts): the gateway checks what they ask as it checks a merchant's request
 const portalAmount = (what: string) => z.string().min(1).optional().describe(what);
@@ -80,6 +90,9 @@ export const captureBody = z.strictObject({ amount: portalAmount("what to captur
 /** POST /__sandbox/payments/{transaction_id}/cancel */
 export const cancelBody = z.strictObject({});
 /** POST /__sandbox/payments/{transaction_id}/refund */
-export const refundBody = z.strictObject({ amount: portalAmount("what to refund (default: all that is left)"), reason: z.string().max(256).optional().describe("the refund's reason") });
+export const refundBody = z.strictObject({
+  amount: portalAmount("what to refund (default: all that is left)"),
+  reason: z.string().max(256).optional().describe("the refund's reason"),
+});
 /** POST /__sandbox/payments/{transaction_id}/review */
 export const reviewBody = z.strictObject({ decision: z.enum(["approve", "reject"]).describe("approve or reject the payment held for review") });

@@ -7,7 +7,22 @@ import { z } from "zod";
 import * as stored from "../store/fixtures.js";
 import type { RouteScope } from "../store/store.js";
 import { payoutAnswer } from "./answers.js";
-import { cancelBody, captureBody, clockBody, completeBody, failPayoutBody, receiverCheckBody, refundBody, resetBody, restoreBody, reviewBody, scenarioNameBody, settleBody, snapshotBody, triggerBody } from "./operator-bodies.js";
+import {
+  cancelBody,
+  captureBody,
+  clockBody,
+  completeBody,
+  failPayoutBody,
+  receiverCheckBody,
+  refundBody,
+  resetBody,
+  restoreBody,
+  reviewBody,
+  scenarioNameBody,
+  settleBody,
+  snapshotBody,
+  triggerBody,
+} from "./operator-bodies.js";
 
 const s = z.string();
 const int = z.number().int();
@@ -22,7 +37,12 @@ const merchantView = z.strictObject({
   provisioned: z.boolean().describe("made on first use (or by PUT), not a fixture"),
   accounts: z.array(z.strictObject({ account_id: s, capture_mode: z.enum(["manual", "auto"]) })),
 });
-const health = z.strictObject({ status: z.literal("ok"), scenario: s.describe("the global scenario"), signature_mode: z.enum(["lenient", "strict"]), time: s.describe("the sandbox clock, ISO 8601") });
+const health = z.strictObject({
+  status: z.literal("ok"),
+  scenario: s.describe("the global scenario"),
+  signature_mode: z.enum(["lenient", "strict"]),
+  time: s.describe("the sandbox clock, ISO 8601"),
+});
 const document = z.looseObject({ openapi: s, info: z.looseObject({ title: s, version: s }), paths: z.record(s, z.looseObject({})) });
 
 const requestLogEntry = z.looseObject({
@@ -61,7 +81,12 @@ const coverage = z.looseObject({
   operations: z.array(z.looseObject({ operation: s, produced: z.record(s, int), never: z.array(s) })),
 });
 const clock = z.strictObject({ now: s, offset_ms: z.number() });
-const snapshotInfo = z.strictObject({ name: s, merchant: s.nullable().describe("the one merchant it holds, or null: every merchant"), saved_at: s.describe("the sandbox clock when it was saved"), records: int });
+const snapshotInfo = z.strictObject({
+  name: s,
+  merchant: s.nullable().describe("the one merchant it holds, or null: every merchant"),
+  saved_at: s.describe("the sandbox clock when it was saved"),
+  records: int,
+});
 
 /** The merchant portal's actions (admin/portal.ts), each by the operationId of its call: declared here once. */
 export const PORTAL_CALLS = { capture: "capturePayment", cancel: "cancelPayment", refund: "refundPayment", review: "reviewPayment" } as const;
@@ -70,7 +95,9 @@ export type PortalAction = keyof typeof PORTAL_CALLS;
 /** The merchant portal's answer: the gateway's result for the one order, and the payment as it is now. */
 const portalAnswer = z.strictObject({
   action: z.enum(Object.keys(PORTAL_CALLS) as [PortalAction, ...PortalAction[]]),
-  request_id: s.describe("the merchant's request the action was (its X-Request-Id): GET /__sandbox/requests and the payment's history name it; a refusal (409) carries it too"),
+  request_id: s.describe(
+    "the merchant's request the action was (its X-Request-Id): GET /__sandbox/requests and the payment's history name it; a refusal (409) carries it too",
+  ),
   result: z.record(s, s).describe("the order's result as the gateway's batch answer has it (capture_status, refund_reference, ...)"),
   transaction: z.strictObject({ transaction_id: s, merchant_id: s, order_no: s, state: s, amount: s, captured_amount: s, refunded_amount: s, currency: s }),
 });
@@ -91,7 +118,11 @@ function portalCalls() {
       body,
       summary,
       answer: portalAnswer,
-      problems: { 400: `invalid_field: amount or reason not text, decision not approve or reject; ${MALFORMED}`, 404: "transaction_not_found", 409: "refused: the gateway's own message (the payment's state or amounts forbid it, or a scenario rule refused it), and the request_id of the merchant's request" },
+      problems: {
+        400: `invalid_field: amount or reason not text, decision not approve or reject; ${MALFORMED}`,
+        404: "transaction_not_found",
+        409: "refused: the gateway's own message (the payment's state or amounts forbid it, or a scenario rule refused it), and the request_id of the merchant's request",
+      },
     }) as const;
   return [
     call("capture", captureBody, 'captures an authorised payment as its merchant\'s /v1/capture would: all of it, or {"amount":"30.00"}'),
@@ -101,7 +132,14 @@ function portalCalls() {
   ];
 }
 
-const historyEntry = z.looseObject({ at: s, event: s, payment_status: s, result: s, rule: s, source: z.enum(["api", "portal", "playground", "payer", "operator", "clock"]) });
+const historyEntry = z.looseObject({
+  at: s,
+  event: s,
+  payment_status: s,
+  result: s,
+  rule: s,
+  source: z.enum(["api", "portal", "playground", "payer", "operator", "clock"]),
+});
 /**
  * A stored record as the operator API shows it: the fields named, each as the store's schema has it
  * (the one the fixtures are checked against: src/store/fixtures.ts), any others allowed.
@@ -111,18 +149,70 @@ function recordView(record: z.ZodObject, fields: string[], notes: Record<string,
 }
 const transaction = recordView(
   stored.transaction,
-  ["transaction_id", "merchant_id", "account_id", "order_no", "kind", "currency", "amount", "state", "result", "card_masked", "payment_method", "page_id", "recurring_id", "captured_amount", "refunded_amount", "created_at", "updated_at"],
-  { amount: "decimal, two places", result: "the result's key in the catalogue (success, do_not_honor, ...)", card_masked: "first six and last four", page_id: "the payer page's id, when there is one" },
+  [
+    "transaction_id",
+    "merchant_id",
+    "account_id",
+    "order_no",
+    "kind",
+    "currency",
+    "amount",
+    "state",
+    "result",
+    "card_masked",
+    "payment_method",
+    "page_id",
+    "recurring_id",
+    "captured_amount",
+    "refunded_amount",
+    "created_at",
+    "updated_at",
+  ],
+  {
+    amount: "decimal, two places",
+    result: "the result's key in the catalogue (success, do_not_honor, ...)",
+    card_masked: "first six and last four",
+    page_id: "the payer page's id, when there is one",
+  },
 ).extend({ history: z.array(historyEntry).optional().describe("every request and state change, oldest first") });
 const refund = recordView(
   stored.refund,
-  ["refund_reference_id", "refund_reference", "transaction_id", "merchant_id", "account_id", "order_no", "currency", "amount", "refund_amount", "refund_reason", "state", "refund_date", "refund_processing_date", "due_at"],
+  [
+    "refund_reference_id",
+    "refund_reference",
+    "transaction_id",
+    "merchant_id",
+    "account_id",
+    "order_no",
+    "currency",
+    "amount",
+    "refund_amount",
+    "refund_reason",
+    "state",
+    "refund_date",
+    "refund_processing_date",
+    "due_at",
+  ],
   { due_at: "when an accepted refund settles" },
 );
 const payoutView = payoutAnswer.omit({ encryption_data: true }).extend({
-  sandbox: z.strictObject({ rule: s, due_at: s, next_status: z.enum(["", "COMPLETED", "FAILED"]), next_failure_type: s }).describe("what only the sandbox knows: the deciding rule and what happens next"),
+  sandbox: z
+    .strictObject({ rule: s, due_at: s, next_status: z.enum(["", "COMPLETED", "FAILED"]), next_failure_type: s })
+    .describe("what only the sandbox knows: the deciding rule and what happens next"),
 });
-const subscription = recordView(stored.subscription, ["recurring_id", "merchant_id", "account_id", "order_no", "transaction_id", "contract_amount", "currency", "state", "deductions", "next_deduction_at", "created_at"]).extend({
+const subscription = recordView(stored.subscription, [
+  "recurring_id",
+  "merchant_id",
+  "account_id",
+  "order_no",
+  "transaction_id",
+  "contract_amount",
+  "currency",
+  "state",
+  "deductions",
+  "next_deduction_at",
+  "created_at",
+]).extend({
   recurring_status: s.describe("the gateway's recurring_status code"),
 });
 const charged = z.strictObject({ transaction_id: s, order_no: s, amount: s, currency: s, payment_status: s, result: s, created_at: s });
@@ -171,8 +261,17 @@ const scenarioList = z.strictObject({
 const scenario = z.looseObject({ name: s, description: s, extends: z.array(s), rules: z.array(z.looseObject({})) });
 const reloaded = z.strictObject({ errors: z.array(s), scenarios: z.array(s) });
 /** Where a payment stands after its payer (or an operator) acted. */
-const payerResult = { transaction_id: s, order_status: s, result_info: s, return_url: s.describe("the merchant's return_url with the signed result, or empty") };
-const completed = z.strictObject({ ...payerResult, payment_status: s, stage: s.describe("the page the payment now waits at (3ds after a checkout chose it), or empty once finished") });
+const payerResult = {
+  transaction_id: s,
+  order_status: s,
+  result_info: s,
+  return_url: s.describe("the merchant's return_url with the signed result, or empty"),
+};
+const completed = z.strictObject({
+  ...payerResult,
+  payment_status: s,
+  stage: s.describe("the page the payment now waits at (3ds after a checkout chose it), or empty once finished"),
+});
 
 type Method = "get" | "post" | "put" | "delete";
 
@@ -223,32 +322,71 @@ const MALFORMED = "malformed_body (the body is not valid JSON)";
  * ctl's calls (ctl call <operationId>) are made from. Adding a call is an entry here and its handler.
  */
 const OPERATOR = [
-  { method: "get", path: "/__sandbox/health", operationId: "getHealth", scope: "none", summary: "200 once ready: status, scenario, signature_mode, time (open even with ADMIN_TOKEN)", answer: health, open: true },
-  { method: "get", path: "/__sandbox/openapi.json", operationId: "getOpenApiDocument", scope: "none", summary: "this document (open even with ADMIN_TOKEN)", answer: document, open: true },
+  {
+    method: "get",
+    path: "/__sandbox/health",
+    operationId: "getHealth",
+    scope: "none",
+    summary: "200 once ready: status, scenario, signature_mode, time (open even with ADMIN_TOKEN)",
+    answer: health,
+    open: true,
+  },
+  {
+    method: "get",
+    path: "/__sandbox/openapi.json",
+    operationId: "getOpenApiDocument",
+    scope: "none",
+    summary: "this document (open even with ADMIN_TOKEN)",
+    answer: document,
+    open: true,
+  },
   {
     method: "get",
     path: "/__sandbox/requests",
-    operationId: "listRequests", scope: "all",
+    operationId: "listRequests",
+    scope: "all",
     summary: "the request log, newest first",
-    query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's (authorise, capture, ...)", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
+    query: {
+      merchant_id: "only this merchant's",
+      order_no: "only this order's",
+      operation: "only this operation's (authorise, capture, ...)",
+      http_status: "an HTTP status (403) or a class (4xx)",
+      since: "ISO date-time",
+      until: "ISO date-time",
+      limit: "at most this many (default 100, at most 5000)",
+    },
     answer: z.strictObject({ requests: z.array(requestLogEntry) }),
     problems: { 400: "invalid_query: since or until is not an ISO date-time" },
   },
   {
     method: "get",
     path: "/__sandbox/requests.har",
-    operationId: "exportRequestsHar", scope: "all",
+    operationId: "exportRequestsHar",
+    scope: "all",
     summary: "the request log as HAR 1.2 (same filters)",
-    query: { merchant_id: "only this merchant's", order_no: "only this order's", operation: "only this operation's", http_status: "an HTTP status (403) or a class (4xx)", since: "ISO date-time", until: "ISO date-time", limit: "at most this many (default 100, at most 5000)" },
+    query: {
+      merchant_id: "only this merchant's",
+      order_no: "only this order's",
+      operation: "only this operation's",
+      http_status: "an HTTP status (403) or a class (4xx)",
+      since: "ISO date-time",
+      until: "ISO date-time",
+      limit: "at most this many (default 100, at most 5000)",
+    },
     answer: har,
     problems: { 400: "invalid_query: since or until is not an ISO date-time", 429: "busy: one export runs at a time per process, three wait (Retry-After)" },
   },
   {
     method: "post",
     path: "/__sandbox/verify",
-    operationId: "verifyRecording", scope: "own", body: "raw",
+    operationId: "verifyRecording",
+    scope: "own",
+    body: "raw",
     summary: "replays a recording (HAR 1.2, up to 20 MB) against a fresh Sandgate and answers verify's JSON report",
-    query: { ignore: "a path left out of the comparison (repeatable, or comma-separated)", suggest: "1: suggest the scenario rules that close the differences" },
+    query: {
+      ignore: "a path left out of the comparison (repeatable, or comma-separated)",
+      suggest: "1: suggest the scenario rules that close the differences",
+    },
     answer: verifyReport,
     problems: {
       400: "invalid_har: the body is not a HAR of this gateway's API",
@@ -261,13 +399,22 @@ const OPERATOR = [
   {
     method: "get",
     path: "/__sandbox/coverage",
-    operationId: "getCoverage", scope: "all",
+    operationId: "getCoverage",
+    scope: "all",
     summary: "rules that answered, outcomes never produced (format=markdown: the same as Markdown)",
     query: { merchant_id: "one merchant's (default: all)", format: "markdown: text/markdown instead of JSON" },
     answer: coverage,
     text: "text/markdown",
   },
-  { method: "delete", path: "/__sandbox/coverage", operationId: "clearCoverage", scope: "all", summary: "clears the coverage (merchant_id, or all)", query: { merchant_id: "one merchant's (default: all)" }, answer: z.strictObject({ cleared: s }) },
+  {
+    method: "delete",
+    path: "/__sandbox/coverage",
+    operationId: "clearCoverage",
+    scope: "all",
+    summary: "clears the coverage (merchant_id, or all)",
+    query: { merchant_id: "one merchant's (default: all)" },
+    answer: z.strictObject({ cleared: s }),
+  },
   {
     method: "get",
     path: "/__sandbox/clock",
@@ -281,41 +428,88 @@ const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/clock",
-    operationId: "advanceClock", form: "/__sandbox/ui/clock", scope: "own", body: clockBody,
+    operationId: "advanceClock",
+    form: "/__sandbox/ui/clock",
+    scope: "own",
+    body: clockBody,
     summary: 'moves the clock forward and applies what fell due: {"advance":"3d"} or {"advance_seconds":90}; with "merchant_id", that merchant\'s clock only',
-    answer: z.strictObject({ now: s, offset_ms: z.number(), applied: int, merchant_id: s.optional().describe("the merchant whose clock moved (absent: the sandbox's)") }),
+    answer: z.strictObject({
+      now: s,
+      offset_ms: z.number(),
+      applied: int,
+      merchant_id: s.optional().describe("the merchant whose clock moved (absent: the sandbox's)"),
+    }),
     problems: { 400: `invalid_advance: not a duration, negative, or over 3660 days; ${MALFORMED}`, 404: "merchant_not_found" },
   },
-  { method: "get", path: "/__sandbox/transactions", operationId: "listTransactions", scope: "all", summary: "transactions with their history", query: { merchant_id: "only this merchant's", order_no: "only this order's" }, answer: z.strictObject({ transactions: z.array(transaction) }) },
-  { method: "get", path: "/__sandbox/refunds", operationId: "listRefunds", scope: "all", summary: "refunds", query: { merchant_id: "only this merchant's", transaction_id: "only this payment's" }, answer: z.strictObject({ refunds: z.array(refund) }) },
+  {
+    method: "get",
+    path: "/__sandbox/transactions",
+    operationId: "listTransactions",
+    scope: "all",
+    summary: "transactions with their history",
+    query: { merchant_id: "only this merchant's", order_no: "only this order's" },
+    answer: z.strictObject({ transactions: z.array(transaction) }),
+  },
+  {
+    method: "get",
+    path: "/__sandbox/refunds",
+    operationId: "listRefunds",
+    scope: "all",
+    summary: "refunds",
+    query: { merchant_id: "only this merchant's", transaction_id: "only this payment's" },
+    answer: z.strictObject({ refunds: z.array(refund) }),
+  },
   {
     method: "post",
     path: "/__sandbox/refunds/{ref}/settle",
-    operationId: "settleRefund", form: "/__sandbox/ui/refunds/{ref}/settle", scope: { record: "refund", param: "ref" }, body: settleBody,
+    operationId: "settleRefund",
+    form: "/__sandbox/ui/refunds/{ref}/settle",
+    scope: { record: "refund", param: "ref" },
+    body: settleBody,
     summary: 'settles an accepted refund now: {"result":"processed"|"failed"}',
     answer: z.strictObject({ refund }),
-   
-    problems: { 400: `invalid_result: result is not processed or failed; ${MALFORMED}`, 404: "refund_not_found", 409: "refund_settled: the refund is no longer accepted" },
+
+    problems: {
+      400: `invalid_result: result is not processed or failed; ${MALFORMED}`,
+      404: "refund_not_found",
+      409: "refund_settled: the refund is no longer accepted",
+    },
   },
   {
     method: "post",
     path: "/__sandbox/payments/{transaction_id}/complete",
-    operationId: "completePayment", form: "/__sandbox/ui/payments/{transaction_id}/complete", scope: { record: "transaction", param: "transaction_id" }, body: completeBody,
+    operationId: "completePayment",
+    form: "/__sandbox/ui/payments/{transaction_id}/complete",
+    scope: { record: "transaction", param: "transaction_id" },
+    body: completeBody,
     summary: 'finishes a payment waiting for its payer, as the payer would: {"outcome":"paid"|...}',
     answer: completed,
-   
+
     problems: {
       400: `invalid_outcome: not an outcome of the page the payment waits at; ${MALFORMED}`,
       404: "transaction_not_found",
-      409: { description: "payment_not_pending: the payment is no longer pending (the answer says where it stands)", schema: z.looseObject({ error: s, message: s, ...completed.shape }) },
+      409: {
+        description: "payment_not_pending: the payment is no longer pending (the answer says where it stands)",
+        schema: z.looseObject({ error: s, message: s, ...completed.shape }),
+      },
     },
   },
   ...portalCalls(),
-  { method: "get", path: "/__sandbox/payouts", operationId: "listPayouts", scope: "all", summary: "payouts as merchants see them, and what the sandbox does next", query: { merchant_id: "only this merchant's", status: "PENDING, COMPLETED or FAILED", request_id: "only this request's" }, answer: z.strictObject({ payouts: z.array(payoutView) }) },
+  {
+    method: "get",
+    path: "/__sandbox/payouts",
+    operationId: "listPayouts",
+    scope: "all",
+    summary: "payouts as merchants see them, and what the sandbox does next",
+    query: { merchant_id: "only this merchant's", status: "PENDING, COMPLETED or FAILED", request_id: "only this request's" },
+    answer: z.strictObject({ payouts: z.array(payoutView) }),
+  },
   {
     method: "post",
     path: "/__sandbox/payouts/{transaction_id}/complete",
-    operationId: "completePayout", form: "/__sandbox/ui/payouts/{transaction_id}/complete", scope: { record: "payout", param: "transaction_id" },
+    operationId: "completePayout",
+    form: "/__sandbox/ui/payouts/{transaction_id}/complete",
+    scope: { record: "payout", param: "transaction_id" },
     summary: "completes a pending payout",
     answer: z.strictObject({ payout: payoutView }),
     problems: { 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
@@ -323,16 +517,20 @@ const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/payouts/{transaction_id}/fail",
-    operationId: "failPayout", form: "/__sandbox/ui/payouts/{transaction_id}/fail", scope: { record: "payout", param: "transaction_id" }, body: failPayoutBody,
+    operationId: "failPayout",
+    form: "/__sandbox/ui/payouts/{transaction_id}/fail",
+    scope: { record: "payout", param: "transaction_id" },
+    body: failPayoutBody,
     summary: "fails a pending payout: {failure_type, failure_reason}",
     answer: z.strictObject({ payout: payoutView }),
-   
+
     problems: { 400: `invalid_failure_type, invalid_failure_reason; ${MALFORMED}`, 404: "payout_not_found", 409: "payout_final: only PENDING payouts move" },
   },
   {
     method: "get",
     path: "/__sandbox/subscriptions",
-    operationId: "listSubscriptions", scope: "all",
+    operationId: "listSubscriptions",
+    scope: "all",
     summary: "subscriptions with the payments they charged",
     query: { merchant_id: "only this merchant's", recurring_id: "only this subscription" },
     answer: z.strictObject({ subscriptions: z.array(subscription.extend({ transactions: z.array(charged) })) }),
@@ -340,7 +538,8 @@ const OPERATOR = [
   {
     method: "get",
     path: "/__sandbox/merchants/{merchant_id}",
-    operationId: "getMerchant", scope: { merchant: "merchant_id" },
+    operationId: "getMerchant",
+    scope: { merchant: "merchant_id" },
     summary: "a merchant Sandgate knows, with its secret key",
     answer: z.strictObject({ merchant: merchantView }),
     problems: { 404: "merchant_not_found" },
@@ -348,7 +547,8 @@ const OPERATOR = [
   {
     method: "put",
     path: "/__sandbox/merchants/{merchant_id}",
-    operationId: "provisionMerchant", scope: { merchant: "merchant_id" },
+    operationId: "provisionMerchant",
+    scope: { merchant: "merchant_id" },
     summary: "the merchant with its secret key, provisioned now if Sandgate does not know it (with --merchant-keys random its key is random)",
     answer: z.strictObject({ merchant: merchantView, created: z.boolean().describe("provisioned by this call") }),
     problems: { 400: "invalid_merchant_id", 404: "merchant_not_found: --strict-merchants is on" },
@@ -356,7 +556,8 @@ const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/merchants/{merchant_id}/rotate-key",
-    operationId: "rotateMerchantKey", scope: { merchant: "merchant_id" },
+    operationId: "rotateMerchantKey",
+    scope: { merchant: "merchant_id" },
     summary: "gives a merchant a new random secret key (--merchant-keys random): the old one is refused from the next request on",
     answer: z.strictObject({ merchant: merchantView }),
     problems: { 404: "merchant_not_found", 409: "keys_not_random: with --merchant-keys id a provisioned merchant's key is sk_test_<id>" },
@@ -364,7 +565,9 @@ const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/subscriptions/{recurring_id}/charge",
-    operationId: "chargeSubscription", form: "/__sandbox/ui/subscriptions/{recurring_id}/charge", scope: { record: "subscription", param: "recurring_id" },
+    operationId: "chargeSubscription",
+    form: "/__sandbox/ui/subscriptions/{recurring_id}/charge",
+    scope: { record: "subscription", param: "recurring_id" },
     summary: "charges the next deduction now",
     answer: z.strictObject({ subscription }),
     problems: { 404: "subscription_not_found", 409: "subscription_not_active: nothing left to charge" },
@@ -372,62 +575,132 @@ const OPERATOR = [
   {
     method: "get",
     path: "/__sandbox/notifications",
-    operationId: "listNotifications", scope: "all",
+    operationId: "listNotifications",
+    scope: "all",
     summary: "the notification outbox with every attempt",
-    query: { merchant_id: "only this merchant's", event: "only this event's", state: "pending, delivered, failed or dropped", check: "only this receiver check's (its id)" },
+    query: {
+      merchant_id: "only this merchant's",
+      event: "only this event's",
+      state: "pending, delivered, failed or dropped",
+      check: "only this receiver check's (its id)",
+    },
     answer: z.strictObject({ notifications: z.array(notification) }),
     problems: { 400: "invalid_state: state is not pending, delivered, failed or dropped" },
   },
-  { method: "get", path: "/__sandbox/notifications/{id}", operationId: "getNotification", scope: { record: "notification", param: "id" }, summary: "one notification with every attempt", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
+  {
+    method: "get",
+    path: "/__sandbox/notifications/{id}",
+    operationId: "getNotification",
+    scope: { record: "notification", param: "id" },
+    summary: "one notification with every attempt",
+    answer: z.strictObject({ notification }),
+    problems: { 404: "notification_not_found" },
+  },
   {
     method: "post",
     path: "/__sandbox/notifications/deliver",
-    operationId: "deliverNotifications", scope: "own",
+    operationId: "deliverNotifications",
+    scope: "own",
     summary: "attempts every notification due now, and waits for the receivers",
     answer: z.strictObject({ attempts: int, pending: int, delivered: int, failed: int, dropped: int }),
   },
-  { method: "post", path: "/__sandbox/notifications/{id}/resend", operationId: "resendNotification", form: "/__sandbox/ui/notifications/{id}/resend", scope: "own", summary: "sends a notification again", answer: z.strictObject({ notification }), problems: { 404: "notification_not_found" } },
+  {
+    method: "post",
+    path: "/__sandbox/notifications/{id}/resend",
+    operationId: "resendNotification",
+    form: "/__sandbox/ui/notifications/{id}/resend",
+    scope: "own",
+    summary: "sends a notification again",
+    answer: z.strictObject({ notification }),
+    problems: { 404: "notification_not_found" },
+  },
   {
     method: "post",
     path: "/__sandbox/notifications/trigger",
-    operationId: "triggerNotification", scope: "own", body: triggerBody,
+    operationId: "triggerNotification",
+    scope: "own",
+    body: triggerBody,
     summary: "a test notification to any URL (merchant_id, url, event, data, notify)",
     answer: z.strictObject({ notification }),
     status: 201,
-   
+
     problems: { 400: `invalid_trigger: a field is missing or wrong (each named); ${MALFORMED}`, 404: "merchant_not_found (with --strict-merchants)" },
   },
   {
     method: "post",
     path: "/__sandbox/receiver-checks",
-    operationId: "checkReceiver", scope: "own", body: receiverCheckBody,
+    operationId: "checkReceiver",
+    scope: "own",
+    body: receiverCheckBody,
     summary: "checks a merchant's notification receiver with signed, tampered and malformed notifications; answers the report",
     answer: receiverCheckReport,
-   
-    problems: { 400: `invalid_check, invalid_url, unknown_merchant, invalid_key, transaction_not_found; ${MALFORMED}`, 429: "busy: two checks run at a time per process, four wait (Retry-After)", 500: "payment_not_created, check_failed: the check could not run" },
+
+    problems: {
+      400: `invalid_check, invalid_url, unknown_merchant, invalid_key, transaction_not_found; ${MALFORMED}`,
+      429: "busy: two checks run at a time per process, four wait (Retry-After)",
+      500: "payment_not_created, check_failed: the check could not run",
+    },
   },
-  { method: "get", path: "/__sandbox/scenarios", operationId: "listScenarios", scope: "all", summary: "scenarios, the global one, bindings, file errors", answer: scenarioList },
-  { method: "get", path: "/__sandbox/scenarios/{name}", operationId: "getScenario", scope: "all", summary: "one scenario with its rules", answer: scenario, problems: { 404: "unknown_scenario" } },
+  {
+    method: "get",
+    path: "/__sandbox/scenarios",
+    operationId: "listScenarios",
+    scope: "all",
+    summary: "scenarios, the global one, bindings, file errors",
+    answer: scenarioList,
+  },
+  {
+    method: "get",
+    path: "/__sandbox/scenarios/{name}",
+    operationId: "getScenario",
+    scope: "all",
+    summary: "one scenario with its rules",
+    answer: scenario,
+    problems: { 404: "unknown_scenario" },
+  },
   {
     method: "put",
     path: "/__sandbox/scenarios/global",
-    operationId: "setGlobalScenario", form: "/__sandbox/ui/scenarios/global", scope: "all", body: scenarioNameBody,
+    operationId: "setGlobalScenario",
+    form: "/__sandbox/ui/scenarios/global",
+    scope: "all",
+    body: scenarioNameBody,
     summary: 'the global scenario: {"name":"declines"}',
     answer: z.strictObject({ global: s }),
-   
+
     problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
   },
   {
     method: "put",
     path: "/__sandbox/scenarios/bindings/{merchantId}",
-    operationId: "bindScenario", form: "/__sandbox/ui/scenarios/bind", scope: "all", body: scenarioNameBody,
+    operationId: "bindScenario",
+    form: "/__sandbox/ui/scenarios/bind",
+    scope: "all",
+    body: scenarioNameBody,
     summary: 'one merchant\'s scenario: {"name":"3ds"}',
     answer: z.strictObject({ merchant_id: s, scenario: s }),
-   
+
     problems: { 400: `invalid_name: no name; ${MALFORMED}`, 404: "unknown_scenario" },
   },
-  { method: "delete", path: "/__sandbox/scenarios/bindings/{merchantId}", operationId: "unbindScenario", form: "/__sandbox/ui/scenarios/unbind", scope: "all", summary: "removes a merchant's binding", answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }), problems: { 404: "not_bound" } },
-  { method: "post", path: "/__sandbox/scenarios/reload", operationId: "reloadScenarios", scope: "all", summary: "reads the scenario files again", answer: reloaded, alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"] },
+  {
+    method: "delete",
+    path: "/__sandbox/scenarios/bindings/{merchantId}",
+    operationId: "unbindScenario",
+    form: "/__sandbox/ui/scenarios/unbind",
+    scope: "all",
+    summary: "removes a merchant's binding",
+    answer: z.strictObject({ merchant_id: s, scenario: s.describe("the global scenario, which applies now") }),
+    problems: { 404: "not_bound" },
+  },
+  {
+    method: "post",
+    path: "/__sandbox/scenarios/reload",
+    operationId: "reloadScenarios",
+    scope: "all",
+    summary: "reads the scenario files again",
+    answer: reloaded,
+    alike: [422, "a scenario file could not be read (errors says which; the others are loaded)"],
+  },
   {
     method: "get",
     path: "/__sandbox/state",
@@ -444,16 +717,27 @@ const OPERATOR = [
     path: "/__sandbox/state",
     operationId: "importState",
     scope: "all",
-    summary: "replaces the state with a file GET /__sandbox/state wrote: the one merchant the file holds, or, with all=true, every merchant and the clock; nothing changes when the file is refused",
+    summary:
+      "replaces the state with a file GET /__sandbox/state wrote: the one merchant the file holds, or, with all=true, every merchant and the clock; nothing changes when the file is refused",
     query: { all: "true: needed when the file holds every merchant (it replaces every merchant's records and the clock)" },
-    answer: z.strictObject({ merchant: s.nullable().describe("the merchant the file held, or null: everything was replaced"), records: z.record(s, int).describe("records imported, per collection") }),
+    answer: z.strictObject({
+      merchant: s.nullable().describe("the merchant the file held, or null: everything was replaced"),
+      records: z.record(s, int).describe("records imported, per collection"),
+    }),
     body: "raw",
     problems: {
       400: "invalid_state_file: not a state file, another version, cut short, or a record that is not one (the line and the reason); all_required: the file holds every merchant and all=true was not given",
       413: "body_too_large: the file is larger than 64 MB",
     },
   },
-  { method: "get", path: "/__sandbox/snapshots", operationId: "listSnapshots", scope: "none", summary: "the QA snapshots kept, newest first", answer: z.strictObject({ snapshots: z.array(snapshotInfo) }) },
+  {
+    method: "get",
+    path: "/__sandbox/snapshots",
+    operationId: "listSnapshots",
+    scope: "none",
+    summary: "the QA snapshots kept, newest first",
+    answer: z.strictObject({ snapshots: z.array(snapshotInfo) }),
+  },
   {
     method: "put",
     path: "/__sandbox/snapshots/{name}",
@@ -489,10 +773,13 @@ const OPERATOR = [
   {
     method: "post",
     path: "/__sandbox/reset",
-    operationId: "resetState", form: "/__sandbox/ui/reset", scope: "all", body: resetBody,
+    operationId: "resetState",
+    form: "/__sandbox/ui/reset",
+    scope: "all",
+    body: resetBody,
     summary: 'back to the fixtures: {} for all, {"merchant_id":"M1"} for one',
     answer: z.strictObject({ reset: s.describe('the merchant, or "all"') }),
-   
+
     problems: { 400: `invalid_merchant_id: merchant_id is not a string; ${MALFORMED}` },
   },
 ] as const satisfies readonly OperatorCall[];
@@ -511,7 +798,10 @@ export const payerPageRefusal = z.looseObject({
   error: s.describe("page_not_found, invalid_outcome, invalid_card, form_refused"),
   message: s,
   allowed: z.array(s).optional().describe("the outcomes this page offers"),
-  problems: z.array(z.strictObject({ field: s, message: s })).optional().describe("the card form's errors"),
+  problems: z
+    .array(z.strictObject({ field: s, message: s }))
+    .optional()
+    .describe("the card form's errors"),
 });
 export const payerPageFinished = z.looseObject({ error: z.literal("payment_not_pending"), message: s, ...payerResult });
 

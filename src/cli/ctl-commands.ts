@@ -42,7 +42,8 @@ export interface CommandSpec {
 /** "90s", "2h", "3d" (or seconds) → ms; anything else is refused, naming where it was given. */
 export function durationMs(value: string, where: string): number {
   const ms = parseDuration(value);
-  if (ms === undefined || !Number.isFinite(ms) || ms <= 0) throw new Refused(`${where}: "${value}" is not a duration above zero (90s, 15m, 2h, 3d, 1w, or seconds)`);
+  if (ms === undefined || !Number.isFinite(ms) || ms <= 0)
+    throw new Refused(`${where}: "${value}" is not a duration above zero (90s, 15m, 2h, 3d, 1w, or seconds)`);
   return ms;
 }
 
@@ -90,7 +91,10 @@ function coverageText(report: CoverageReport, rules: ReturnType<typeof ruleCover
   }
   lines.push("Outcomes:");
   for (const o of report.operations) {
-    const produced = Object.entries(o.produced).map(([name, n]) => `${name} x${n}`).join(", ") || "none";
+    const produced =
+      Object.entries(o.produced)
+        .map(([name, n]) => `${name} x${n}`)
+        .join(", ") || "none";
     lines.push(`  ${o.operation}: produced ${produced}${o.never.length ? `; never: ${o.never.join(", ")}` : ""}`);
   }
   return lines.join("\n");
@@ -140,22 +144,38 @@ async function requestsCount(ctx: Context, flags: Flags): Promise<Answer> {
   };
   const [exactly, atLeast] = [whole("expect", "--expect"), whole("atLeast", "--at-least")];
   if (exactly !== undefined && atLeast !== undefined) throw new Refused("--expect or --at-least, not both");
-  const filter = { merchant_id: text(flags, "merchant"), operation: text(flags, "operation"), order_no: text(flags, "order"), http_status: text(flags, "status"), limit: REQUEST_LOG_CAPACITY };
+  const filter = {
+    merchant_id: text(flags, "merchant"),
+    operation: text(flags, "operation"),
+    order_no: text(flags, "order"),
+    http_status: text(flags, "status"),
+    limit: REQUEST_LOG_CAPACITY,
+  };
   const found = (await ctx.client.requests(filter)).length;
   const what = Object.entries({ merchant: filter.merchant_id, operation: filter.operation, order: filter.order_no, status: filter.http_status })
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
   const said = `${found} request${found === 1 ? "" : "s"}${what ? ` (${what})` : ""}`;
-  const failed = exactly !== undefined && found !== exactly ? `expected ${exactly}, found ${said}` : atLeast !== undefined && found < atLeast ? `expected at least ${atLeast}, found ${said}` : undefined;
-  return { json: { count: found, filter, ...(exactly !== undefined ? { expect: exactly } : {}), ...(atLeast !== undefined ? { at_least: atLeast } : {}) }, text: said, ...(failed ? { failed } : {}) };
+  const failed =
+    exactly !== undefined && found !== exactly
+      ? `expected ${exactly}, found ${said}`
+      : atLeast !== undefined && found < atLeast
+        ? `expected at least ${atLeast}, found ${said}`
+        : undefined;
+  return {
+    json: { count: found, filter, ...(exactly !== undefined ? { expect: exactly } : {}), ...(atLeast !== undefined ? { at_least: atLeast } : {}) },
+    text: said,
+    ...(failed ? { failed } : {}),
+  };
 }
 
 async function requestsHar(ctx: Context, _args: string[], flags: Flags): Promise<Answer> {
   const file = text(flags, "har");
   if (file === undefined) throw new Refused("say what to do with the request log: --har <file> to write it, or --count to count it");
   const limit = Number(text(flags, "limit") ?? REQUEST_LOG_CAPACITY);
-  if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_LOG_CAPACITY) throw new Refused(`--limit must be a whole number from 1 to ${REQUEST_LOG_CAPACITY}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_LOG_CAPACITY)
+    throw new Refused(`--limit must be a whole number from 1 to ${REQUEST_LOG_CAPACITY}`);
   const har = (await ctx.client.requestsHar({ merchant_id: text(flags, "merchant"), limit })) as { log?: { entries?: unknown[] } };
   const entries = har.log?.entries?.length ?? 0;
   writeOut(file, `${JSON.stringify(har, null, 2)}\n`);
@@ -181,7 +201,10 @@ async function stateImport(ctx: Context, [file]: string[], flags: Flags): Promis
   }
   const done = await ctx.client.importState(body, { all: flags.all === true });
   const total = Object.values(done.records).reduce((a, n) => a + n, 0);
-  return { json: done, text: `imported ${total} record${total === 1 ? "" : "s"}${done.merchant === null ? ": the whole state was replaced" : ` of merchant ${done.merchant}`}` };
+  return {
+    json: done,
+    text: `imported ${total} record${total === 1 ? "" : "s"}${done.merchant === null ? ": the whole state was replaced" : ` of merchant ${done.merchant}`}`,
+  };
 }
 
 /**
@@ -264,12 +287,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "finish a payment waiting at a payer page (3-D Secure, hosted checkout, APM) as its payer would",
     args: [
       new Argument("<transaction_id>", "the pending payment"),
-      new Argument("<outcome>", "what the payer does, by page (3-D Secure, APM, hosted checkout): paid, failed, cancelled; at an APM page also expired, pending; at the hosted checkout also review, threeds, pending and any decline by name (insufficient_funds, expired_card, ...). A wrong one is refused with the page's choices and the result_info each gives"),
+      new Argument(
+        "<outcome>",
+        "what the payer does, by page (3-D Secure, APM, hosted checkout): paid, failed, cancelled; at an APM page also expired, pending; at the hosted checkout also review, threeds, pending and any decline by name (insufficient_funds, expired_card, ...). A wrong one is refused with the page's choices and the result_info each gives",
+      ),
     ],
     run: async ({ client }, [transactionId, outcome]) => {
       const done = await client.completePayment(transactionId!, outcome!);
       const next = done.stage ? `; it now waits at its ${done.stage} page` : "";
-      return { json: done, text: `payment ${done.transaction_id}: order_status ${done.order_status}, payment_status ${done.payment_status} (${done.result_info})${next}` };
+      return {
+        json: done,
+        text: `payment ${done.transaction_id}: order_status ${done.order_status}, payment_status ${done.payment_status} (${done.result_info})${next}`,
+      };
     },
   },
   ...portalCommands(),
@@ -286,9 +315,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: "payout fail",
     summary: "fail a PENDING payout now, as the bank would bounce it",
     args: [new Argument("<transaction_id>", "the payout (its transaction_id)")],
-    options: [new Option("--type <failure_type>", "a failure type of the catalogue (default UNKNOWN): ACCOUNT_CLOSED, NO_ACCOUNT, ..."), new Option("--reason <text>", "default: the catalogue's text for the type")],
+    options: [
+      new Option("--type <failure_type>", "a failure type of the catalogue (default UNKNOWN): ACCOUNT_CLOSED, NO_ACCOUNT, ..."),
+      new Option("--reason <text>", "default: the catalogue's text for the type"),
+    ],
     run: async ({ client }, [id], flags) => {
-      const payout = await client.failPayout(id!, { ...(text(flags, "type") ? { failure_type: text(flags, "type")! } : {}), ...(text(flags, "reason") ? { failure_reason: text(flags, "reason")! } : {}) });
+      const payout = await client.failPayout(id!, {
+        ...(text(flags, "type") ? { failure_type: text(flags, "type")! } : {}),
+        ...(text(flags, "reason") ? { failure_reason: text(flags, "reason")! } : {}),
+      });
       return { json: payout, text: `payout ${id}: ${String(payout.status)} ${String(payout.failure_type ?? "")}`.trimEnd() };
     },
   },
@@ -304,11 +339,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     words: "notifications trigger",
     summary: "send a merchant's receiver a notification made up now, signed as Sandgate signs every one",
-    options: [merchantOption("whose notification (its key signs it)").makeOptionMandatory(), new Option("--to <url>", "the receiver (its notify_url)").makeOptionMandatory(), new Option("--event <name>", "the event (default test.notification)")],
+    options: [
+      merchantOption("whose notification (its key signs it)").makeOptionMandatory(),
+      new Option("--to <url>", "the receiver (its notify_url)").makeOptionMandatory(),
+      new Option("--event <name>", "the event (default test.notification)"),
+    ],
     run: async ({ client }, _args, flags) => {
       const body = { merchant_id: text(flags, "merchant")!, url: text(flags, "to")!, ...(text(flags, "event") ? { event: text(flags, "event")! } : {}) };
       const done = await client.call("triggerNotification", { body });
-      return { json: done, text: `notification ${done.notification.notification_id} (${done.notification.event}) to ${done.notification.url}: ${done.notification.state}` };
+      return {
+        json: done,
+        text: `notification ${done.notification.notification_id} (${done.notification.event}) to ${done.notification.url}: ${done.notification.state}`,
+      };
     },
   },
   {
@@ -323,7 +365,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     words: "refund settle",
     summary: "settle an accepted refund now",
-    args: [new Argument("<refund_reference_id>", "the refund (its refund_reference_id)"), new Argument("<result>", "how it ends").choices(["processed", "failed"])],
+    args: [
+      new Argument("<refund_reference_id>", "the refund (its refund_reference_id)"),
+      new Argument("<result>", "how it ends").choices(["processed", "failed"]),
+    ],
     run: async ({ client }, [reference, result]) => {
       const refund = await client.settleRefund(reference!, result as "processed" | "failed");
       return { json: refund, text: `refund ${refund.refund_reference_id} of ${refund.transaction_id}: ${refund.state}` };
@@ -339,7 +384,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       const merchant = text(flags, "merchant");
       const moved = await client.advanceClock(by!, merchant ? { merchant } : {});
       const whose = moved.merchant_id ? `merchant ${moved.merchant_id}'s clock` : "clock";
-      return { json: moved, text: `${whose}: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${moved.applied} due change${moved.applied === 1 ? "" : "s"} applied` };
+      return {
+        json: moved,
+        text: `${whose}: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${moved.applied} due change${moved.applied === 1 ? "" : "s"} applied`,
+      };
     },
   },
   {
@@ -347,13 +395,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "attempt every notification due now and wait for the answers",
     run: async ({ client }) => {
       const d = await client.deliverNotifications();
-      return { json: d, text: `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped` };
+      return {
+        json: d,
+        text: `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped`,
+      };
     },
   },
   {
     words: "coverage",
     summary: "the rules of the scenarios in use that answered, and the outcomes never produced; --fail-under exits 1 under a share of rules",
-    options: [merchantOption("one merchant's coverage (default: every merchant's)"), new Option("--fail-under <percent>", "exit 1 when fewer than this percent of the rules answered")],
+    options: [
+      merchantOption("one merchant's coverage (default: every merchant's)"),
+      new Option("--fail-under <percent>", "exit 1 when fewer than this percent of the rules answered"),
+    ],
     run: coverage,
   },
   {
@@ -378,9 +432,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: [new Argument("<merchant_id>", "the merchant (a fixture's, one provisioned by use, or a new one)")],
     options: [new Option("--rotate", "give the merchant a new random key and print it: the old one is refused at once (--merchant-keys random)")],
     run: async ({ client }, [merchantId], flags) => {
-      const merchant = flags.rotate === true
-        ? ((await client.call("rotateMerchantKey", { params: { merchant_id: merchantId! }, body: {} })) as { merchant: { secret_key: string } }).merchant
-        : await client.merchant(merchantId!);
+      const merchant =
+        flags.rotate === true
+          ? ((await client.call("rotateMerchantKey", { params: { merchant_id: merchantId! }, body: {} })) as { merchant: { secret_key: string } }).merchant
+          : await client.merchant(merchantId!);
       return { json: merchant, text: merchant.secret_key };
     },
   },
@@ -403,8 +458,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: [new Argument("<name>", "1 to 64 letters, digits, _ . -")],
     options: [merchantOption("keep this merchant's records only")],
     run: async ({ client }, [name], flags) => {
-      const { snapshot } = await client.call("saveSnapshot", { params: { name: name! }, body: text(flags, "merchant") ? { merchant_id: text(flags, "merchant") } : {} });
-      return { json: snapshot, text: `snapshot ${snapshot.name}: ${snapshot.records} records of ${snapshot.merchant === null ? "every merchant" : `merchant ${snapshot.merchant}`}` };
+      const { snapshot } = await client.call("saveSnapshot", {
+        params: { name: name! },
+        body: text(flags, "merchant") ? { merchant_id: text(flags, "merchant") } : {},
+      });
+      return {
+        json: snapshot,
+        text: `snapshot ${snapshot.name}: ${snapshot.records} records of ${snapshot.merchant === null ? "every merchant" : `merchant ${snapshot.merchant}`}`,
+      };
     },
   },
   {
@@ -422,7 +483,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "the snapshots kept, newest first",
     run: async ({ client }) => {
       const { snapshots } = await client.call("listSnapshots");
-      return { json: snapshots, text: snapshots.map((s) => `${s.name}  ${s.saved_at}  ${s.records} records  ${s.merchant ?? "every merchant"}`).join("\n") || "no snapshots" };
+      return {
+        json: snapshots,
+        text: snapshots.map((s) => `${s.name}  ${s.saved_at}  ${s.records} records  ${s.merchant ?? "every merchant"}`).join("\n") || "no snapshots",
+      };
     },
   },
   {
@@ -437,7 +501,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     words: "call",
     summary: "any operator call by its operationId (call --help lists them), its answer as JSON",
-    args: [new Argument("<operationId>", `one of the operator API's calls:\n${CALL_LIST}\n`), new Argument("[name=value...]", "a path parameter of the call (e.g. transaction_id=...), or else a query parameter")],
+    args: [
+      new Argument("<operationId>", `one of the operator API's calls:\n${CALL_LIST}\n`),
+      new Argument("[name=value...]", "a path parameter of the call (e.g. transaction_id=...), or else a query parameter"),
+    ],
     options: [new Option("--body <json>", "the call's JSON body")],
     run: anyCall,
   },
@@ -448,7 +515,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     run: async ({ client }, _args, flags) => {
       const merchant = text(flags, "merchant");
       // a shared sandbox is every team's: resetting all of it is said, never the default
-      if ((merchant === undefined) === (flags.all !== true)) throw new Refused("say what to reset: --merchant <id> for one merchant, or --all for every merchant");
+      if ((merchant === undefined) === (flags.all !== true))
+        throw new Refused("say what to reset: --merchant <id> for one merchant, or --all for every merchant");
       const done = await client.reset(merchant);
       return { json: done, text: done.reset === "all" ? "reset: everything is back to the fixtures" : `reset: merchant ${done.reset} is back to the fixtures` };
     },
@@ -461,17 +529,27 @@ export const COMMANDS: readonly CommandSpec[] = [
  * gateway's message.
  */
 function portalCommands(): CommandSpec[] {
-  const said = (r: { transaction: Record<string, string> }) => `payment ${r.transaction.transaction_id}: ${r.transaction.state} (captured ${r.transaction.captured_amount}, refunded ${r.transaction.refunded_amount} ${r.transaction.currency})`;
+  const said = (r: { transaction: Record<string, string> }) =>
+    `payment ${r.transaction.transaction_id}: ${r.transaction.state} (captured ${r.transaction.captured_amount}, refunded ${r.transaction.refunded_amount} ${r.transaction.currency})`;
   const id = new Argument("<transaction_id>", "the payment");
   const run =
-    (operationId: "capturePayment" | "cancelPayment" | "refundPayment" | "reviewPayment", body: (args: string[], flags: Flags) => Record<string, string>): CommandSpec["run"] =>
+    (
+      operationId: "capturePayment" | "cancelPayment" | "refundPayment" | "reviewPayment",
+      body: (args: string[], flags: Flags) => Record<string, string>,
+    ): CommandSpec["run"] =>
     async ({ client }, args, flags) => {
       const done = await client.call(operationId, { params: { transaction_id: args[0]! }, body: body(args, flags) as never });
       return { json: done, text: said(done) };
     };
   const given = (flags: Flags, ...names: string[]) => Object.fromEntries(names.flatMap((n) => (text(flags, n) === undefined ? [] : [[n, text(flags, n)!]])));
   return [
-    { words: "payment capture", summary: "capture an authorised payment as its merchant would (all of it, or --amount)", args: [id], options: [new Option("--amount <amount>", "what to capture (default: all of it)")], run: run("capturePayment", (_a, f) => given(f, "amount")) },
+    {
+      words: "payment capture",
+      summary: "capture an authorised payment as its merchant would (all of it, or --amount)",
+      args: [id],
+      options: [new Option("--amount <amount>", "what to capture (default: all of it)")],
+      run: run("capturePayment", (_a, f) => given(f, "amount")),
+    },
     { words: "payment cancel", summary: "cancel a payment before capture as its merchant would", args: [id], run: run("cancelPayment", () => ({})) },
     {
       words: "payment refund",
@@ -480,7 +558,12 @@ function portalCommands(): CommandSpec[] {
       options: [new Option("--amount <amount>", "what to refund (default: all that is left)"), new Option("--reason <text>", "the refund's reason")],
       run: run("refundPayment", (_a, f) => given(f, "amount", "reason")),
     },
-    { words: "payment review", summary: "approve or reject a payment held for review as its merchant would", args: [id, new Argument("<decision>", "approve or reject").choices(["approve", "reject"])], run: run("reviewPayment", (a) => ({ decision: a[1]! })) },
+    {
+      words: "payment review",
+      summary: "approve or reject a payment held for review as its merchant would",
+      args: [id, new Argument("<decision>", "approve or reject").choices(["approve", "reject"])],
+      run: run("reviewPayment", (a) => ({ decision: a[1]! })),
+    },
   ];
 }
 

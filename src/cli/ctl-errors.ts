@@ -31,7 +31,8 @@ export function failureOf(err: unknown, url: string, tokenSent: boolean, timeout
     }
     return { error: err.error, status: err.status, message: `the Sandgate at ${url} answered ${err.message}` };
   }
-  if (err instanceof Error && err.name === "TimeoutError") return { error: "timeout", status: 0, message: `no answer from the Sandgate at ${url} within ${timeout}` };
+  if (err instanceof Error && err.name === "TimeoutError")
+    return { error: "timeout", status: 0, message: `no answer from the Sandgate at ${url} within ${timeout}` };
   if (err instanceof Error) return { error: "unreachable", status: 0, message: `cannot reach the Sandgate at ${url}: ${networkCode(err)}` };
   return { error: "unreachable", status: 0, message: `cannot reach the Sandgate at ${url}: ${String(err)}` };
 }

@@ -36,12 +36,19 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write("sandgate migrate: --redis-url (or REDIS_URL) names the Redis of the sandbox\n");
     return 2;
   }
-  const options: RedisStoreOptions = { url, prefix: flags.redisPrefix, cluster: flags.redisCluster, fixturesDir: process.env.FIXTURES ?? defaultFixturesDir, seed: undefined };
+  const options: RedisStoreOptions = {
+    url,
+    prefix: flags.redisPrefix,
+    cluster: flags.redisCluster,
+    fixturesDir: process.env.FIXTURES ?? defaultFixturesDir,
+    seed: undefined,
+  };
   const say = (line: string) => process.stdout.write(`${line}\n`);
   try {
     const found = await inspectRedisStore(options);
     if (found.layout === 0) say(`no sandbox under prefix "${options.prefix}": nothing to migrate`);
-    else if (found.layout === REDIS_LAYOUT) say(`the sandbox under prefix "${options.prefix}" is in layout ${REDIS_LAYOUT} already (${found.merchants} merchants): nothing to migrate`);
+    else if (found.layout === REDIS_LAYOUT)
+      say(`the sandbox under prefix "${options.prefix}" is in layout ${REDIS_LAYOUT} already (${found.merchants} merchants): nothing to migrate`);
     else if (found.layout > REDIS_LAYOUT) {
       process.stderr.write(`sandgate migrate: the sandbox is in layout ${found.layout}, written by a newer Sandgate; this one writes layout ${REDIS_LAYOUT}\n`);
       return 1;

@@ -27,12 +27,16 @@ interface Flags {
 export async function run(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   if (action !== "export" && action !== "import") {
-    process.stderr.write(`sandgate state: export or import (sandgate state export --data <file> --out <file>; sandgate state import <file> --data <file>), not ${JSON.stringify(action ?? "")}\n`);
+    process.stderr.write(
+      `sandgate state: export or import (sandgate state export --data <file> --out <file>; sandgate state import <file> --data <file>), not ${JSON.stringify(action ?? "")}\n`,
+    );
     return 2;
   }
   const program = command(
     `sandgate state ${action}`,
-    action === "export" ? "write a stopped sandbox's state (or one merchant's) as a state file" : "replace a stopped sandbox's state (or the one merchant the file holds) with a state file",
+    action === "export"
+      ? "write a stopped sandbox's state (or one merchant's) as a state file"
+      : "replace a stopped sandbox's state (or the one merchant the file holds) with a state file",
   )
     .option("--data <file>", "the sandbox's --data file [env DATA_FILE]")
     .option("--redis-url <url>", "the sandbox's Redis [env REDIS_URL]")
@@ -40,8 +44,12 @@ export async function run(args: string[]): Promise<number> {
     .option("--redis-cluster", "--redis-url is a node of a Redis Cluster")
     .option("--fixtures <dir>", "the fixtures the sandbox starts from [env FIXTURES]")
     .option("--scenarios <dir>", "its scenario folder (a card number a rule names keeps its fingerprint) [env SCENARIOS]");
-  if (action === "export") program.option("--out <file>", "where to write it (default: standard output)").option("--merchant <id>", "one merchant's records only");
-  else program.argument("<file>", "the state file (from an export or a snapshot)").option("--all", "the file holds every merchant: replace every merchant's records and the clock");
+  if (action === "export")
+    program.option("--out <file>", "where to write it (default: standard output)").option("--merchant <id>", "one merchant's records only");
+  else
+    program
+      .argument("<file>", "the state file (from an export or a snapshot)")
+      .option("--all", "the file holds every merchant: replace every merchant's records and the clock");
   const flags = parseFlags<Flags>(program, rest);
   if (typeof flags === "number") return flags;
   const { out, merchant, all, ...storeFlags } = flags;
@@ -53,20 +61,25 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   if (!config.data && !config.redisUrl) {
-    process.stderr.write(`sandgate state ${action}: name the sandbox's store: --data <file> or --redis-url <url> (a sandbox in memory lives only in its process: use sandgate ctl state)\n`);
+    process.stderr.write(
+      `sandgate state ${action}: name the sandbox's store: --data <file> or --redis-url <url> (a sandbox in memory lives only in its process: use sandgate ctl state)\n`,
+    );
     return 2;
   }
   const say = (line: string) => process.stderr.write(`${line}\n`);
   try {
     // read and checked whole before the store is opened: a refused file changes nothing
     const file = action === "import" ? readStateFile(readFileSync(program.args[0]!, "utf8")) : undefined;
-    if (file?.header.merchant === null && !all) throw new Error("the file holds every merchant: importing it replaces every merchant's records and the clock; say so with --all");
+    if (file?.header.merchant === null && !all)
+      throw new Error("the file holds every merchant: importing it replaces every merchant's records and the clock; say so with --all");
     const deps = await createDeps({ ...config, logLevel: "warn" });
     try {
       if (file) {
         await deps.store.unit((store) => putBack(unitDeps(deps, store), file));
         const records = Object.values(file.records).reduce((n, list) => n + list.length, 0);
-        say(`imported ${records} records (${file.header.merchant === null ? "every merchant" : `merchant ${file.header.merchant}`}) into ${config.redisUrl ? "Redis" : config.data}`);
+        say(
+          `imported ${records} records (${file.header.merchant === null ? "every merchant" : `merchant ${file.header.merchant}`}) into ${config.redisUrl ? "Redis" : config.data}`,
+        );
       } else {
         const text = await deps.store.unit((store) => {
           if (merchant !== undefined && !store.records.merchant(merchant)) throw new Error(`no merchant ${merchant}`);
@@ -74,7 +87,9 @@ export async function run(args: string[]): Promise<number> {
         });
         if (out) writeFileSync(out, text);
         else process.stdout.write(text);
-        say(`exported ${text.split("\n").length - 3} records (${merchant === undefined ? "every merchant" : `merchant ${merchant}`})${out ? ` to ${out}` : ""}`);
+        say(
+          `exported ${text.split("\n").length - 3} records (${merchant === undefined ? "every merchant" : `merchant ${merchant}`})${out ? ` to ${out}` : ""}`,
+        );
       }
     } finally {
       deps.scenarios.close();

@@ -32,14 +32,22 @@ export async function run(args: string[]): Promise<number> {
     .argument("<file.har>", "the recording (sandgate record, or a HAR 1.2 file of the gateway's API)")
     .option("--against <url>", "a running Sandgate (default: a fresh one in this process)")
     .option("--key <key>", "the merchant's secret key in Sandgate, to sign the replayed requests (default: the fixture's)")
-    .option("--ignore <path>", "leave a path out of the comparison (repeatable): respon.risk_score, orders_list[*].transaction_date, risk_score", (v: string, all: string[]) => [...all, v], [])
+    .option(
+      "--ignore <path>",
+      "leave a path out of the comparison (repeatable): respon.risk_score, orders_list[*].transaction_date, risk_score",
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
     .option("--report <file>", "write the report as JSON")
     .option("--junit <file>", "write the report as JUnit XML (one test case per exchange)")
     .option("--scenarios <dir>", "scenario folder of the fresh Sandgate")
     .option("--scenario <name>", "global scenario of the fresh Sandgate")
     .option("--fixtures <dir>", "fixtures of the fresh Sandgate")
     .option("--seed <seed>", "seed of the fresh Sandgate")
-    .option("--suggest <dir>", "write the scenario rules that close what data can close to <dir>/suggested.json (load with --scenarios <dir> --scenario suggested)");
+    .option(
+      "--suggest <dir>",
+      "write the scenario rules that close what data can close to <dir>/suggested.json (load with --scenarios <dir> --scenario suggested)",
+    );
   const flags = parseFlags<Flags>(program, args);
   if (typeof flags === "number") return flags;
   const file = program.args[0]!;
@@ -51,7 +59,10 @@ export async function run(args: string[]): Promise<number> {
     const entries = readHar(file);
     const report = await verifyEntries(entries, { ...flags, suggest: flags.suggest !== undefined, adminToken: process.env.ADMIN_TOKEN });
     process.stdout.write(terminalReport(report));
-    if (flags.suggest && report.suggestions) process.stdout.write(suggestionsReport(report.suggestions, writeSuggestions(flags.suggest, report.suggestions, flags.scenarios ?? defaultScenariosDir), file, flags.suggest));
+    if (flags.suggest && report.suggestions)
+      process.stdout.write(
+        suggestionsReport(report.suggestions, writeSuggestions(flags.suggest, report.suggestions, flags.scenarios ?? defaultScenariosDir), file, flags.suggest),
+      );
     if (flags.report) write(flags.report, `${JSON.stringify(report, null, 2)}\n`);
     if (flags.junit) write(flags.junit, junitReport(report));
     return report.differences.length ? 1 : 0;

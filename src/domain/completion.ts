@@ -88,7 +88,9 @@ export function completionChoices(stage: Stage): { group: CompletionGroup; choic
 /** The choices as one line of text: "paid (0000:Success; also approved), failed (D0005:Do not honor), ...". */
 export const choicesText = (stage: Stage): string =>
   completionChoices(stage)
-    .map(({ group, choices }) => `${group}: ${choices.map((c) => `${c.name} (${c.result_info}${c.also.length ? `; also ${c.also.join(", ")}` : ""})`).join(", ")}`)
+    .map(
+      ({ group, choices }) => `${group}: ${choices.map((c) => `${c.name} (${c.result_info}${c.also.length ? `; also ${c.also.join(", ")}` : ""})`).join(", ")}`,
+    )
     .join("; ");
 
 /** The code that passes the 3-D Secure challenge. */

@@ -30,7 +30,12 @@ export interface OrderIdentity {
 }
 
 /** The transaction an order names, if it is the caller's and the order's identity fields agree. */
-export function findOrderTransaction(records: Pick<Repository, "transaction">, merchantId: string, accountId: string, order: OrderIdentity): Transaction | Refusal {
+export function findOrderTransaction(
+  records: Pick<Repository, "transaction">,
+  merchantId: string,
+  accountId: string,
+  order: OrderIdentity,
+): Transaction | Refusal {
   const found = records.transaction(order.transaction_id);
   const tx = found?.merchant_id === merchantId && found.account_id === accountId ? found : undefined;
   if (!tx) return new Refusal("transaction_not_found", `no transaction ${order.transaction_id} for merchant ${merchantId} account ${accountId}`);
@@ -151,7 +156,14 @@ function refundedState(tx: Transaction): PaymentState {
 }
 
 /** Settles an accepted refund: processed keeps the money refunded; failed gives it back to the payment. */
-export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "processed" | "failed", now: Date, ids: Ids, source: "clock" | "operator" = "clock"): void {
+export function settleRefund(
+  r: Refund,
+  tx: Transaction | undefined,
+  fate: "processed" | "failed",
+  now: Date,
+  ids: Ids,
+  source: "clock" | "operator" = "clock",
+): void {
   if (r.state !== "accepted") return;
   r.state = fate;
   r.refund_processing_date = now.toISOString();
@@ -162,12 +174,22 @@ export function settleRefund(r: Refund, tx: Transaction | undefined, fate: "proc
   }
   if (tx) {
     const result = fate === "processed" ? resultInfo("refund_processed") : resultInfo("refund_failed_later");
-    recordHistory(tx, now, { event: `refund ${r.refund_reference_id} ${fate}`, result, rule: source === "operator" ? "operator/settle" : "clock/refund-due", source });
+    recordHistory(tx, now, {
+      event: `refund ${r.refund_reference_id} ${fate}`,
+      result,
+      rule: source === "operator" ? "operator/settle" : "clock/refund-due",
+      source,
+    });
   }
 }
 
 /** Settles every accepted refund whose time has come (the repository's due queue); returns how many changed. `onSettled` hears of each (e.g. to notify). */
-export function settleDueRefunds(records: Pick<Repository, "dueRefund" | "transaction" | "nowOf">, now: Date, ids: Ids, onSettled?: (refund: Refund, tx: Transaction | undefined) => void): number {
+export function settleDueRefunds(
+  records: Pick<Repository, "dueRefund" | "transaction" | "nowOf">,
+  now: Date,
+  ids: Ids,
+  onSettled?: (refund: Refund, tx: Transaction | undefined) => void,
+): number {
   let changed = 0;
   for (let r = records.dueRefund(now); r; r = records.dueRefund(now)) {
     const tx = records.transaction(r.transaction_id);

@@ -27,7 +27,20 @@ const TIMESTAMP = /^((19|20)\d\d(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])([01]\d|2[0-
 const SECRET_MASK = "***";
 
 /** Free-text fields: where a payer or merchant may type anything, a card number included. */
-const FREE_TEXT_NAMES = new Set(["note", "notes", "custom", "comment", "comments", "description", "memo", "remark", "remarks", "message", "additional_information", "labels"]);
+const FREE_TEXT_NAMES = new Set([
+  "note",
+  "notes",
+  "custom",
+  "comment",
+  "comments",
+  "description",
+  "memo",
+  "remark",
+  "remarks",
+  "message",
+  "additional_information",
+  "labels",
+]);
 const isFreeText = (name: string) => FREE_TEXT_NAMES.has(name.toLowerCase());
 
 /** What a name holds, from any of its parts: `card`, `card[]`, `card[number]`, `payment[card]` are cards. */
@@ -57,7 +70,8 @@ function maskCardNumber(value: string): string {
 
 const looksLikeCard = (value: string) => /^\d{13,19}$/.test(value) && passesLuhn(value);
 /** where a Luhn-valid run of digits is something else: an identifier or a time */
-const isNotACard = (name: string, value: string) => IDENTIFIER_NAME.test(name) || IDENTIFIER_NAME_CAMEL.test(name) || TIME_NAME.test(name) || TIMESTAMP.test(value);
+const isNotACard = (name: string, value: string) =>
+  IDENTIFIER_NAME.test(name) || IDENTIFIER_NAME_CAMEL.test(name) || TIME_NAME.test(name) || TIMESTAMP.test(value);
 
 /**
  * One named value as it may be written. A value that is itself a JSON text, a URL or a query
@@ -365,7 +379,12 @@ const ATTRIBUTE = (attr: string) => new RegExp(`(\\s${attr}\\s*=\\s*)("([^"]*)"|
 
 /** JSON placed in a <script> block, as the checkout page's inputs are. */
 const jsonForScript = (text: string) =>
-  text.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  text
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 
 /** HTML: `<input name=… value=…>` values by their name, and JSON data blocks (`<script type="application/json">`). */
 function maskHtml(text: string): string {
@@ -379,10 +398,13 @@ function maskHtml(text: string): string {
     if (masked === value) return tag;
     return tag.replace(ATTRIBUTE("value"), (_all, prefix: string) => `${prefix}"${escapeMarkup(masked)}"`);
   });
-  return inputs.replace(/(<script\b[^>]*\btype\s*=\s*["']?application\/(?:ld\+)?json["']?[^>]*>)([\s\S]*?)(<\/script\s*>)/gi, (whole, open: string, json: string, close: string) => {
-    const masked = maskJsonText(json);
-    return masked === undefined || masked === json ? whole : `${open}${jsonForScript(masked)}${close}`;
-  });
+  return inputs.replace(
+    /(<script\b[^>]*\btype\s*=\s*["']?application\/(?:ld\+)?json["']?[^>]*>)([\s\S]*?)(<\/script\s*>)/gi,
+    (whole, open: string, json: string, close: string) => {
+      const masked = maskJsonText(json);
+      return masked === undefined || masked === json ? whole : `${open}${jsonForScript(masked)}${close}`;
+    },
+  );
 }
 
 /**

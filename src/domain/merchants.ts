@@ -16,7 +16,8 @@ export const provisionedKey = (merchantId: string) => `sk_test_${merchantId}`;
  * that with strict signatures one team cannot sign as another.
  */
 export type MerchantKeys = "id" | "random";
-export const newMerchantKey = (merchantId: string, keys: MerchantKeys) => (keys === "random" ? `sk_test_${randomBytes(16).toString("hex")}` : provisionedKey(merchantId));
+export const newMerchantKey = (merchantId: string, keys: MerchantKeys) =>
+  keys === "random" ? `sk_test_${randomBytes(16).toString("hex")}` : provisionedKey(merchantId);
 
 /** A merchant provisioned now (no accounts yet: each is added on its first use). */
 export const provisionedMerchant = (merchantId: string, ids: Ids, keys: MerchantKeys): Merchant => ({
@@ -43,7 +44,8 @@ function provisionAccount(merchantId: string, accountId: string, ids: Ids): Acco
 }
 
 /** The merchant's secret key; one provisioned by the request being handled is not stored yet. */
-export const secretKeyOf = (records: Pick<Repository, "merchant">, merchantId: string): string => records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
+export const secretKeyOf = (records: Pick<Repository, "merchant">, merchantId: string): string =>
+  records.merchant(merchantId)?.secret_key ?? provisionedKey(merchantId);
 
 /** A stored merchant's account. */
 export const accountOf = (records: Pick<Repository, "merchant">, merchantId: string, accountId: string): Account | undefined =>
@@ -79,9 +81,16 @@ export function findCaller(
     throw new GatewayError("unknown_account", `merchant "${merchantId}" has no account "${accountId}" (--strict-merchants is on)`);
   }
   if (!knownAccount && merchant.accounts.length >= maxAccounts) {
-    throw new GatewayError("too_many_accounts", `merchant "${merchantId}" has ${merchant.accounts.length} accounts, the most it may have (--max-accounts): use one of them`, [
-      { field: "account_id", message: `is not one of the merchant's ${merchant.accounts.length} accounts, and no more are provisioned (--max-accounts ${maxAccounts})` },
-    ]);
+    throw new GatewayError(
+      "too_many_accounts",
+      `merchant "${merchantId}" has ${merchant.accounts.length} accounts, the most it may have (--max-accounts): use one of them`,
+      [
+        {
+          field: "account_id",
+          message: `is not one of the merchant's ${merchant.accounts.length} accounts, and no more are provisioned (--max-accounts ${maxAccounts})`,
+        },
+      ],
+    );
   }
   const account = knownAccount ?? provisionAccount(merchantId, accountId, ids);
   return {

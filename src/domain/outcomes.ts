@@ -34,7 +34,10 @@ interface Catalogue {
   /** failure_reason texts by payout failure_type */
   payout: { failure_reasons: Record<string, string> };
   /** named payout outcomes: the same shape as a rule's then.payout */
-  payout_outcomes: Record<string, { status?: "PENDING" | "COMPLETED" | "FAILED"; failure_type?: string; after_seconds?: number; then?: "COMPLETED" | "FAILED" }>;
+  payout_outcomes: Record<
+    string,
+    { status?: "PENDING" | "COMPLETED" | "FAILED"; failure_type?: string; after_seconds?: number; then?: "COMPLETED" | "FAILED" }
+  >;
 }
 
 export const catalogue: Catalogue = JSON.parse(readFileSync(resolve(dataDir, "outcomes.json"), "utf8")) as Catalogue;

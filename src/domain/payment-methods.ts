@@ -69,13 +69,36 @@ function unsuitability(p: MethodProfile, q: OptimiseQuery): string[] {
 function assess(name: string, order: number, p: MethodProfile | undefined, q: OptimiseQuery): Unranked {
   if (!p) {
     const reason = `${name}: not described in payment-methods.json`;
-    return { payment_method: name, suitable: false, score: 0, reason, label: name, approval_rate: null, fee_amount: "", fee_currency: q.currency, settlement_days: null, instant: false, feeCents: 0, order };
+    return {
+      payment_method: name,
+      suitable: false,
+      score: 0,
+      reason,
+      label: name,
+      approval_rate: null,
+      fee_amount: "",
+      fee_currency: q.currency,
+      settlement_days: null,
+      instant: false,
+      feeCents: 0,
+      order,
+    };
   }
   const cents = toCents(q.amount);
   const feeCents = Math.round((cents * toCents(p.fee_percent)) / 10_000) + toCents(p.fee_fixed);
   const specific = p.approval_rate[q.country];
   const approval = specific ?? p.approval_rate["*"] ?? 0;
-  const base = { payment_method: name, label: p.label, approval_rate: approval, fee_amount: fromCents(feeCents), fee_currency: q.currency, settlement_days: p.settlement_days, instant: p.instant, feeCents, order };
+  const base = {
+    payment_method: name,
+    label: p.label,
+    approval_rate: approval,
+    fee_amount: fromCents(feeCents),
+    fee_currency: q.currency,
+    settlement_days: p.settlement_days,
+    instant: p.instant,
+    feeCents,
+    order,
+  };
   const problems = unsuitability(p, q);
   if (problems.length) return { ...base, suitable: false, score: 0, reason: `${name}: ${problems.join("; ")}` };
 

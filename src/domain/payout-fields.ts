@@ -42,7 +42,14 @@ export const BANK_DETAILS_NOT_ECHOED = "bank_code";
 
 export const BENEFICIARY_TEXT = ["company_name", "date_of_birth", "first_name", "last_name", "entity_type"] as const;
 
-export const PAYER_ADDITIONAL_INFO = ["business_registration_number", "business_registration_type", "external_id", "personal_email", "personal_id_number", "job"] as const;
+export const PAYER_ADDITIONAL_INFO = [
+  "business_registration_number",
+  "business_registration_type",
+  "external_id",
+  "personal_email",
+  "personal_id_number",
+  "job",
+] as const;
 
 export const PAYER_ADDRESS = ["city", "country_code", "postcode", "state", "street_address"] as const;
 

@@ -94,7 +94,9 @@ export function quotePayout(input: QuoteInput, pricing: PayoutPricing): Quote | 
   const note =
     sent === s
       ? {}
-      : { note: `source_amount ${fromCents(Number(sent))} ${S} disagrees with the FX table: payment_amount ${fromCents(Number(p))} ${P} is ${fromCents(Number(s))} ${S}; payment_amount decides` };
+      : {
+          note: `source_amount ${fromCents(Number(sent))} ${S} disagrees with the FX table: payment_amount ${fromCents(Number(p))} ${P} is ${fromCents(Number(s))} ${S}; payment_amount decides`,
+        };
   if (input.feePaidBy === "PAYER") {
     const fee = feeFor(s, S, input.method, pricing);
     return { beneficiaryReceives: Number(p), payerPays: Number(s + fee), fee: Number(fee), feeCurrency: S, ...note };
@@ -102,7 +104,10 @@ export function quotePayout(input: QuoteInput, pricing: PayoutPricing): Quote | 
   const fee = feeFor(p, P, input.method, pricing);
   if (fee >= p) {
     const field = byPayment ? "payment_amount" : "source_amount";
-    return { field, message: `${fromCents(Number(p))} ${P} does not cover the ${input.method} fee of ${fromCents(Number(fee))} ${P} that the beneficiary pays` };
+    return {
+      field,
+      message: `${fromCents(Number(p))} ${P} does not cover the ${input.method} fee of ${fromCents(Number(fee))} ${P} that the beneficiary pays`,
+    };
   }
   return { beneficiaryReceives: Number(p - fee), payerPays: Number(s), fee: Number(fee), feeCurrency: P, ...note };
 }

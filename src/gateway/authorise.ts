@@ -52,7 +52,9 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
 
   // an expired card declines whatever a scenario says; only the request's own X-Sandbox-Outcome is stronger
   const expired = card.expired && scenarioDecision.chosenBy !== "outcome";
-  const decision: Pick<Decision, "outcome" | "then" | "rule"> = expired ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" } : scenarioDecision;
+  const decision: Pick<Decision, "outcome" | "then" | "rule"> = expired
+    ? { outcome: "expired_card", then: {}, rule: "builtin/card-expired" }
+    : scenarioDecision;
   const outcome = withExternalThreeDs(paymentOutcome(decision.outcome), request);
   const pageId = outcome.threeds === "challenge" ? deps.store.ids.hex("page", 24) : "";
   const newToken = outcome.state === "declined" ? undefined : issueToken(request, card, merchant.merchant_id, deps, now);
@@ -60,7 +62,20 @@ function payDirect({ requestId, body, caller, baseUrl, now, decision: scenarioDe
   const fields = scalarFields(body);
   fields.card = "";
   const tx = createTransaction(
-    { kind: "direct", merchantId: merchant.merchant_id, account, fields, outcome, cardMasked: card.masked, tokenId, pageId, now, rule: decision.rule, requestId, source: via },
+    {
+      kind: "direct",
+      merchantId: merchant.merchant_id,
+      account,
+      fields,
+      outcome,
+      cardMasked: card.masked,
+      tokenId,
+      pageId,
+      now,
+      rule: decision.rule,
+      requestId,
+      source: via,
+    },
     deps.store.ids,
   );
   // a subscription starts with a successful first payment (pending and held payments start it when they succeed)
@@ -118,13 +133,7 @@ const echoed = (tx: Transaction): XmlNode[] => [
 
 /** `<respon>` children in the interface document's order. */
 function directResult(tx: Transaction, info: string, status: string, request: PaymentRequest, sub: Subscription | undefined): XmlNode[] {
-  const xml: XmlNode[] = [
-    ...echoed(tx),
-    ["transaction_id", tx.transaction_id],
-    ["card", tx.card_masked],
-    ["order_status", status],
-    ["result_info", info],
-  ];
+  const xml: XmlNode[] = [...echoed(tx), ["transaction_id", tx.transaction_id], ["card", tx.card_masked], ["order_status", status], ["result_info", info]];
   // the subscription's children are always there (empty without one): a client that reads the
   // answer into a map finds the same keys on every answer
   xml.push(
@@ -138,7 +147,13 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
     ["threeds_result", tx.threeds_result],
     ["risk_action", tx.risk_action],
     ["risk_score", tx.risk_score],
-    ...tx.risk_reasons.map((r): XmlNode => ["risk_reasons", [["name", r.name], ["status", r.status]]]),
+    ...tx.risk_reasons.map((r): XmlNode => [
+      "risk_reasons",
+      [
+        ["name", r.name],
+        ["status", r.status],
+      ],
+    ]),
   );
   return xml;
 }
@@ -150,7 +165,20 @@ function payByApm({ requestId, body, caller, baseUrl, now, decision, via }: Oper
   const pageId = deps.store.ids.hex("page", 24);
   const rule = decision.rule.endsWith("(no rule)") ? "builtin/apm-pending" : decision.rule;
   const tx = createTransaction(
-    { kind: "apm", merchantId: caller.merchant.merchant_id, account: caller.account, fields: scalarFields(body), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId, source: via },
+    {
+      kind: "apm",
+      merchantId: caller.merchant.merchant_id,
+      account: caller.account,
+      fields: scalarFields(body),
+      outcome,
+      cardMasked: "",
+      tokenId: "",
+      pageId,
+      now,
+      rule,
+      requestId,
+      source: via,
+    },
     deps.store.ids,
   );
   deps.store.records.addTransaction(tx);

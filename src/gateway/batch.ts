@@ -60,7 +60,9 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Batch
     name: spec.name,
     path: spec.path,
     format: "json",
-    request: withEnvelope({ [spec.arrayField]: list(spec.order).describe(`at most ${spec.limit} orders; a form may send them as a JSON string or with index keys`) }),
+    request: withEnvelope({
+      [spec.arrayField]: list(spec.order).describe(`at most ${spec.limit} orders; a form may send them as a JSON string or with index keys`),
+    }),
     emptyResult: { [spec.arrayField]: [] },
     handle(request, deps) {
       const orders = readOrders(request.body, spec.arrayField, spec.limit);
@@ -117,7 +119,14 @@ function runOrder<O extends OrderFields>(spec: BatchSpec<O>, raw: unknown, reque
 const forcedRefusal = (key: string): Refusal => new Refusal(key, "");
 
 /** The order in its transaction's history: what was asked, how it ended, which rule decided. */
-function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?: Record<string, string> }, message: string, rule: string, request: OperationRequest): void {
+function recordOrder(
+  name: string,
+  tx: Transaction,
+  outcome: Refusal | { fields?: Record<string, string> },
+  message: string,
+  rule: string,
+  request: OperationRequest,
+): void {
   const refused = outcome instanceof Refusal;
   const reference = refused ? "" : (outcome.fields?.refund_reference_id ?? "");
   recordHistory(tx, request.now, {
@@ -135,7 +144,13 @@ function recordOrder(name: string, tx: Transaction, outcome: Refusal | { fields?
  * directly, the status and message too: a rule can give a gateway's own code and text); keys in
  * the interface document's (alphabetical) order.
  */
-function element<O extends OrderFields>(spec: BatchSpec<O>, fields: Record<string, string>, status: string, message: string, ruleFields?: Record<string, string | number | boolean>): Record<string, string> {
+function element<O extends OrderFields>(
+  spec: BatchSpec<O>,
+  fields: Record<string, string>,
+  status: string,
+  message: string,
+  ruleFields?: Record<string, string | number | boolean>,
+): Record<string, string> {
   fields[spec.statusField] = status;
   fields[spec.messageField] = message;
   withAll(fields, ruleFields);

@@ -45,7 +45,20 @@ export const checkout: Operation = {
     // the outcome is fixed (the payer decides at the hosted checkout); a matching rule may still shape latency or notifications
     const rule = decision.rule.endsWith("(no rule)") ? "builtin/checkout-pending" : decision.rule;
     const tx = createTransaction(
-      { kind: "checkout", merchantId: caller.merchant.merchant_id, account: caller.account, fields: Object.fromEntries(fields), outcome, cardMasked: "", tokenId: "", pageId, now, rule, requestId, source: via },
+      {
+        kind: "checkout",
+        merchantId: caller.merchant.merchant_id,
+        account: caller.account,
+        fields: Object.fromEntries(fields),
+        outcome,
+        cardMasked: "",
+        tokenId: "",
+        pageId,
+        now,
+        rule,
+        requestId,
+        source: via,
+      },
       deps.store.ids,
     );
     tx.payer_request = payerRequest(body, request);

@@ -2,7 +2,25 @@
 // Required fields are the ones without which no gateway could act; everything else is optional
 // but, when present, must have the interface document's type and format.
 import { z } from "zod";
-import { country, currency, decimal, email, int, json, list, num, obj, optionalId, pattern, required, requiredCurrency, requiredId, requiredPositiveAmount, str, url } from "../http/fields.js";
+import {
+  country,
+  currency,
+  decimal,
+  email,
+  int,
+  json,
+  list,
+  num,
+  obj,
+  optionalId,
+  pattern,
+  required,
+  requiredCurrency,
+  requiredId,
+  requiredPositiveAmount,
+  str,
+  url,
+} from "../http/fields.js";
 
 const ITEM_SEPARATOR = "#;#";
 const VALUE_SEPARATOR = "#,#";
@@ -18,7 +36,6 @@ const items = () =>
       }),
     `must be items separated by ${ITEM_SEPARATOR}, each "name${VALUE_SEPARATOR}code${VALUE_SEPARATOR}unit price${VALUE_SEPARATOR}quantity"`,
   );
-
 
 const cartItem = obj({
   basic_item_data: obj({
@@ -134,9 +151,7 @@ export const paymentRequest = obj({
   cart_items: json(list(cartItem)),
   account_owner: json(list(accountOwner)),
   total_discount: json(list(obj({ coupon_code_used: str(), discount_type: str() }))),
-  additional_information: json(
-    list(obj({ mpi_info: obj({ eci: str(), cavv: str(), xid: str(), dsTransID: str() }).optional() })),
-  ),
+  additional_information: json(list(obj({ mpi_info: obj({ eci: str(), cavv: str(), xid: str(), dsTransID: str() }).optional() }))),
   price_id: str(),
   quote_id: str(),
   quote_price: str(),
@@ -195,4 +210,3 @@ export const apmRequest = obj({
   bank_code: str(),
   person: json(person),
 });
-

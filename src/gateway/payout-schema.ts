@@ -21,7 +21,23 @@ import {
   type PayoutFields,
 } from "../domain/payout-fields.js";
 import type { Body } from "../http/body.js";
-import { CURRENCY, country, currency, email, json, list, obj, pattern, positiveAmount, required, requiredCurrency, requiredMatching, str, text, url } from "../http/fields.js";
+import {
+  CURRENCY,
+  country,
+  currency,
+  email,
+  json,
+  list,
+  obj,
+  pattern,
+  positiveAmount,
+  required,
+  requiredCurrency,
+  requiredMatching,
+  str,
+  text,
+  url,
+} from "../http/fields.js";
 
 const FEE_PAID_BY = ["PAYER", "BENEFICIARY"] as const satisfies readonly FeePaidBy[];
 const ENTITY_TYPES = ["COMPANY", "PERSONAL"] as const;
@@ -151,7 +167,12 @@ export function payoutProblems(body: Body, pricing: PayoutPricing): FieldProblem
   const entity = text(b.entity_type);
   const named = (f: string) => has(b[f]);
   if (entity === "COMPANY" && !named("company_name")) problems.push({ field: "beneficiary.company_name", message: "is required when entity_type is COMPANY" });
-  const person = entity === "PERSONAL" ? "is required when entity_type is PERSONAL" : entity === "COMPANY" || named("company_name") ? "" : "is required (or beneficiary.company_name)";
+  const person =
+    entity === "PERSONAL"
+      ? "is required when entity_type is PERSONAL"
+      : entity === "COMPANY" || named("company_name")
+        ? ""
+        : "is required (or beneficiary.company_name)";
   if (person) {
     for (const f of ["first_name", "last_name"]) if (!named(f)) problems.push({ field: `beneficiary.${f}`, message: person });
   }

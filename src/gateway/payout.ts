@@ -72,7 +72,11 @@ function replay(earlier: Payout, request: PayoutFields): Reply {
   if (differs.length > 0) {
     const detail = `request_id ${earlier.request_id} created payout ${earlier.transaction_id}; this request differs in ${differs.join(", ")}`;
     const message = `differs from the request that created payout ${earlier.transaction_id}`;
-    throw new GatewayError("idempotency_conflict", detail, differs.map((field) => ({ field, message })));
+    throw new GatewayError(
+      "idempotency_conflict",
+      detail,
+      differs.map((field) => ({ field, message })),
+    );
   }
   return { json: payoutResponse(earlier), changed: false, result: `replay: ${outcomeText(earlier)}`, rule: "builtin/idempotent-replay" };
 }

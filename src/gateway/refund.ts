@@ -25,7 +25,14 @@ export const refund = batchOperation({
     const shape = { ...orderOutcome("refund", decision.outcome)?.refund, ...decision.then.refund };
     const plan = { afterSeconds: shape.after_seconds ?? DEFAULT_REFUND_DELAY_SECONDS, fate: shape.result ?? "processed" };
     const { records } = deps.store;
-    const accepted = refundTransaction(tx, { ...order, refund_reason: order.refund_reason ?? "" }, caller.account, plan, records.refundsOf(tx.transaction_id), now);
+    const accepted = refundTransaction(
+      tx,
+      { ...order, refund_reason: order.refund_reason ?? "" },
+      caller.account,
+      plan,
+      records.refundsOf(tx.transaction_id),
+      now,
+    );
     if (accepted instanceof Refusal) return accepted;
     // the rule's notification behaviour also applies when the refund settles later
     if (decision.then.notify) accepted.notify = decision.then.notify;

@@ -12,7 +12,6 @@ import { refundElement } from "../render/refund-element.js";
 const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
 
-
 export const retrievalRefund: Operation = {
   name: "retrievalRefund",
   path: "/v1/retrievalRefund",

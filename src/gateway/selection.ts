@@ -17,8 +17,15 @@ export type SelectorField = "order_no" | "transaction_id" | "refund_reference_id
  * limits need more than a schema says), and this is what it accepts.
  */
 export function selectionRequest(fields: readonly SelectorField[]) {
-  const values = z.union([z.string(), z.array(z.string())]).optional().describe("one value, a comma-separated list, or the field repeated");
-  const date = z.string().regex(/^\d{14}$/).optional().describe("YYYYMMDDhhmmss, inclusive");
+  const values = z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe("one value, a comma-separated list, or the field repeated");
+  const date = z
+    .string()
+    .regex(/^\d{14}$/)
+    .optional()
+    .describe("YYYYMMDDhhmmss, inclusive");
   return withEnvelope({ ...Object.fromEntries(fields.map((f) => [f, values])), start_date: date, end_date: date });
 }
 

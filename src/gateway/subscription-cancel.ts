@@ -31,7 +31,11 @@ export const subscriptionCancel: Operation = {
   format: "json",
   request: withEnvelope(cancelRequest.shape),
   handle({ body, caller }, deps): Reply {
-    const request = validate(cancelRequest, body, text(body.recurring_id) || text(body.order_no) ? [] : [{ field: "recurring_id", message: "is required (or order_no)" }]);
+    const request = validate(
+      cancelRequest,
+      body,
+      text(body.recurring_id) || text(body.order_no) ? [] : [{ field: "recurring_id", message: "is required (or order_no)" }],
+    );
     const recurringId = request.recurring_id ?? "";
     const orderNo = request.order_no ?? "";
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };

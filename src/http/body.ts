@@ -94,10 +94,7 @@ function parseBodyText(text: string, contentType: string): Body {
   // No or another content type: accept what is unmistakably JSON or a form, refuse the rest.
   if (looksLikeJson(trimmed)) return parseJson(trimmed);
   if (/^[^=&\s]+=[^\s]*$/.test(trimmed)) return parseForm(trimmed);
-  throw new GatewayError(
-    "unsupported_body",
-    `the body is neither JSON nor application/x-www-form-urlencoded (content type "${type || "none"}")`,
-  );
+  throw new GatewayError("unsupported_body", `the body is neither JSON nor application/x-www-form-urlencoded (content type "${type || "none"}")`);
 }
 
 function looksLikeJson(text: string): boolean {

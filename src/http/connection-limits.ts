@@ -57,7 +57,10 @@ export function bodyDeadline(server: Server, limits: ConnectionLimits): void {
   });
 }
 
-const BUSY_BODY = JSON.stringify({ error: "too_many_connections", message: "this client address (or every client) has as many connections open as Sandgate takes: close some, or try again" });
+const BUSY_BODY = JSON.stringify({
+  error: "too_many_connections",
+  message: "this client address (or every client) has as many connections open as Sandgate takes: close some, or try again",
+});
 const BUSY = `HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BUSY_BODY)}\r\nConnection: close\r\n\r\n${BUSY_BODY}`;
 
 /**

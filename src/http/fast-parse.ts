@@ -210,7 +210,12 @@ function compileObject(shape: Record<string, Schema>, catchall: Schema | undefin
   const extra = catchall?._zod.def.type;
   if (extra !== undefined && extra !== "unknown" && extra !== "any" && extra !== "never") return notSure;
   const known = new Set(keys);
-  const fields: Field[] = keys.map((key) => ({ key, parse: compile(shape[key]!, generate), optin: shape[key]!._zod.optin, optionalOut: shape[key]!._zod.optout === "optional" }));
+  const fields: Field[] = keys.map((key) => ({
+    key,
+    parse: compile(shape[key]!, generate),
+    optin: shape[key]!._zod.optin,
+    optionalOut: shape[key]!._zod.optout === "optional",
+  }));
   const walkShape = generate ? generatedWalk(fields) : loopWalk(fields);
   return (input) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return NOT_SURE;
@@ -263,7 +268,10 @@ function generatedWalk(fields: Field[]): Walk {
     const absent = optin === "optional" && optionalOut ? "" : optin === undefined ? "return NS;" : `v = p[${i}](undefined); if (v === NS) return NS; ${keep}`;
     return `if (${k} in r) { v = p[${i}](r[${k}]); if (v === NS) return NS; out[${k}] = v; } else { ${absent} }`;
   });
-  const make = new Function("p", "NS", `"use strict"; return function (r) { const out = {}; let v; ${lines.join("\n")} return out; };`) as (p: Parse[], ns: typeof NOT_SURE) => Walk;
+  const make = new Function("p", "NS", `"use strict"; return function (r) { const out = {}; let v; ${lines.join("\n")} return out; };`) as (
+    p: Parse[],
+    ns: typeof NOT_SURE,
+  ) => Walk;
   return make(
     fields.map((f) => f.parse),
     NOT_SURE,

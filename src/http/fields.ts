@@ -9,7 +9,6 @@ import { text } from "../domain/field-text.js";
 
 export { text };
 
-
 const asText = (v: unknown) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v);
 const asNumber = (v: unknown) => (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v)) ? Number(v) : v);
 const asJson = (v: unknown) => {
@@ -46,7 +45,12 @@ export const required = () =>
   z.preprocess(asText, z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }).min(1, "is required"));
 /** An optional string that, when present and non-empty, matches a pattern. */
 export const pattern = (re: RegExp, message: string) =>
-  z.preprocess(asText, z.string({ error: "must be a string" }).refine((s) => s === "" || re.test(s), message)).optional();
+  z
+    .preprocess(
+      asText,
+      z.string({ error: "must be a string" }).refine((s) => s === "" || re.test(s), message),
+    )
+    .optional();
 export const int = () => z.preprocess(asNumber, z.number({ error: "must be an integer" }).int("must be an integer")).optional();
 export const num = () => z.preprocess(asNumber, z.number({ error: "must be a number" })).optional();
 /**

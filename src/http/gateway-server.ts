@@ -24,7 +24,13 @@ export function gatewayOperations(operations: readonly Operation[], deps: Deps, 
     const started = performance.now();
     // what fails after the core's own try (sending, say) goes to the app's error answer
     readBytes(req, res)
-      .then((body) => runOperation(op, { url: req.url ?? "/", headers: req.headers, rawHeaders: req.rawHeaders, body, clientAddress: req.socket.remoteAddress ?? "", started }, deps))
+      .then((body) =>
+        runOperation(
+          op,
+          { url: req.url ?? "/", headers: req.headers, rawHeaders: req.rawHeaders, body, clientAddress: req.socket.remoteAddress ?? "", started },
+          deps,
+        ),
+      )
       .then((answer) => deliver(res, answer))
       .catch((err: unknown) => failed(err, res));
     return true;

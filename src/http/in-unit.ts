@@ -27,13 +27,17 @@ const unavailableJson: Unavailable = (res, reason) => {
 
 /** A page's (the payer's, the dashboard's): an HTML page that says so. */
 export const unavailablePage: Unavailable = (res, reason) =>
-  sendHtml(res, 503, problemPage("Sandbox store unavailable", reason ? resultInfo("store_unavailable", reason) : `${resultInfo("store_unavailable")}: try again in a moment.`));
+  sendHtml(
+    res,
+    503,
+    problemPage("Sandbox store unavailable", reason ? resultInfo("store_unavailable", reason) : `${resultInfo("store_unavailable")}: try again in a moment.`),
+  );
 
 /** The unit a route runs in: none, a merchant's, or (undefined) every merchant's. */
 async function unitScopeOf(store: Store, scope: Exclude<RouteScope, "own">, req: Request): Promise<UnitScope | undefined> {
   if (scope === "none") return { none: true };
   if (scope === "all") return undefined;
-  const value = req.params[("merchant" in scope ? scope.merchant : scope.param)];
+  const value = req.params["merchant" in scope ? scope.merchant : scope.param];
   const named = typeof value === "string" ? value : "";
   if ("merchant" in scope) return { merchant: named };
   if (store.kind !== "redis") return undefined; // one process: every unit sees everything

@@ -129,7 +129,10 @@ export async function runOperation(op: Operation, input: GatewayInput, deps: Dep
     // the merchant's unit: its records only (a request without one is refused before it reads any)
     const merchant = text(body.merchant_id);
     // (run again from the start if the merchant's turn was lost before its changes were written: nothing outside the store happened yet)
-    reply = await deps.store.unit((store) => decideAndHandle(op, unitDeps(deps, store), input, requestId, body, seen), merchant ? { merchant, again: true } : { none: true });
+    reply = await deps.store.unit(
+      (store) => decideAndHandle(op, unitDeps(deps, store), input, requestId, body, seen),
+      merchant ? { merchant, again: true } : { none: true },
+    );
   } catch (err) {
     const known = err instanceof GatewayError || err instanceof StoreUnavailable;
     if (!known) deps.log.error({ err, requestId, path: op.path }, "unexpected error");
@@ -193,7 +196,13 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   const caller = findCaller(deps.store.records, deps.store.ids, merchantId, accountId, deps.config);
   seen.caller = caller;
   if (op.registeredIpOnly) checkRegisteredIp(caller, input.clientAddress);
-  const signature = checkRequestSignature(signedFields(op, body, deps.config.batchSignature), seen.asSent ?? body, caller.merchant.secret_key, deps.config.signatureMode, body);
+  const signature = checkRequestSignature(
+    signedFields(op, body, deps.config.batchSignature),
+    seen.asSent ?? body,
+    caller.merchant.secret_key,
+    deps.config.signatureMode,
+    body,
+  );
   seen.signature = signature;
   if (signature.mode === "strict" && !signature.matched) refuseMismatch(signature, requestId);
   const baseUrl = deps.config.baseUrl ?? origin(input);
@@ -239,7 +248,8 @@ function header1(input: GatewayInput, name: string): string | undefined {
 /** merchant_id or account_id: present, text, and no longer than an identifier may be (nothing is looked up or provisioned otherwise). */
 function requireId(body: Body, field: string): string {
   const value = body[field];
-  if (value === undefined || value === null || value === "") throw new GatewayError("missing_field", `${field} is required`, [{ field, message: "is required" }]);
+  if (value === undefined || value === null || value === "")
+    throw new GatewayError("missing_field", `${field} is required`, [{ field, message: "is required" }]);
   if (typeof value !== "string" && typeof value !== "number") {
     throw new GatewayError("invalid_field", `${field} must be a string`, [{ field, message: "must be a string" }]);
   }
@@ -247,7 +257,6 @@ function requireId(body: Body, field: string): string {
   if (id.length > ID_MAX) throw new GatewayError("invalid_field", `${field} ${ID_MESSAGE}`, [{ field, message: ID_MESSAGE }]);
   return id;
 }
-
 
 function checkRegisteredIp(caller: Caller, ip: string): void {
   const allowed = caller.merchant.registered_ips;
@@ -317,7 +326,16 @@ function ordersOf(body: Body): { order_no: string; order_nos?: string[] } {
   return all.length > 1 ? { order_no: all[0]!, order_nos: all } : { order_no: all[0] ?? "" };
 }
 
-function record(deps: Deps, op: Operation, input: GatewayInput, id: string, body: Body, reply: Reply, signature: SignatureCheck | null, exchange: Exchange): void {
+function record(
+  deps: Deps,
+  op: Operation,
+  input: GatewayInput,
+  id: string,
+  body: Body,
+  reply: Reply,
+  signature: SignatureCheck | null,
+  exchange: Exchange,
+): void {
   const entry = {
     id,
     at: deps.clock.now().toISOString(),

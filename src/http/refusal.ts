@@ -18,7 +18,17 @@ export function refuse(format: Format, err: GatewayError, body: Body, extras: Re
       ["order_status", "0"],
       ["result_info", err.info],
     ];
-    if (err.problems.length) xml.push(["errors", err.problems.map((p): XmlNode => ["error", [["field", p.field], ["message", p.message]]])]);
+    if (err.problems.length)
+      xml.push([
+        "errors",
+        err.problems.map((p): XmlNode => [
+          "error",
+          [
+            ["field", p.field],
+            ["message", p.message],
+          ],
+        ]),
+      ]);
     return { ...base, xml };
   }
   if (format === "json") {
@@ -38,5 +48,8 @@ export function refuse(format: Format, err: GatewayError, body: Body, extras: Re
 
 function errorPage(info: string, problems: FieldProblem[]): string {
   const list = problems.map((p) => `<li><code>${escapeHtml(p.field)}</code> ${escapeHtml(p.message)}</li>`).join("");
-  return page("Payment request refused", `<h1>Payment request refused</h1><p class="error" id="result-info">${escapeHtml(info)}</p>${list ? `<ul>${list}</ul>` : ""}`);
+  return page(
+    "Payment request refused",
+    `<h1>Payment request refused</h1><p class="error" id="result-info">${escapeHtml(info)}</p>${list ? `<ul>${list}</ul>` : ""}`,
+  );
 }

@@ -82,7 +82,13 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         // freshness window holds on it however far the merchant's clock was moved); the log dates
         // the attempt by the merchant's clock, as its retries are scheduled
         const sentAt = realTimeOf(deps.clock, sandboxNow).toISOString();
-        return { number: n.attempts.length + 1, reason: resend ? ("resend" as const) : nextReason(n), at: now.toISOString(), sentAt, key: secretKeyOf(store.records, n.merchant_id) };
+        return {
+          number: n.attempts.length + 1,
+          reason: resend ? ("resend" as const) : nextReason(n),
+          at: now.toISOString(),
+          sentAt,
+          key: secretKeyOf(store.records, n.merchant_id),
+        };
       }, mine);
       if (!taken) return;
       const { number, reason, at, sentAt, key } = taken;
@@ -97,10 +103,28 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         if (!stillStored(store, n)) return;
         delete n.claim;
         const { http_status, error, duration_ms, response_body } = outcome;
-        recordAttempt(n, { attempt: number, at, reason, http_status, error, duration_ms, response_body }, outcome, delays, store.records.nowOf(n.merchant_id, deps.clock.now()));
+        recordAttempt(
+          n,
+          { attempt: number, at, reason, http_status, error, duration_ms, response_body },
+          outcome,
+          delays,
+          store.records.nowOf(n.merchant_id, deps.clock.now()),
+        );
         store.records.changed("notifications", n);
         deps.log.info(
-          { notification: { id: n.notification_id, merchant_id: n.merchant_id, event: n.event, url: n.url, attempt: number, reason, http_status, error, state: n.state } },
+          {
+            notification: {
+              id: n.notification_id,
+              merchant_id: n.merchant_id,
+              event: n.event,
+              url: n.url,
+              attempt: number,
+              reason,
+              http_status,
+              error,
+              state: n.state,
+            },
+          },
           `notification ${n.notification_id} attempt ${number}: ${error || `HTTP ${http_status}`}`,
         );
         return store.commit();
@@ -172,7 +196,11 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
  * body is the payload as JSON, or what a receiver check's probe sent instead (`raw`), so a resend
  * repeats exactly what was sent. Exported for the receiver check (receiver-check/).
  */
-export async function postNotification(n: Pick<Notification, "url" | "notification_id" | "event" | "payload" | "raw">, attempt: number, timeoutMs: number): Promise<AttemptOutcome> {
+export async function postNotification(
+  n: Pick<Notification, "url" | "notification_id" | "event" | "payload" | "raw">,
+  attempt: number,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
@@ -192,7 +220,13 @@ export async function postNotification(n: Pick<Notification, "url" | "notificati
     });
     const response_body = await readStart(res);
     const ok = res.status >= 200 && res.status < 300;
-    return { http_status: res.status, error: ok ? "" : `the receiver answered HTTP ${res.status} (a 2xx acknowledges)`, duration_ms: elapsed(), response_body, retryable: true };
+    return {
+      http_status: res.status,
+      error: ok ? "" : `the receiver answered HTTP ${res.status} (a 2xx acknowledges)`,
+      duration_ms: elapsed(),
+      response_body,
+      retryable: true,
+    };
   } catch (err) {
     return { http_status: null, error: describeFailure(err, timeoutMs), duration_ms: elapsed(), response_body: "", retryable: true, code: failureCode(err) };
   }

@@ -17,14 +17,15 @@ export interface Emitting {
 
 /** What a subscription's change notifies. */
 export type SubscriptionEvent =
-  | "subscription.deducted"
-  | "subscription.deduction_failed"
-  | "subscription.suspended"
-  | "subscription.finished"
-  | "subscription.cancelled";
+  "subscription.deducted" | "subscription.deduction_failed" | "subscription.suspended" | "subscription.finished" | "subscription.cancelled";
 
 /** payment.<state> by default: payment.authorised, .paid, .declined, .pending, .review, ... */
-export function paymentEvent(tx: Transaction, records: Pick<Repository, "subscription">, event = `payment.${tx.state}`, notify?: NotifyBehaviour): NotificationEvent {
+export function paymentEvent(
+  tx: Transaction,
+  records: Pick<Repository, "subscription">,
+  event = `payment.${tx.state}`,
+  notify?: NotifyBehaviour,
+): NotificationEvent {
   return { merchantId: tx.merchant_id, url: tx.notify_url, event, data: { account_id: tx.account_id, ...foundElement(tx, records) }, notify };
 }
 
@@ -53,7 +54,13 @@ export function notifyRefund(deps: Emitting, refund: Refund, tx: Transaction | u
  * payment (its transaction query element); any other change by the subscription itself: its ids,
  * recurring_status and subscription_result.
  */
-export function subscriptionEvent(records: Repository, sub: Subscription, event: SubscriptionEvent, deduction?: Transaction, notify?: NotifyBehaviour): NotificationEvent {
+export function subscriptionEvent(
+  records: Repository,
+  sub: Subscription,
+  event: SubscriptionEvent,
+  deduction?: Transaction,
+  notify?: NotifyBehaviour,
+): NotificationEvent {
   if (deduction) return paymentEvent(deduction, records, event, notify);
   const first = records.transaction(sub.transaction_id);
   const data = {

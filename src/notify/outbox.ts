@@ -30,7 +30,6 @@ function normalise(b: NotifyBehaviour | undefined): Notification["behaviour"] {
   };
 }
 
-
 /** A notification's body before it is signed. */
 export type UnsignedBody = Omit<NotificationBody, "encryption_data">;
 

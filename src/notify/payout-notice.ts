@@ -37,7 +37,10 @@ export function payoutResponse(p: Payout): Record<string, unknown> {
       address: pick(b.address, BENEFICIARY_ADDRESS),
       person_documents: b.person_documents.map((d) => ({ ...pick(d, PERSON_DOCUMENT), labels: [...d.labels] })),
       bank_details: {
-        ...pick(b.bank_details, BANK_DETAILS.filter((f) => f !== BANK_DETAILS_NOT_ECHOED)),
+        ...pick(
+          b.bank_details,
+          BANK_DETAILS.filter((f) => f !== BANK_DETAILS_NOT_ECHOED),
+        ),
         local_clearing_system: p.local_clearing_system,
       },
       ...pick(b, BENEFICIARY_TEXT),

@@ -23,14 +23,7 @@ const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "").toLowerCase(
 
 function isLoopback(hostname: string): boolean {
   const h = bare(hostname);
-  return (
-    h === "localhost" ||
-    h.endsWith(".localhost") ||
-    /^127\./.test(h) ||
-    WILDCARD_HOSTS.has(h) ||
-    h === "::1" ||
-    /^::ffff:(127\.|7f)/.test(h)
-  );
+  return h === "localhost" || h.endsWith(".localhost") || /^127\./.test(h) || WILDCARD_HOSTS.has(h) || h === "::1" || /^::ffff:(127\.|7f)/.test(h);
 }
 
 const effectivePort = (u: URL) => Number(u.port || (u.protocol === "https:" ? 443 : 80));

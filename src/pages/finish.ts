@@ -56,7 +56,13 @@ export async function finishPayment(deps: Deps, tx: Transaction, action: PayerAc
     if (action.card) keepCard(deps, tx, action.card, now);
     deps.scenarios.coverage.produced(tx.merchant_id, "authorise", action.outcome);
     settleWaitingRequest(deps.store.records, tx, now, deps.store.ids);
-    recordHistory(tx, now, { event: `${action.source}: ${action.chosen}`, result: resultInfo(tx.result), rule: action.rule, source: action.source, request_id: requestId });
+    recordHistory(tx, now, {
+      event: `${action.source}: ${action.chosen}`,
+      result: resultInfo(tx.result),
+      rule: action.rule,
+      source: action.source,
+      request_id: requestId,
+    });
     if (tx.state !== before) notifyPayment(deps, tx, undefined, action.notify);
     deps.store.records.changed("transactions", tx);
     await deps.store.commit();
@@ -83,7 +89,13 @@ function keepCard(deps: Deps, tx: Transaction, card: PaidCard, now: Date): void 
   tx.card_masked = card.masked;
   tx.payment_method = "card";
   if (tx.state === "declined" || tx.state === "cancelled") return;
-  const request = { ...tx.payer_request?.fields, expiration_month: card.expiration_month, expiration_year: card.expiration_year, first_name: card.holder, last_name: "" } as PaymentRequest;
+  const request = {
+    ...tx.payer_request?.fields,
+    expiration_month: card.expiration_month,
+    expiration_year: card.expiration_year,
+    first_name: card.holder,
+    last_name: "",
+  } as PaymentRequest;
   const source: CardSource = { number: card.number, masked: card.masked, expired: false, token: undefined };
   const asked = issueToken(request, source, tx.merchant_id, deps, now);
   const needsFile = tx.payer_request?.subscription !== undefined && !tx.payer_request.card_token;

@@ -150,7 +150,12 @@ function choose(deps: Deps, tx: Transaction, stage: Stage, body: Record<string, 
   }
   if (stage === "3ds" && body.challenge_code !== undefined) {
     const passed = text(body.challenge_code).trim() === THREEDS_CODE;
-    return { ...base, outcome: passed ? "threeds_passed" : "threeds_failed", chosen: "challenge code", rule: passed ? "payer/code-correct" : "payer/code-wrong" };
+    return {
+      ...base,
+      outcome: passed ? "threeds_passed" : "threeds_failed",
+      chosen: "challenge code",
+      rule: passed ? "payer/code-correct" : "payer/code-wrong",
+    };
   }
   if (stage === "checkout" && body.card !== undefined) return payByCard(deps, tx, body, base);
   const offered = stage === "checkout" ? "outcome=<name> or the card form" : stage === "3ds" ? "outcome=<name> or challenge_code" : "outcome=<name>";
@@ -166,7 +171,12 @@ function payByCard(deps: Deps, tx: Transaction, body: Record<string, unknown>, b
   const named = tx.payer_request?.outcome;
   if (named) return { ...base, outcome: named, chosen: "card", rule: outcomeRule(named), card: form.card };
   if (form.expired) return { ...base, outcome: "expired_card", chosen: "card", rule: "builtin/card-expired", card: form.card };
-  const fields = { ...tx.payer_request?.fields, card: form.card.number, expiration_month: form.card.expiration_month, expiration_year: form.card.expiration_year };
+  const fields = {
+    ...tx.payer_request?.fields,
+    card: form.card.number,
+    expiration_month: form.card.expiration_month,
+    expiration_year: form.card.expiration_year,
+  };
   // the scenario the checkout request chose by header still applies (while it exists), else the merchant's or the global one
   const chosen = tx.payer_request?.scenario;
   const header = chosen && deps.scenarios.get(chosen) ? chosen : undefined;

@@ -7,8 +7,6 @@ import type { Difference } from "../verify-report.js";
 
 export type { Difference };
 
-
-
 export type Found = Omit<Difference, "exchange" | "operation">;
 
 export interface Answer {
@@ -37,7 +35,12 @@ export function compareAnswers(recorded: Answer, actual: Answer, ctx: CompareCon
   };
   if (recorded.status !== actual.status) add({ path: "status", kind: "status", expected: String(recorded.status), actual: String(actual.status) });
   if (mediaType(recorded.contentType) !== mediaType(actual.contentType))
-    add({ path: "content-type", kind: "content_type", expected: mediaType(recorded.contentType) || "(none)", actual: mediaType(actual.contentType) || "(none)" });
+    add({
+      path: "content-type",
+      kind: "content_type",
+      expected: mediaType(recorded.contentType) || "(none)",
+      actual: mediaType(actual.contentType) || "(none)",
+    });
   // one cause, one line: a body of another status or format is not compared field by field
   if (out.length) return out;
   if (recorded.location || actual.location) compareTree(locationTree(recorded.location), locationTree(actual.location), ["location"], ctx, add);
@@ -78,7 +81,13 @@ function compareTree(expected: Tree, actual: Tree, path: string[], ctx: CompareC
   if (ctx.ignored(at)) return;
   if (expected.kind === "unreadable" || actual.kind === "unreadable" || expected.kind !== actual.kind) {
     if (expected.kind === "unreadable" && actual.kind === "unreadable" && expected.text === actual.text) return;
-    add({ path: at || "body", kind: "shape", expected: describe(expected, field), actual: describe(actual, field), note: actual.kind === "unreadable" ? actual.reason : undefined });
+    add({
+      path: at || "body",
+      kind: "shape",
+      expected: describe(expected, field),
+      actual: describe(actual, field),
+      note: actual.kind === "unreadable" ? actual.reason : undefined,
+    });
     return;
   }
   if (expected.kind === "value" && actual.kind === "value") return compareValue(expected.value, actual.value, path, at, field, ctx, add);
@@ -106,7 +115,13 @@ function keyed(entries: [string, Tree][], repeated: Set<string>): [string, Tree]
   });
 }
 
-function compareObjects(expected: Extract<Tree, { kind: "object" }>, actual: Extract<Tree, { kind: "object" }>, path: string[], ctx: CompareContext, add: (d: Found) => void): void {
+function compareObjects(
+  expected: Extract<Tree, { kind: "object" }>,
+  actual: Extract<Tree, { kind: "object" }>,
+  path: string[],
+  ctx: CompareContext,
+  add: (d: Found) => void,
+): void {
   const count = (entries: [string, Tree][]) => entries.reduce((m, [k]) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>());
   const repeated = new Set([...count(expected.entries), ...count(actual.entries)].filter(([, n]) => n > 1).map(([k]) => k));
   const e = keyed(expected.entries, repeated);
@@ -127,7 +142,8 @@ function compareObjects(expected: Extract<Tree, { kind: "object" }>, actual: Ext
   const both = (list: [string, Tree][], other: Map<string, Tree>) => list.map(([k]) => k).filter((k) => other.has(k) && !ctx.ignored(pathText([...path, k])));
   const expectedOrder = both(e, inActual);
   const actualOrder = both(a, inExpected);
-  if (expectedOrder.join() !== actualOrder.join()) add({ path: pathText(path), kind: "order", expected: expectedOrder.join(", "), actual: actualOrder.join(", ") });
+  if (expectedOrder.join() !== actualOrder.join())
+    add({ path: pathText(path), kind: "order", expected: expectedOrder.join(", "), actual: actualOrder.join(", ") });
 }
 
 function compareValue(
@@ -150,7 +166,8 @@ function compareValue(
   }
   const echoed = typeof expected === "string" && ctx.echoes.get(field)?.has(expected);
   const parent = path.length > 1 ? path[path.length - 2]! : "";
-  const why = (parent && !parent.startsWith("[") ? mustAgree(`${parent}.${field}`) : undefined) ?? mustAgree(field) ?? (echoed ? "it echoes the request" : undefined);
+  const why =
+    (parent && !parent.startsWith("[") ? mustAgree(`${parent}.${field}`) : undefined) ?? mustAgree(field) ?? (echoed ? "it echoes the request" : undefined);
   if (!why) return;
   const wanted = typeof expected === "string" ? ctx.map(expected) : expected;
   if (wanted !== actual) add({ path: at, kind: "value", expected: text(expected), actual: text(actual), note: `must agree: ${why}` });

@@ -279,7 +279,8 @@ export function readHtml(text: string): Tree {
     if (!Array.isArray(pairs) || first?.kind !== "object") continue;
     const inputs = first.entries.find(([k]) => k === "inputs")![1];
     if (inputs.kind !== "object") continue;
-    for (const pair of pairs) if (Array.isArray(pair) && typeof pair[0] === "string") inputs.entries.push([pair[0], { kind: "value", value: String(pair[1] ?? "") }]);
+    for (const pair of pairs)
+      if (Array.isArray(pair) && typeof pair[0] === "string") inputs.entries.push([pair[0], { kind: "value", value: String(pair[1] ?? "") }]);
   }
   const entries: [string, Tree][] = [["title", { kind: "value", value: title === undefined ? "" : decode(title).trim() }]];
   if (forms.length) entries.push(["form", forms.length === 1 ? forms[0]! : { kind: "list", items: forms }]);

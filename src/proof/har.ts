@@ -19,7 +19,9 @@ const entrySchema = z.object({
     httpVersion: z.string().optional(),
     headers: z.array(header),
     queryString: z.array(header).optional(),
-    postData: z.object({ mimeType: z.string(), text: z.string().optional(), params: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional() }).optional(),
+    postData: z
+      .object({ mimeType: z.string(), text: z.string().optional(), params: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional() })
+      .optional(),
   }),
   response: z.object({
     status: z.number().int(),
@@ -52,7 +54,10 @@ export function parseHar(text: string, source = "the HAR"): HarEntry[] {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    const cut = text.trim() === "" ? "it is empty" : `it is not JSON (${(err as Error).message}); a recording cut off while it was written ends without its closing "]}}"`;
+    const cut =
+      text.trim() === ""
+        ? "it is empty"
+        : `it is not JSON (${(err as Error).message}); a recording cut off while it was written ends without its closing "]}}"`;
     throw new HarError(`${source}: ${cut}`);
   }
   const parsed = harSchema.safeParse(json);

@@ -22,7 +22,11 @@ export class IdMap {
   map(value: string): string {
     const whole = this.ids.get(value);
     if (whole !== undefined) return whole;
-    if (value.includes(",")) return value.split(",").map((part) => this.ids.get(part.trim()) ?? part).join(",");
+    if (value.includes(","))
+      return value
+        .split(",")
+        .map((part) => this.ids.get(part.trim()) ?? part)
+        .join(",");
     if (value.includes("/")) return this.mapUrl(value);
     return value;
   }
@@ -45,7 +49,13 @@ export class IdMap {
     const origin = m?.[1] ?? "";
     const path = m?.[2] ?? url;
     const query = m?.[3] ?? "";
-    const mappedPath = this.ids.get(`${origin}${path}`) ?? this.ids.get(path) ?? `${origin}${path.split("/").map((s) => this.ids.get(s) ?? s).join("/")}`;
+    const mappedPath =
+      this.ids.get(`${origin}${path}`) ??
+      this.ids.get(path) ??
+      `${origin}${path
+        .split("/")
+        .map((s) => this.ids.get(s) ?? s)
+        .join("/")}`;
     const mappedQuery = query.replace(/=([^&]*)/g, (all, v: string) => {
       const decoded = safeDecode(v);
       const mapped = this.ids.get(decoded);

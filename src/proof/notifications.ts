@@ -64,11 +64,25 @@ export function compareNotifications(
       found = compareAnswers(answer(r.body, r.contentType), answer(o.body, o.contentType), { map: ctx.map, echoes: new Map(), ignored: ctx.ignored });
     }
     differences.push(...found.map((d) => ({ exchange: r.exchange, operation, ...d })));
-    exchanges.push({ exchange: r.exchange, kind: "notification", operation, method: r.entry.request.method, path: pathOf(r.entry.request.url), differences: found.length });
+    exchanges.push({
+      exchange: r.exchange,
+      kind: "notification",
+      operation,
+      method: r.entry.request.method,
+      path: pathOf(r.entry.request.url),
+      differences: found.length,
+    });
   }
   ours.forEach((o, i) => {
     if (used.has(i)) return;
-    differences.push({ exchange: o.exchange, operation: `notification ${o.k.event}`, path: "notification", kind: "extra", expected: "(not recorded)", actual: `${o.k.event} for ${o.k.key.split("|")[1] || "(no order)"}` });
+    differences.push({
+      exchange: o.exchange,
+      operation: `notification ${o.k.event}`,
+      path: "notification",
+      kind: "extra",
+      expected: "(not recorded)",
+      actual: `${o.k.event} for ${o.k.key.split("|")[1] || "(no order)"}`,
+    });
     const at = exchanges.find((x) => x.exchange === o.exchange);
     if (at) at.differences++;
   });

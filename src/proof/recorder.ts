@@ -105,7 +105,18 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       return failure(res, pathname, 413, `I0004:Request body too large: over ${bodyLimit} bytes; the recorder forwarded nothing`);
     }
     const record = (kind: EntryKind, url: string, answer: Answer) =>
-      har.append(entryOf({ kind, started, elapsedMs: performance.now() - clock, method: req.method ?? "GET", url, requestHeaders: req.rawHeaders, requestBody: body, answer }));
+      har.append(
+        entryOf({
+          kind,
+          started,
+          elapsedMs: performance.now() - clock,
+          method: req.method ?? "GET",
+          url,
+          requestHeaders: req.rawHeaders,
+          requestBody: body,
+          answer,
+        }),
+      );
 
     if (notifyTo && req.method === "POST" && pathname.endsWith(NOTIFY_PATH)) {
       const headers = forwardedHeaders(req.rawHeaders, notifyTo.host, body.length, true);
@@ -117,7 +128,12 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       } catch (err) {
         const reason = `the merchant's notify URL ${notifyTo.href} could not be reached: ${describe(err)}`;
         warn(`notification not relayed: ${reason}`);
-        answer = { status: 502, statusText: "Bad Gateway", rawHeaders: ["Content-Type", "text/plain; charset=utf-8"], body: Buffer.from(`Sandgate recorder: ${reason}\n`) };
+        answer = {
+          status: 502,
+          statusText: "Bad Gateway",
+          rawHeaders: ["Content-Type", "text/plain; charset=utf-8"],
+          body: Buffer.from(`Sandgate recorder: ${reason}\n`),
+        };
       }
       record("notification", notifyTo.href, answer);
       return reply(res, answer);

@@ -30,11 +30,17 @@ export interface Target {
 /** A fresh in-process Sandgate, or the running one --against names. */
 export async function openTarget(options: VerifyOptions, start: number): Promise<Target> {
   const scenariosDir = options.scenarios ?? defaultScenariosDir;
-  const cards = cardsIn(readdirSync(scenariosDir).filter((f) => /\.(json|ya?ml)$/.test(f) && !f.endsWith(".schema.json")).map((f) => readFileSync(join(scenariosDir, f), "utf8")));
+  const cards = cardsIn(
+    readdirSync(scenariosDir)
+      .filter((f) => /\.(json|ya?ml)$/.test(f) && !f.endsWith(".schema.json"))
+      .map((f) => readFileSync(join(scenariosDir, f), "utf8")),
+  );
   if (options.against) {
     const base = options.against.replace(/\/+$/, "");
     const fixtureKeys = new Map(
-      (JSON.parse(readFileSync(join(options.fixtures ?? defaultFixturesDir, "merchants.json"), "utf8")) as { merchant_id: string; secret_key: string }[]).map((m) => [m.merchant_id, m.secret_key]),
+      (JSON.parse(readFileSync(join(options.fixtures ?? defaultFixturesDir, "merchants.json"), "utf8")) as { merchant_id: string; secret_key: string }[]).map(
+        (m) => [m.merchant_id, m.secret_key],
+      ),
     );
     const headers: Record<string, string> = options.adminToken ? { authorization: `Bearer ${options.adminToken}` } : {};
     return {
@@ -102,7 +108,12 @@ export function send(base: string, request: { method: string; path: string; head
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", none);
       res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"] ?? "", body: Buffer.concat(chunks).toString("utf8"), location: res.headers.location ?? "" }),
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: res.headers["content-type"] ?? "",
+          body: Buffer.concat(chunks).toString("utf8"),
+          location: res.headers.location ?? "",
+        }),
       );
     });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS / 1000} s`)));

@@ -6,8 +6,6 @@ import { KIND_MEANINGS, type Difference } from "../verify-report.js";
 import type { Suggestions } from "../verify-report.js";
 import type { VerifyReport } from "../verify-report.js";
 
-
-
 export function terminalReport(report: VerifyReport): string {
   const lines: string[] = [];
   const replayed = report.exchanges.filter((x) => x.kind !== "notification").length;
@@ -26,7 +24,6 @@ export function terminalReport(report: VerifyReport): string {
   for (const k of kinds) lines.push(`  ${k}: ${KIND_MEANINGS[k].means}; ${KIND_MEANINGS[k].todo}`);
   return `${lines.join("\n")}\n`;
 }
-
 
 function differenceLine(d: Difference): string {
   return `${d.kind} at ${d.path}: gateway ${d.expected}, Sandgate ${d.actual}${d.note ? ` (${d.note})` : ""}`;
@@ -63,6 +60,7 @@ export function suggestionsReport(s: Suggestions, file: string, recording: strin
     lines.push(`wrote ${rules} rule${rules === 1 ? "" : "s"} closing ${s.closes.length} difference${s.closes.length === 1 ? "" : "s"} to ${file}`);
     lines.push(`check them: sandgate verify ${recording} --scenarios ${dir} --scenario ${s.scenario.name}`);
   } else lines.push("no difference can be closed with a scenario rule");
-  if (s.defects.length) lines.push("", `${s.defects.length} difference${s.defects.length === 1 ? "" : "s"} data cannot close:`, ...s.defects.map((d) => `  ${d}`));
+  if (s.defects.length)
+    lines.push("", `${s.defects.length} difference${s.defects.length === 1 ? "" : "s"} data cannot close:`, ...s.defects.map((d) => `  ${d}`));
   return `${lines.join("\n")}\n`;
 }

@@ -19,7 +19,6 @@ export interface ReplayedRequest {
   recorded?: string;
 }
 
-
 const BATCH_ARRAYS: Record<string, string> = { capture: "capture_orders", review: "review_orders", cancel: "cancel_orders", refund: "refund_orders" };
 const DECLINED: Record<string, string> = { capture: "capture_declined", review: "review_declined", cancel: "cancel_declined", refund: "refund_declined" };
 const ORDER_STATUS_OF_STATE: Record<string, string> = {
@@ -48,10 +47,15 @@ export function suggest(differences: readonly Difference[], requests: ReadonlyMa
   // a difference on an order whose earlier request a rule closes is most likely its knock-on (a
   // refused refund leaves more to refund, a declined payment nothing to capture): said as such
   const closedAt = new Map<string, number>();
-  for (const [exchange] of [...byExchange].sort(([a], [b]) => a - b)) for (const order of ordersOf(requests.get(exchange)!)) if (!closedAt.has(order)) closedAt.set(order, exchange);
+  for (const [exchange] of [...byExchange].sort(([a], [b]) => a - b))
+    for (const order of ordersOf(requests.get(exchange)!)) if (!closedAt.has(order)) closedAt.set(order, exchange);
   for (const d of unclosed) {
     const request = requests.get(d.exchange);
-    const cause = request && ordersOf(request).map((o) => closedAt.get(o)).find((at) => at !== undefined && at < d.exchange);
+    const cause =
+      request &&
+      ordersOf(request)
+        .map((o) => closedAt.get(o))
+        .find((at) => at !== undefined && at < d.exchange);
     defects.push(cause === undefined ? defectLine(d) : knockOnLine(d, cause));
   }
   const sent = ordersSent(requests);
@@ -72,7 +76,8 @@ export function suggest(differences: readonly Difference[], requests: ReadonlyMa
 
 function closable(d: Difference, request: ReplayedRequest): boolean {
   const field = d.path.split(".").at(-1)!;
-  if (request.operation === "authorise" || request.operation === "apm") return d.path === "respon.order_status" || (d.path.startsWith("respon.") && PAYMENT_FIELDS.has(field));
+  if (request.operation === "authorise" || request.operation === "apm")
+    return d.path === "respon.order_status" || (d.path.startsWith("respon.") && PAYMENT_FIELDS.has(field));
   if (request.operation === "payout") return ["status", "failure_type", "failure_reason"].includes(d.path);
   const array = BATCH_ARRAYS[request.operation];
   return !!array && new RegExp(`^${array}\\[\\d+\\]\\.\\w+$`).test(d.path);
@@ -103,7 +108,8 @@ function ordersSent(requests: ReadonlyMap<number, ReplayedRequest>): { place: Ma
 function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[], sent: ReturnType<typeof ordersSent>): Rule[] {
   const { operation, fields } = request;
   /** `nth` for the i-th order of this exchange, when its order was sent more than once */
-  const nthOf = (i: number, orderNo: string): Record<string, number> => ((sent.times.get(`${operation}|${orderNo}`) ?? 1) > 1 ? { nth: sent.place.get(`${exchange}|${i}`)! } : {});
+  const nthOf = (i: number, orderNo: string): Record<string, number> =>
+    (sent.times.get(`${operation}|${orderNo}`) ?? 1) > 1 ? { nth: sent.place.get(`${exchange}|${i}`)! } : {};
   const description = `exchange #${exchange}: ${found.map((d) => `${d.path} ${d.expected}`).join(", ")}`;
   if (operation === "payout") {
     const payout: Record<string, string> = {};
@@ -112,7 +118,10 @@ function rulesFor(exchange: number, request: ReplayedRequest, found: Difference[
   }
   if (operation === "authorise" || operation === "apm") {
     const orderNo = String(fields.order_no ?? "");
-    const wanted: Record<string, string> = { ...recordedStatus(request.recorded), ...Object.fromEntries(found.map((d) => [d.path.slice("respon.".length), d.expected])) };
+    const wanted: Record<string, string> = {
+      ...recordedStatus(request.recorded),
+      ...Object.fromEntries(found.map((d) => [d.path.slice("respon.".length), d.expected])),
+    };
     return [{ id: `verify-${exchange}-${operation}`, description, when: { operation, order_no: orderNo, ...nthOf(0, orderNo) }, then: paymentThen(wanted) }];
   }
   const array = (fields[BATCH_ARRAYS[operation]!] ?? []) as Record<string, unknown>[];

@@ -76,7 +76,12 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
     exchanges.sort((a, b) => a.exchange - b.exchange);
   }
   differences.sort((a, b) => a.exchange - b.exchange);
-  const report: VerifyReport = { target: options.against ?? "a fresh Sandgate", exchanges, notifications: { recorded: recordedNotifications.length, sent: sent.length, compared }, differences };
+  const report: VerifyReport = {
+    target: options.against ?? "a fresh Sandgate",
+    exchanges,
+    notifications: { recorded: recordedNotifications.length, sent: sent.length, compared },
+    differences,
+  };
   if (options.suggest) report.suggestions = suggest(differences, replayed, options.scenario ?? "default");
   return report;
 }
@@ -109,4 +114,3 @@ function learn(ids: IdMap, recorded: Answer, actual: Answer): void {
   const format = formatOf(recorded.contentType, recorded.body);
   if (format === formatOf(actual.contentType, actual.body)) ids.learn(readTree(format, recorded.body), readTree(format, actual.body));
 }
-

@@ -36,16 +36,30 @@ export function terminalReport(report: ReceiverCheckReport): string {
 function testCase(p: ProbeResult): string {
   const time = (p.sends.reduce((t, s) => t + s.duration_ms, 0) / 1000).toFixed(3);
   const open = `  <testcase classname="sandgate.check-receiver" name="${attr(xmlSafe(`${p.probe}: ${p.sent}`))}" time="${time}"`;
-  const detail = [p.reason, `expects: ${p.expects}`, `why: ${p.why}`, ...p.sends.map((s) => `${s.event} ${s.notification_id} attempt ${s.attempt}: ${answerOf(s)}${s.response_body ? ` — ${s.response_body}` : ""}`)].join("\n");
-  if (p.verdict === "fail") return `${open}>\n    <failure message="${attr(xmlSafe(p.reason))}" type="fail">${escapeText(xmlSafe(detail))}</failure>\n  </testcase>`;
+  const detail = [
+    p.reason,
+    `expects: ${p.expects}`,
+    `why: ${p.why}`,
+    ...p.sends.map((s) => `${s.event} ${s.notification_id} attempt ${s.attempt}: ${answerOf(s)}${s.response_body ? ` — ${s.response_body}` : ""}`),
+  ].join("\n");
+  if (p.verdict === "fail")
+    return `${open}>\n    <failure message="${attr(xmlSafe(p.reason))}" type="fail">${escapeText(xmlSafe(detail))}</failure>\n  </testcase>`;
   if (p.verdict === "warning") return `${open}>\n    <system-out>${escapeText(xmlSafe(`warning: ${detail}`))}</system-out>\n  </testcase>`;
   return `${open}/>`;
 }
 
 export function junitReport(report: ReceiverCheckReport): string {
   const cases = report.probes.map(testCase);
-  cases.push(...report.not_run.map((id) => `  <testcase classname="sandgate.check-receiver" name="${attr(id)}">\n    <skipped message="${attr(xmlSafe(`not run: ${report.stopped}`))}"/>\n  </testcase>`));
-  if (report.stopped) cases.push(`  <testcase classname="sandgate.check-receiver" name="the receiver answers">\n    <failure message="${attr(xmlSafe(report.stopped))}" type="stopped"/>\n  </testcase>`);
+  cases.push(
+    ...report.not_run.map(
+      (id) =>
+        `  <testcase classname="sandgate.check-receiver" name="${attr(id)}">\n    <skipped message="${attr(xmlSafe(`not run: ${report.stopped}`))}"/>\n  </testcase>`,
+    ),
+  );
+  if (report.stopped)
+    cases.push(
+      `  <testcase classname="sandgate.check-receiver" name="the receiver answers">\n    <failure message="${attr(xmlSafe(report.stopped))}" type="stopped"/>\n  </testcase>`,
+    );
   const failures = report.summary.fail + (report.stopped ? 1 : 0);
   const counts = `tests="${cases.length}" failures="${failures}" skipped="${report.not_run.length}"`;
   return [

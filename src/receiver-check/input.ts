@@ -45,12 +45,19 @@ export function accept(deps: Deps, input: CheckInput, sandgatePort: number): Acc
   if (refused) throw new CheckRefused(400, "invalid_url", refused.replace(/notify_url/g, "the receiver's URL"));
   const { records } = deps.store;
   const merchant = records.merchant(input.merchant_id);
-  if (!merchant) throw new CheckRefused(400, "unknown_merchant", `no merchant ${input.merchant_id} in this Sandgate (neither in its fixtures nor provisioned by a request): the check does not provision one`);
+  if (!merchant)
+    throw new CheckRefused(
+      400,
+      "unknown_merchant",
+      `no merchant ${input.merchant_id} in this Sandgate (neither in its fixtures nor provisioned by a request): the check does not provision one`,
+    );
   if (!merchant.accounts[0]) throw new CheckRefused(400, "unknown_merchant", `merchant ${input.merchant_id} has no account to make a payment on`);
-  if (input.key !== undefined && input.key === "") throw new CheckRefused(400, "invalid_key", "key must not be empty (leave it out to sign with the merchant's key in Sandgate)");
+  if (input.key !== undefined && input.key === "")
+    throw new CheckRefused(400, "invalid_key", "key must not be empty (leave it out to sign with the merchant's key in Sandgate)");
   if (input.transaction_id === undefined) return { merchant, transaction: undefined };
   const transaction = records.transaction(input.transaction_id);
   if (!transaction) throw new CheckRefused(400, "transaction_not_found", `no transaction ${input.transaction_id}`);
-  if (transaction.merchant_id !== merchant.merchant_id) throw new CheckRefused(400, "transaction_not_found", `transaction ${input.transaction_id} is not merchant ${merchant.merchant_id}'s`);
+  if (transaction.merchant_id !== merchant.merchant_id)
+    throw new CheckRefused(400, "transaction_not_found", `transaction ${input.transaction_id} is not merchant ${merchant.merchant_id}'s`);
   return { merchant, transaction };
 }

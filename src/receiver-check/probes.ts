@@ -89,7 +89,7 @@ const SIGNATURE_WHY =
   "Verify the signature of the notification as received, with your own secret and in constant time over the whole value, before acting on it (Standard Webhooks: verify before processing; Stripe: constructEvent on the raw body); encryption_data covers what you act on (data.amount, data.payment_status, …: data/signature-fields.json)";
 const FORGED = "a notification that is not signed with your key was acted on: anyone who can reach the URL can forge one";
 const BAD_BODY_WHY =
-  "A body that cannot be a notification is the sender's error: answer 4xx. A 5xx says \"try again later\" (Sandgate and Stripe retry it), a 2xx loses it without a trace";
+  'A body that cannot be a notification is the sender\'s error: answer 4xx. A 5xx says "try again later" (Sandgate and Stripe retry it), a 2xx loses it without a trace';
 
 export const PROBES: readonly Probe[] = [
   {
@@ -99,7 +99,8 @@ export const PROBES: readonly Probe[] = [
     rule: ACCEPT,
     why: "Any 2xx acknowledges (Standard Webhooks, Stripe); answer within the sender's timeout (Sandgate: 5 s) and do the work afterwards (Standard Webhooks: respond quickly; Stripe: return 2xx before complex logic)",
     risk: {
-      "4xx": "a genuine notification was refused: same key? same field list (data/signature-fields.json, notification.response, data.x read inside data)? created_at is the sandbox clock's (ahead of yours once POST /__sandbox/clock moved it)",
+      "4xx":
+        "a genuine notification was refused: same key? same field list (data/signature-fields.json, notification.response, data.x read inside data)? created_at is the sandbox clock's (ahead of yours once POST /__sandbox/clock moved it)",
       "5xx": "a genuine notification failed: Sandgate will retry it, and then give up",
     },
     sends: (ctx) => [{ event: ctx.events.payment }],
@@ -168,7 +169,10 @@ export const PROBES: readonly Probe[] = [
     expects: "refuses (not 2xx)",
     rule: REFUSE,
     why: SIGNATURE_WHY,
-    risk: { "2xx": `${FORGED} (is it compared by prefix?)`, "5xx": "the comparison failed on a shorter value (Node's timingSafeEqual throws on unequal lengths: compare lengths first)" },
+    risk: {
+      "2xx": `${FORGED} (is it compared by prefix?)`,
+      "5xx": "the comparison failed on a shorter value (Node's timingSafeEqual throws on unequal lengths: compare lengths first)",
+    },
     sends: shaped({ tamper: (b) => ({ ...b, encryption_data: b.encryption_data.slice(0, -1) }) }),
   },
   {
@@ -178,7 +182,9 @@ export const PROBES: readonly Probe[] = [
     rule: REFUSE_OR_WARN,
     why: "Refuse old messages so a captured one cannot be replayed (Stripe: a 300 s tolerance on the signed timestamp; Standard Webhooks: check webhook-timestamp). Hold the window on sent_at, which Sandgate signs anew on every attempt; the notification_id store is the other guard",
     risk: { "2xx": `a notification sent ${STALE_HOURS} h ago was accepted: a captured notification can be replayed` },
-    sends: shaped({ unsigned: (u) => ({ ...u, created_at: hoursBefore(u.created_at, STALE_HOURS), sent_at: hoursBefore(u.sent_at ?? u.created_at, STALE_HOURS) }) }),
+    sends: shaped({
+      unsigned: (u) => ({ ...u, created_at: hoursBefore(u.created_at, STALE_HOURS), sent_at: hoursBefore(u.sent_at ?? u.created_at, STALE_HOURS) }),
+    }),
   },
   {
     id: "late_retry",
@@ -240,7 +246,10 @@ export const PROBES: readonly Probe[] = [
     expects: "4xx (a warning if accepted), never 5xx or a hang",
     rule: CLIENT_ERROR_OR_WARN,
     why: `${BAD_BODY_WHY}. Sandgate always sends application/json; a handler whose JSON parser skipped this body must not fail on it`,
-    risk: { "2xx": "a body declared text/plain was acknowledged (harmless if its signature was verified)", "5xx": "a body of another type made the receiver fail (a JSON parser that skipped it?)" },
+    risk: {
+      "2xx": "a body declared text/plain was acknowledged (harmless if its signature was verified)",
+      "5xx": "a body of another type made the receiver fail (a JSON parser that skipped it?)",
+    },
     sends: shaped({ raw: (json) => ({ content_type: "text/plain; charset=utf-8", body: json }) }),
   },
 ];

@@ -64,7 +64,20 @@ export interface ReceiverCheckReport {
 }
 
 /** Failures before any answer could come: the next probe would meet the same. */
-const UNREACHABLE = new Set(["BAD_PORT", "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "CERT_HAS_EXPIRED", "DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "ERR_TLS_CERT_ALTNAME_INVALID"]);
+const UNREACHABLE = new Set([
+  "BAD_PORT",
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
 /** timed-out requests in a row that end the run */
 const SILENT_LIMIT = 2;
 const RANK: Record<Verdict, number> = { pass: 0, warning: 1, fail: 2 };
@@ -173,7 +186,15 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
     const at = clock.now().toISOString();
     const outcome = await postNotification(n, number, DEFAULT_TIMEOUT_MS);
     const { http_status, error, duration_ms, response_body } = outcome;
-    const attempt: NotificationAttempt = { attempt: number, at, reason: "again" in send ? "duplicate" : "first", http_status, error, duration_ms, response_body };
+    const attempt: NotificationAttempt = {
+      attempt: number,
+      at,
+      reason: "again" in send ? "duplicate" : "first",
+      http_status,
+      error,
+      duration_ms,
+      response_body,
+    };
     await inUnit((store) => {
       const held = store.records.notification(n.notification_id) ?? n;
       held.attempts.push(attempt);
@@ -200,7 +221,16 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
       silent = outcome.code === "timeout" ? silent + 1 : 0;
       sent.set(probe.id, [...(sent.get(probe.id) ?? []), n]);
       const { http_status, error, duration_ms, response_body } = attempt;
-      results.push({ notification_id: n.notification_id, event: n.event, attempt: attempt.attempt, http_status, error, duration_ms, response_body, verdict: verdictOn(probe, http_status) });
+      results.push({
+        notification_id: n.notification_id,
+        event: n.event,
+        attempt: attempt.attempt,
+        http_status,
+        error,
+        duration_ms,
+        response_body,
+        verdict: verdictOn(probe, http_status),
+      });
       if (silent >= SILENT_LIMIT) {
         stopped = `receiver does not answer: ${SILENT_LIMIT} requests in a row got no answer within ${DEFAULT_TIMEOUT_MS / 1000} s`;
         break;

@@ -92,7 +92,12 @@ ${problemList(problems)}
 ${testerPanel(
   action,
   "Force an outcome instead of paying by card.",
-  button("paid", "Approve", "") + declineButtons() + button("threeds", "3-D Secure challenge") + button("review", "Hold for review") + button("pending", "Leave pending") + button("cancelled", "Cancel (payer gives up)", "danger"),
+  button("paid", "Approve", "") +
+    declineButtons() +
+    button("threeds", "3-D Secure challenge") +
+    button("review", "Hold for review") +
+    button("pending", "Leave pending") +
+    button("cancelled", "Cancel (payer gives up)", "danger"),
 )}`,
     { banner: "hosted checkout" },
   );
@@ -126,7 +131,11 @@ ${summary(ctx, [["Payment method", "payment_method", e(ctx.tx.payment_method)]])
 ${testerPanel(
   ctx.action,
   "Each button ends the payment the way the payment method would.",
-  button("paid", "Paid", "") + button("failed", "Failed") + button("cancelled", "Cancelled") + button("expired", "Expired") + button("pending", "Leave pending"),
+  button("paid", "Paid", "") +
+    button("failed", "Failed") +
+    button("cancelled", "Cancelled") +
+    button("expired", "Expired") +
+    button("pending", "Leave pending"),
 )}`,
     { banner: "payment method page" },
   );
@@ -144,7 +153,9 @@ export function resultPage(ctx: Pick<PageContext, "tx" | "merchantName">, return
   const { tx } = ctx;
   const status = orderStatusOf(tx.state);
   const [title, kind] = STATUS_WORDS[status] ?? ["Payment", ""];
-  const back = returnUrl ? `<p><a id="return-link" href="${e(returnUrl)}">Return to the merchant</a></p>` : `<p class="hint">The payment request had no return_url, so the payer stays here.</p>`;
+  const back = returnUrl
+    ? `<p><a id="return-link" href="${e(returnUrl)}">Return to the merchant</a></p>`
+    : `<p class="hint">The payment request had no return_url, so the payer stays here.</p>`;
   return layout(
     `${title} — Sandgate`,
     `<h1>${e(title)}</h1>
@@ -164,5 +175,7 @@ ${back}
 
 export function problemPage(title: string, message: string, details: string[] = []): string {
   const list = details.length ? `<ul>${details.map((d) => `<li><code>${e(d)}</code></li>`).join("")}</ul>` : "";
-  return layout(`${title} — Sandgate`, `<h1>${e(title)}</h1><section class="card"><p class="error" id="problem">${e(message)}</p>${list}</section>`, { banner: "payer page" });
+  return layout(`${title} — Sandgate`, `<h1>${e(title)}</h1><section class="card"><p class="error" id="problem">${e(message)}</p>${list}</section>`, {
+    banner: "payer page",
+  });
 }

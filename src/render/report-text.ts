@@ -13,7 +13,11 @@ export function textTable(head: string[], rows: string[][], max = 48, lastFree =
   const last = head.length - 1;
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const shown = widths.map((w, i) => (lastFree && i === last ? w : Math.min(max, w)));
-  const line = (cells: string[]) => cells.map((c, i) => (lastFree && i === last ? c : cut(c, shown[i]!).padEnd(shown[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (lastFree && i === last ? c : cut(c, shown[i]!).padEnd(shown[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(head), line(shown.map((w, i) => "-".repeat(lastFree && i === last ? head[i]!.length : w))), ...rows.map(line)];
 }
 

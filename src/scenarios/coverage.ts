@@ -144,7 +144,10 @@ export function coverageMarkdown(r: CoverageReport): string {
   }
   lines.push("## Outcomes", "", "| operation | produced | never produced |", "| --- | --- | --- |");
   for (const o of r.operations) {
-    const produced = Object.entries(o.produced).map(([name, n]) => `${name} ×${n}`).join(", ") || "—";
+    const produced =
+      Object.entries(o.produced)
+        .map(([name, n]) => `${name} ×${n}`)
+        .join(", ") || "—";
     lines.push(`| ${o.operation} | ${produced} | ${o.never.join(", ") || "—"} |`);
   }
   return `${lines.join("\n")}\n`;

@@ -12,7 +12,10 @@ export const OUTCOME_HEADER = "X-Sandbox-Outcome";
 
 /** Ends a payment's own request can have: approved, declined or held at once (cancelling is the payer's, at a page). */
 const atOnce = (o: PaymentOutcome) => o.state === "approved" || o.state === "declined" || o.state === "review";
-const authoriseNames = (fits: (o: PaymentOutcome) => boolean) => Object.entries(catalogue.authorise).filter(([, o]) => fits(o)).map(([name]) => name);
+const authoriseNames = (fits: (o: PaymentOutcome) => boolean) =>
+  Object.entries(catalogue.authorise)
+    .filter(([, o]) => fits(o))
+    .map(([name]) => name);
 const namesOf = (section: Record<string, unknown>) => Object.keys(section).filter((name) => !name.startsWith("$"));
 
 /** The names per operation, as scenario rules name operations (made once: every request with the header looks its name up). */

@@ -166,7 +166,11 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       const named = input.outcome?.trim();
       if (named) return chosenOutcome(input, named);
       const bound = bindings.get(input.merchantId);
-      const [name, chosenBy] = header ? [header, "header" as const] : bound && scenarios.has(bound) ? [bound, "merchant" as const] : [global, "global" as const];
+      const [name, chosenBy] = header
+        ? [header, "header" as const]
+        : bound && scenarios.has(bound)
+          ? [bound, "merchant" as const]
+          : [global, "global" as const];
       const scenario = scenarios.get(name)!;
       const { then, matched } = evaluate(scenario.rules, { operation: input.operation, fields: input.fields, nth });
       const outcome = then.outcome ?? input.fallback;

@@ -35,7 +35,10 @@ const test = z
   .strictObject({
     equals: scalar.optional().describe("the value equals this"),
     in: z.array(scalar).optional().describe("the value is one of these"),
-    not: z.union([scalar, z.array(scalar)]).optional().describe("the value is not this (or none of these)"),
+    not: z
+      .union([scalar, z.array(scalar)])
+      .optional()
+      .describe("the value is not this (or none of these)"),
     prefix: z.string().optional().describe("the value starts with this"),
     suffix: z.string().optional().describe("the value ends with this"),
     regex: validRegex.optional().describe("the value matches this regular expression"),
@@ -43,14 +46,15 @@ const test = z
     gte: z.number().optional().describe("numeric value at least"),
     lt: z.number().optional().describe("numeric value less than"),
     lte: z.number().optional().describe("numeric value at most"),
-    cents: z.union([z.string().regex(/^\d{2}$/), z.array(z.string().regex(/^\d{2}$/))]).optional().describe('the amount\'s cents, e.g. "51"'),
+    cents: z
+      .union([z.string().regex(/^\d{2}$/), z.array(z.string().regex(/^\d{2}$/))])
+      .optional()
+      .describe('the amount\'s cents, e.g. "51"'),
     present: z.boolean().optional().describe("the field is sent (non-empty) or not"),
   })
   .refine((o) => Object.keys(o).length > 0, "a test needs at least one of equals, in, not, prefix, suffix, regex, gt, gte, lt, lte, cents, present");
 
-const condition = z
-  .union([scalar, z.array(scalar), test])
-  .describe("a value (equals), a list (one of), or a test object");
+const condition = z.union([scalar, z.array(scalar), test]).describe("a value (equals), a list (one of), or a test object");
 
 const whenSchema = z
   .record(z.string().min(1), condition)
@@ -76,13 +80,17 @@ const thenSchema = z.strictObject({
     .record(z.string(), scalar)
     .superRefine((fields, ctx) => {
       for (const key of Object.keys(fields))
-        if (!FIELD_NAME.test(key)) ctx.addIssue({ code: "custom", path: [key], message: "a field name is letters, digits, _ . and - (it becomes an XML element)" });
+        if (!FIELD_NAME.test(key))
+          ctx.addIssue({ code: "custom", path: [key], message: "a field name is letters, digits, _ . and - (it becomes an XML element)" });
     })
     .optional()
     .describe("response fields set directly (authorise XML children, batch order result fields, payout fields)"),
   status: z.number().int().min(200).max(599).optional().describe("HTTP status of the answer"),
   latency: latency.optional().describe("milliseconds to wait before answering: fixed, or {min, max}"),
-  fault: z.enum(["hang", "reset", "malformed", "empty"]).optional().describe("hang: never answer; reset: close the connection; malformed: a cut-off body; empty: an empty body"),
+  fault: z
+    .enum(["hang", "reset", "malformed", "empty"])
+    .optional()
+    .describe("hang: never answer; reset: close the connection; malformed: a cut-off body; empty: an empty body"),
   process: z.boolean().optional().describe("with a fault or a 5xx status: whether the request still takes effect (default false)"),
   refund: z
     .strictObject({ after_seconds: z.number().min(0).optional(), result: z.enum(["processed", "failed"]).optional() })
@@ -124,7 +132,10 @@ export const scenarioFileSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes; must equal the file name"),
   description: z.string().min(1),
-  extends: z.union([z.string(), z.array(z.string())]).optional().describe("scenario(s) whose rules follow this one's; a rule with the same id, or naming it in `replaces`, takes the parent rule's place"),
+  extends: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe("scenario(s) whose rules follow this one's; a rule with the same id, or naming it in `replaces`, takes the parent rule's place"),
   rules: z.array(ruleSchema),
 });
 

@@ -27,7 +27,6 @@ export interface TimeEffects {
   notifier: Pick<Notifier, "emit">;
 }
 
-
 /** "ORD-7-R02": deduction n of the subscription started by order ORD-7. */
 const deductionOrderNo = (sub: Subscription, n: number) => `${sub.order_no}-R${String(n).padStart(2, "0")}`;
 
@@ -35,7 +34,6 @@ const firstPayment = (records: Repository, sub: Subscription): Transaction | und
   const tx = records.transaction(sub.transaction_id);
   return tx?.merchant_id === sub.merchant_id ? tx : undefined;
 };
-
 
 /** Cancels a subscription; refuses one that is already cancelled or finished. */
 export function cancelSubscription(sub: Subscription): Refusal | undefined {
@@ -123,12 +121,27 @@ function deductNext(run: Run, sub: Subscription): boolean {
  * `deduction` (its number); "nth call" counts this subscription's deductions.
  */
 function decide(effects: TimeEffects, sub: Subscription, n: number, fields: Record<string, string>, token: CardToken): Decision {
-  const context = { ...fields, card: CardOnFile.of(token), token_id: token.token_id, recurring_id: sub.recurring_id, contract: sub.contract, price_id: sub.price_id, deduction: String(n) };
+  const context = {
+    ...fields,
+    card: CardOnFile.of(token),
+    token_id: token.token_id,
+    recurring_id: sub.recurring_id,
+    contract: sub.contract,
+    price_id: sub.price_id,
+    deduction: String(n),
+  };
   return effects.scenarios.decide({ operation: "recurring", fields: context, merchantId: sub.merchant_id, orderNo: sub.order_no, fallback: "approved" });
 }
 
 /** The recurring transaction of deduction n, decided by the scenario against the card on file. */
-function charge({ records, ids, effects }: Run, sub: Subscription, n: number, at: Date, account: Account, first: Transaction | undefined): { tx: Transaction; notify: NotifyBehaviour | undefined } {
+function charge(
+  { records, ids, effects }: Run,
+  sub: Subscription,
+  n: number,
+  at: Date,
+  account: Account,
+  first: Transaction | undefined,
+): { tx: Transaction; notify: NotifyBehaviour | undefined } {
   const onFile = records.token(sub.token_id);
   const token = onFile?.merchant_id === sub.merchant_id ? onFile : undefined;
   const fields: Record<string, string> = {
@@ -145,7 +158,18 @@ function charge({ records, ids, effects }: Run, sub: Subscription, n: number, at
   const decision = token && !isExpired(token.expiration_month, token.expiration_year, at) ? decide(effects, sub, n, fields, token) : undefined;
   const outcome = decision?.outcome ?? (token ? "expired_card" : "do_not_honor");
   const tx = createTransaction(
-    { kind: "recurring", merchantId: sub.merchant_id, account, fields, outcome: paymentOutcome(outcome), cardMasked: token?.card_masked ?? "", tokenId: sub.token_id, pageId: "", now: at, rule: decision?.rule ?? "builtin/no-usable-card-on-file" },
+    {
+      kind: "recurring",
+      merchantId: sub.merchant_id,
+      account,
+      fields,
+      outcome: paymentOutcome(outcome),
+      cardMasked: token?.card_masked ?? "",
+      tokenId: sub.token_id,
+      pageId: "",
+      now: at,
+      rule: decision?.rule ?? "builtin/no-usable-card-on-file",
+    },
     recurringIds(ids),
   );
   tx.recurring_id = sub.recurring_id;

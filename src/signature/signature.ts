@@ -37,7 +37,12 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
  * (capture_orders.0.transaction_id, capture_orders.0.order_no, …), so a captured signature acts for
  * those orders only.
  */
-export function requestFields(operation: SignedOperation, body: Record<string, unknown>, batchSignature: BatchSignature, orderList?: string): readonly string[] {
+export function requestFields(
+  operation: SignedOperation,
+  body: Record<string, unknown>,
+  batchSignature: BatchSignature,
+  orderList?: string,
+): readonly string[] {
   const lists = signatureFields[operation];
   if (batchSignature !== "orders" || !lists.orders || !orderList) return lists.request;
   const orders = body[orderList];

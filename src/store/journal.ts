@@ -15,7 +15,6 @@ import { journalHeader, journalVersion } from "./state-formats.js";
 import type { Counters } from "../ids.js";
 import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
 
-
 /**
  * The collections journaled by changed fields, each with the one list its records grow (null when
  * none). Their records' other nested values are replaced when they change, never changed in place;
@@ -34,7 +33,8 @@ const BY_FIELD = new Map<Collection, string | null>([
  * key): fields set (`s`), fields removed (`d`), and the entries its list gained from position
  * h[0] on (`h`).
  */
-type RecordLine = { c: Collection; v: Record<string, unknown> } | { c: Collection; k: string; s?: Record<string, unknown>; d?: string[]; h?: [number, ...unknown[]] };
+type RecordLine =
+  { c: Collection; v: Record<string, unknown> } | { c: Collection; k: string; s?: Record<string, unknown>; d?: string[]; h?: [number, ...unknown[]] };
 type JournalLine = RecordLine | { counters: Counters };
 
 type Fields = Record<string, unknown>;

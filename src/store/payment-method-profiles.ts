@@ -26,7 +26,10 @@ const profile = z
     fee_fixed: twoPlaces,
     settlement_days: z.number().int().nonnegative(),
   })
-  .refine((p) => Number(p.min_amount) <= Number(p.max_amount), { message: "min_amount must not exceed max_amount", path: ["min_amount"] }) satisfies z.ZodType<MethodProfile>;
+  .refine((p) => Number(p.min_amount) <= Number(p.max_amount), {
+    message: "min_amount must not exceed max_amount",
+    path: ["min_amount"],
+  }) satisfies z.ZodType<MethodProfile>;
 
 const catalogue = z.array(profile).superRefine((list, ctx) => {
   const seen = new Set<string>();

@@ -9,7 +9,10 @@ import { defaultFixturesDir } from "../paths.js";
 import { readFixtureFile } from "./fixtures.js";
 
 const CURRENCY = /^[A-Z]{3}$/;
-const rate = z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal string with up to 6 places").refine((s) => Number(s) > 0, "must be greater than 0");
+const rate = z
+  .string()
+  .regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal string with up to 6 places")
+  .refine((s) => Number(s) > 0, "must be greater than 0");
 const code = z.string().regex(CURRENCY, "a three-letter currency code in capitals");
 
 const pricing = z
@@ -23,12 +26,16 @@ const pricing = z
         percent: z.string().regex(/^\d{1,3}(\.\d{1,6})?$/, "a percentage such as 0.50"),
       }),
     ),
-    clearing_systems: z.object({ countries: z.record(z.string().regex(/^[A-Z]{2}$/, "a two-letter country code"), z.string()), currencies: z.record(code, z.string()) }),
+    clearing_systems: z.object({
+      countries: z.record(z.string().regex(/^[A-Z]{2}$/, "a two-letter country code"), z.string()),
+      currencies: z.record(code, z.string()),
+    }),
   })
   .superRefine((p, ctx) => {
     if (!p.fx.rates[p.fx.base]) ctx.addIssue({ code: "custom", path: ["fx", "rates", p.fx.base], message: "the base currency needs a rate (1)" });
     for (const [method, fee] of Object.entries(p.fees)) {
-      if (!p.fx.rates[fee.fixed_currency]) ctx.addIssue({ code: "custom", path: ["fees", method, "fixed_currency"], message: `${fee.fixed_currency} has no rate in fx.rates` });
+      if (!p.fx.rates[fee.fixed_currency])
+        ctx.addIssue({ code: "custom", path: ["fees", method, "fixed_currency"], message: `${fee.fixed_currency} has no rate in fx.rates` });
     }
     if (Object.keys(p.fees).length === 0) ctx.addIssue({ code: "custom", path: ["fees"], message: "at least one payment_method" });
   }) satisfies z.ZodType<PayoutPricing>;

@@ -16,7 +16,8 @@ import {
 import type { Payout } from "../domain/types.js";
 
 /** Text fields that default to "" when a stored record lacks them. */
-const texts = <K extends string>(names: readonly K[]) => Object.fromEntries(names.map((n) => [n, z.string().default("")])) as Record<K, z.ZodDefault<z.ZodString>>;
+const texts = <K extends string>(names: readonly K[]) =>
+  Object.fromEntries(names.map((n) => [n, z.string().default("")])) as Record<K, z.ZodDefault<z.ZodString>>;
 
 const beneficiary = z.object({
   ...texts(BENEFICIARY_TEXT),

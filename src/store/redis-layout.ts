@@ -93,13 +93,21 @@ export async function inspectLayoutOne(client: Redis | Cluster, prefix: string):
  * Takes a layout-1 sandbox to move: refuses (StoreError, one line) while a replica of that layout is
  * running, waits while another replica of today's is moving it (then resolves undefined: it is moved).
  */
-export async function takeLayoutOne(client: Redis | Cluster, prefix: string, address: string, namesCard: (number: string) => boolean): Promise<EarlierSandbox | undefined> {
+export async function takeLayoutOne(
+  client: Redis | Cluster,
+  prefix: string,
+  address: string,
+  namesCard: (number: string) => boolean,
+): Promise<EarlierSandbox | undefined> {
   const one = layoutOneKeys(prefix);
   const mine = `moving:${randomBytes(8).toString("hex")}`;
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     const holder = await client.get(one.lock);
     if (holder?.startsWith("moving:")) {
-      if (Date.now() - started > MOVE_LEASE_MS) throw new StoreError(`Redis at ${address}: another replica began moving this sandbox to layout ${REDIS_LAYOUT} a minute ago and has not finished; start this one again`);
+      if (Date.now() - started > MOVE_LEASE_MS)
+        throw new StoreError(
+          `Redis at ${address}: another replica began moving this sandbox to layout ${REDIS_LAYOUT} a minute ago and has not finished; start this one again`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
       if ((await client.get(one.epoch)) === MOVED) return undefined;
       continue;
@@ -111,7 +119,8 @@ export async function takeLayoutOne(client: Redis | Cluster, prefix: string, add
     }
     if (await client.set(one.lock, mine, "PX", MOVE_LEASE_MS, "NX")) break;
   }
-  const release = async () => void (await client.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, one.lock, mine));
+  const release = async () =>
+    void (await client.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, one.lock, mine));
   try {
     const meta = await client.hgetall(one.meta);
     const state = { version: STATE_VERSION, seed: meta.seed ?? "", counters: JSON.parse(meta.counters ?? "{}") as State["counters"] } as State;

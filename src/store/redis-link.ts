@@ -89,18 +89,33 @@ export function connect(options: LinkOptions): Link {
       clusterRetryStrategy: retry,
       // a command whose connection closed is not sent again by the client itself: again() decides
       retryDelayOnFailover: 0,
-      redisOptions: { username: url.username || undefined, password: decodeURIComponent(url.password) || undefined, connectTimeout: RECONNECT_MS, socketTimeout: SILENT_MS, maxRetriesPerRequest: 0 },
+      redisOptions: {
+        username: url.username || undefined,
+        password: decodeURIComponent(url.password) || undefined,
+        connectTimeout: RECONNECT_MS,
+        socketTimeout: SILENT_MS,
+        maxRetriesPerRequest: 0,
+      },
     });
   }
   const bulk = async (lua: string, keys: string[], args: (string | number)[]): Promise<unknown> => {
     const own = { lazyConnect: false, enableOfflineQueue: true, socketTimeout: BULK_SILENT_MS };
     const long =
       client instanceof Cluster
-        ? client.duplicate(undefined, { enableOfflineQueue: true, lazyConnect: false, redisOptions: { ...client.options.redisOptions, socketTimeout: BULK_SILENT_MS } })
+        ? client.duplicate(undefined, {
+            enableOfflineQueue: true,
+            lazyConnect: false,
+            redisOptions: { ...client.options.redisOptions, socketTimeout: BULK_SILENT_MS },
+          })
         : client.duplicate(own);
     long.on("error", () => undefined);
     try {
-      return await (long as unknown as { eval(lua: string, n: number, keys: string[], args: (string | number)[]): Promise<unknown> }).eval(lua, keys.length, keys, args);
+      return await (long as unknown as { eval(lua: string, n: number, keys: string[], args: (string | number)[]): Promise<unknown> }).eval(
+        lua,
+        keys.length,
+        keys,
+        args,
+      );
     } catch (err) {
       throw err instanceof ReplyError ? err : new StoreUnavailable(`Redis did not finish a long script: ${(err as Error).message}`);
     } finally {
@@ -256,11 +271,13 @@ function linked(client: Redis | Cluster): Omit<Link, "bulk"> {
     recover,
     again<T>(send: () => Promise<T>): Promise<T> {
       // (the first send is the path of every request: no async frame around it)
-      const retried = (attempt: number, sentOn: number) => (err: unknown): Promise<T> =>
-        recover(err, attempt, sentOn).then(() => {
-          const on = connection;
-          return send().catch(retried(attempt + 1, on));
-        });
+      const retried =
+        (attempt: number, sentOn: number) =>
+        (err: unknown): Promise<T> =>
+          recover(err, attempt, sentOn).then(() => {
+            const on = connection;
+            return send().catch(retried(attempt + 1, on));
+          });
       return send().catch(retried(1, connection));
     },
   };

@@ -8,7 +8,20 @@ import { forgetFullNumber } from "../domain/card-on-file.js";
 import { createIds, type Ids } from "../ids.js";
 import { KEY_FIELD, type Collection } from "../domain/types.js";
 import { createRepository, type Repository } from "../domain/records.js";
-import { ACQUIRE, COMMIT, COLLECTIONS, RELEASE, RENEW, RESOLVE, INSTALL, acquireKeys, commitKeys, installKeys, resolveKeys, type PartitionKeys } from "./redis-scripts.js";
+import {
+  ACQUIRE,
+  COMMIT,
+  COLLECTIONS,
+  RELEASE,
+  RENEW,
+  RESOLVE,
+  INSTALL,
+  acquireKeys,
+  commitKeys,
+  installKeys,
+  resolveKeys,
+  type PartitionKeys,
+} from "./redis-scripts.js";
 import { createTurns, type Turns } from "./turns.js";
 import { StoreUnavailable, TurnLost } from "./store.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
@@ -195,7 +208,9 @@ export class Partition {
     for (let waited = 0; ; waited++) {
       let reply: (string | number)[];
       try {
-        reply = (await this.ctx.scripts.acquire(acquireKeys(this.keys), [this.ctx.token, LEASE_MS, this.ctx.generation(), this.epoch, this.version])) as (string | number)[];
+        reply = (await this.ctx.scripts.acquire(acquireKeys(this.keys), [this.ctx.token, LEASE_MS, this.ctx.generation(), this.epoch, this.version])) as (
+          string | number
+        )[];
       } catch (err) {
         throw new StoreUnavailable((err as Error).message);
       }
@@ -252,7 +267,9 @@ export class Partition {
   async load(epoch: string, version: number): Promise<void> {
     const { link, scenarios } = { link: this.ctx.link, scenarios: this.ctx.scenarios() };
     const client = link.client;
-    const [counters, nthOld, nthYoung] = await link.again(() => Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]));
+    const [counters, nthOld, nthYoung] = await link.again(() =>
+      Promise.all([client.get(this.keys.counters), client.hgetall(this.keys.nthOld), client.hgetall(this.keys.nthYoung)]),
+    );
     const next = { version: STATE_VERSION, seed: this.ctx.seed(), counters: JSON.parse(counters ?? "{}") } as State;
     await this.ctx.loading(() =>
       Promise.all(
@@ -302,7 +319,9 @@ export class Partition {
     const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
     const argv = [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args];
     // a large merchant's install runs longer than the link lets a connection be silent
-    const done = (await (n >= BULK_RECORDS ? this.ctx.link.bulk(INSTALL, installKeys(this.keys), argv) : this.ctx.scripts.install(installKeys(this.keys), argv))) as string | number;
+    const done = (await (n >= BULK_RECORDS
+      ? this.ctx.link.bulk(INSTALL, installKeys(this.keys), argv)
+      : this.ctx.scripts.install(installKeys(this.keys), argv))) as string | number;
     if (typeof done !== "string") throw new StoreUnavailable("this replica's turn ran out before the merchant was installed");
     // its counters go on from the highest ever issued: after a reset no id comes back
     this.replace({ ...next, counters: JSON.parse(done) as State["counters"] });

@@ -62,7 +62,17 @@ export type PartitionKeys = ReturnType<typeof partitionKeys>;
 
 export function globalKeys(prefix: string) {
   const k = (name: string) => `${prefix}global:{g}:${name}`;
-  return { lock: k("lock"), settings: k("settings"), merchants: k("merchants"), where: k("where"), due: k("due"), requests: k("requests"), snapshots: k("snapshots"), snapshotEnds: k("snapshots:ends"), replicas: k("replicas") };
+  return {
+    lock: k("lock"),
+    settings: k("settings"),
+    merchants: k("merchants"),
+    where: k("where"),
+    due: k("due"),
+    requests: k("requests"),
+    snapshots: k("snapshots"),
+    snapshotEnds: k("snapshots:ends"),
+    replicas: k("replicas"),
+  };
 }
 
 /** KEYS of ACQUIRE and CHANGES: lock, epoch, version, changes. */
@@ -72,7 +82,19 @@ export const commitKeys = (p: PartitionKeys) => [p.lock, p.version, p.changes, p
 /** KEYS of RESOLVE: epoch, version, changes, fenced. */
 export const resolveKeys = (p: PartitionKeys) => [p.epoch, p.version, p.changes, p.fenced];
 /** KEYS of INSTALL and DROP_OLD: lock, epoch, version, changes, nth:young, nth:old, seq, counters, issued, the record hashes, the order sets. */
-export const installKeys = (p: PartitionKeys) => [p.lock, p.epoch, p.version, p.changes, p.nthYoung, p.nthOld, p.seq, p.counters, p.issued, ...p.records, ...p.order];
+export const installKeys = (p: PartitionKeys) => [
+  p.lock,
+  p.epoch,
+  p.version,
+  p.changes,
+  p.nthYoung,
+  p.nthOld,
+  p.seq,
+  p.counters,
+  p.issued,
+  ...p.records,
+  ...p.order,
+];
 
 /** Lua: the highest value of each counter in any of the JSON texts given (false, a missing key, is skipped). */
 const HIGHEST = `

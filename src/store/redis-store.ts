@@ -27,7 +27,19 @@ import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, TAKE, acquireKeys
 import { createTurns } from "./turns.js";
 import { createSlots } from "../slots.js";
 import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
-import { endsOf, groupCommit, StoreError, StoreRefusal, StoreUnavailable, TurnLost, type SharedParts, type Shelf, type Store, type UnitScope, type Locatable } from "./store.js";
+import {
+  endsOf,
+  groupCommit,
+  StoreError,
+  StoreRefusal,
+  StoreUnavailable,
+  TurnLost,
+  type SharedParts,
+  type Shelf,
+  type Store,
+  type UnitScope,
+  type Locatable,
+} from "./store.js";
 import type { State } from "../domain/types.js";
 import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../scenarios/registry.js";
@@ -78,18 +90,24 @@ type Context = { partition: Partition } | { all: true; merged?: State } | { none
  */
 function checkPrefix(options: RedisStoreOptions): void {
   if (options.cluster && /[{}]/.test(options.prefix)) {
-    throw new StoreError(`--redis-prefix "${options.prefix}" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces`);
+    throw new StoreError(
+      `--redis-prefix "${options.prefix}" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces`,
+    );
   }
 }
 
 /** What Redis holds at the prefix, read without changing anything (`sandgate migrate --dry-run`). */
-export async function inspectRedisStore(options: RedisStoreOptions): Promise<{ layout: number; merchants: number; records?: Record<string, number>; running?: boolean }> {
+export async function inspectRedisStore(
+  options: RedisStoreOptions,
+): Promise<{ layout: number; merchants: number; records?: Record<string, number>; running?: boolean }> {
   checkPrefix(options);
   const global = globalKeys(options.prefix);
   const client = connect(options).client;
   client.on("error", () => undefined);
   try {
-    await client.connect().catch((err: Error) => Promise.reject(new StoreError(`cannot reach Redis at ${shown(options.url)} (${err.message}); start it, or check --redis-url`)));
+    await client
+      .connect()
+      .catch((err: Error) => Promise.reject(new StoreError(`cannot reach Redis at ${shown(options.url)} (${err.message}); start it, or check --redis-url`)));
     const layout = await layoutAt(client, options.prefix, global.settings);
     if (layout !== 1) return { layout, merchants: await client.scard(global.merchants) };
     const { records, running } = await inspectLayoutOne(client, options.prefix);
@@ -131,7 +149,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   let known: { v: number; seed: string; gen: string; json: string; layout: number };
   let earlier: EarlierSandbox | undefined;
   try {
-    if ((await again(() => layoutAt(client, options.prefix, global.settings))) === 1) earlier = await takeLayoutOne(client, options.prefix, shown(options.url), options.namesCard ?? (() => false));
+    if ((await again(() => layoutAt(client, options.prefix, global.settings))) === 1)
+      earlier = await takeLayoutOne(client, options.prefix, shown(options.url), options.namesCard ?? (() => false));
     const seed = earlier?.state.seed || options.seed || randomBytes(8).toString("hex");
     const flat = (await settingsInit([global.settings], [seed, randomBytes(6).toString("hex"), earlier?.settings ?? "", REDIS_LAYOUT])) as string[];
     known = readSettings(flat);
@@ -170,7 +189,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   /** The settings' version, and the settings when it moved. */
   async function checkSettings(): Promise<void> {
     const [v, layout] = await again(() => client.hmget(global.settings, "v", "layout"));
-    if (Number(v ?? 0) !== known.v || Number(layout ?? 2) !== known.layout) adopt(readSettings(await again(() => client.hgetall(global.settings)).then((h) => Object.entries(h).flat())));
+    if (Number(v ?? 0) !== known.v || Number(layout ?? 2) !== known.layout)
+      adopt(readSettings(await again(() => client.hgetall(global.settings)).then((h) => Object.entries(h).flat())));
     const refusal = refused();
     if (refusal) throw refusal;
   }
@@ -306,7 +326,15 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
 
   // ---- every merchant, read-only (the settings' turn)
   const held = () => [...partitions.values()].map((p) => p.records);
-  const everything = mergedRecords(held, (m) => partitions.get(m)?.records, () => mergedState(known.seed, [...partitions.values()].map((p) => p.state)));
+  const everything = mergedRecords(
+    held,
+    (m) => partitions.get(m)?.records,
+    () =>
+      mergedState(
+        known.seed,
+        [...partitions.values()].map((p) => p.state),
+      ),
+  );
   /** the id of the last request log entry this replica has from the shared log, and the entries' own ids lately taken */
   let lastRequest = "";
   const sharedIds = new Set<string>();
@@ -405,7 +433,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     if (!globalTurns.busy) void releaseGlobal();
   });
 
-  const none = createRepository(stateFromFixtures({ ...fixtures, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], payouts: [] }, known.seed));
+  const none = createRepository(
+    stateFromFixtures({ ...fixtures, merchants: [], tokens: [], transactions: [], subscriptions: [], refunds: [], payouts: [] }, known.seed),
+  );
 
   /** A unit of one merchant, in its turn; `again`: run again (twice at most) when its turn was lost before it wrote anything. */
   async function merchantUnit<T>(merchantId: string, work: (store: Store) => T | Promise<T>, again = false): Promise<T> {
@@ -492,7 +522,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const snapshots: Shelf = {
     async put(name, text) {
       const { first, last } = endsOf(name, text);
-      await again(() => client.multi().hset(global.snapshots, name, text).hset(global.snapshotEnds, name, JSON.stringify([first, last])).exec());
+      await again(() =>
+        client
+          .multi()
+          .hset(global.snapshots, name, text)
+          .hset(global.snapshotEnds, name, JSON.stringify([first, last]))
+          .exec(),
+      );
     },
     get: async (name) => (await again(() => client.hget(global.snapshots, name))) ?? undefined,
     async ends() {
@@ -527,7 +563,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     // the index, the merchants held here, and fixture merchants not installed yet whose fixtures have work due
     const waiting = fixtureDue.filter(([, due]) => due <= at).map(([m]) => m);
     const [due, installed] = await again(() =>
-      Promise.all([client.zrangebyscore(global.due, "-inf", at), waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[])]),
+      Promise.all([
+        client.zrangebyscore(global.due, "-inf", at),
+        waiting.length ? client.smismember(global.merchants, ...waiting) : Promise.resolve([] as number[]),
+      ]),
     );
     const merchants = new Set(due);
     waiting.forEach((m, i) => installed[i] || merchants.add(m));
@@ -547,11 +586,12 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     if (here && "partition" in here) {
       const p = here.partition;
       // the unit's last write, and no other unit on this turn: it gives the turn back too
-      if (last && p.turns.handOver()) return p.write(true).catch((err: unknown) => {
-        spoil(p);
-        void p.releaseTurn();
-        throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
-      });
+      if (last && p.turns.handOver())
+        return p.write(true).catch((err: unknown) => {
+          spoil(p);
+          void p.releaseTurn();
+          throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+        });
       return commitOf(p)();
     }
     if (here && "all" in here) return writeSettings();
@@ -564,13 +604,17 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       await unitIn(here, () => partition(merchantId).install(initial(merchantId)), { merchant: merchantId });
       return;
     }
-    await globalUnit(here, async () => {
-      const merchants = await again(() => client.smembers(global.merchants));
-      await writeSettings(randomBytes(6).toString("hex"));
-      dropAll();
-      // what the old generation left: dropped now, unless a replica installed it again meanwhile
-      await Promise.all(merchants.map((m) => dropOld(installKeys(ctx.keysOf(m)), [known.gen])));
-    }, false);
+    await globalUnit(
+      here,
+      async () => {
+        const merchants = await again(() => client.smembers(global.merchants));
+        await writeSettings(randomBytes(6).toString("hex"));
+        dropAll();
+        // what the old generation left: dropped now, unless a replica installed it again meanwhile
+        await Promise.all(merchants.map((m) => dropOld(installKeys(ctx.keysOf(m)), [known.gen])));
+      },
+      false,
+    );
   }
 
   /**
@@ -596,7 +640,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     clearInterval(beating);
     await client.hdel(global.replicas, me).catch(() => undefined);
     const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
-    for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS; ) await sleep(5);
+    for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS;) await sleep(5);
     await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
     await client.quit().catch(() => client.disconnect());
   }
@@ -611,7 +655,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     } catch (err) {
       await earlier.abandon().catch(() => undefined);
       await close();
-      throw new StoreError(`cannot move the sandbox at ${shown(options.url)} to layout ${REDIS_LAYOUT} (${(err as Error).message}); nothing was removed: start again`);
+      throw new StoreError(
+        `cannot move the sandbox at ${shown(options.url)} to layout ${REDIS_LAYOUT} (${(err as Error).message}); nothing was removed: start again`,
+      );
     }
     options.report?.("info", `moved the sandbox at ${shown(options.url)} from layout 1 to layout ${REDIS_LAYOUT}: ${earlier.records} records`);
   }

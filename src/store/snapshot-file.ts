@@ -23,7 +23,7 @@ const turnForRequests = () => new Promise<void>((resolve) => setImmediate(resolv
 /** Writes all of `text` at the file's position, continuing short writes (a disk filling up ends in an error). */
 export async function writeWhole(handle: FileHandle, text: string | Buffer): Promise<number> {
   const bytes = typeof text === "string" ? Buffer.from(text) : text;
-  for (let done = 0; done < bytes.length; ) {
+  for (let done = 0; done < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
     if (bytesWritten === 0) throw new Error("the file takes no more bytes");
     done += bytesWritten;
@@ -101,7 +101,7 @@ export class SnapshotFile implements Adapter<State> {
     /** the bytes [from, to) of the last snapshot, at the end of the new one */
     const copy = async (from: number, to: number) => {
       await flush();
-      for (let at = from; at < to; ) {
+      for (let at = from; at < to;) {
         const { bytesRead } = await last!.read(buffer, 0, Math.min(buffer.length, to - at), at);
         if (bytesRead === 0) throw new Error(`${this.path} is shorter than the snapshot written last`);
         position += await writeWhole(out, buffer.subarray(0, bytesRead));
@@ -120,7 +120,7 @@ export class SnapshotFile implements Adapter<State> {
         await put(`${key(name)}[`);
         opened = true;
         // a slice at a time, answering the requests waiting between slices; records may be added meanwhile
-        for (let at = 0; at < list.length; ) {
+        for (let at = 0; at < list.length;) {
           const records = list.slice(at, at + RECORDS_PER_SLICE);
           // each record of the slice checked and stringified (or marked to copy, by its place) with no
           // turn for requests in between: what goes into the file is the record as it was checked

@@ -43,7 +43,14 @@ export class StateFileError extends Error {
 
 /** The lines of a state (or of one merchant's part of it), header first and the count last. */
 export function writeStateFile(state: State, meta: { merchant: string | null; exportedAt: string; clockOffsetMs: number }): string {
-  const header: ExportHeader = { sandgate_state: STATE_FORMAT_VERSION, merchant: meta.merchant, exported_at: meta.exportedAt, seed: state.seed, clock_offset_ms: meta.clockOffsetMs, counters: { ...state.counters } };
+  const header: ExportHeader = {
+    sandgate_state: STATE_FORMAT_VERSION,
+    merchant: meta.merchant,
+    exported_at: meta.exportedAt,
+    seed: state.seed,
+    clock_offset_ms: meta.clockOffsetMs,
+    counters: { ...state.counters },
+  };
   const lines = [JSON.stringify(header)];
   for (const c of COLLECTIONS) {
     for (const record of state[c] as { merchant_id: string }[]) {
@@ -77,7 +84,12 @@ export function readStateFile(text: string): StateFile {
   if (header.sandgate_state !== STATE_FORMAT_VERSION) {
     throw new StateFileError(1, `format version ${JSON.stringify(header.sandgate_state)}: this Sandgate reads version ${STATE_FORMAT_VERSION}`);
   }
-  if (typeof header.seed !== "string" || (header.merchant !== null && typeof header.merchant !== "string") || typeof header.clock_offset_ms !== "number" || !isCounters(header.counters)) {
+  if (
+    typeof header.seed !== "string" ||
+    (header.merchant !== null && typeof header.merchant !== "string") ||
+    typeof header.clock_offset_ms !== "number" ||
+    !isCounters(header.counters)
+  ) {
     throw new StateFileError(1, "the header's seed, merchant, clock_offset_ms or counters is missing or of the wrong type");
   }
   const records = Object.fromEntries(COLLECTIONS.map((c) => [c, []])) as unknown as StateFile["records"];
@@ -87,7 +99,8 @@ export function readStateFile(text: string): StateFile {
     if ("end" in line) {
       const end = line.end as { records?: unknown } | null;
       if (i !== lines.length - 1) throw new StateFileError(i + 1, "lines after the end line");
-      if (typeof end?.records !== "number" || end.records !== i - 1) throw new StateFileError(i + 1, `the end line counts ${JSON.stringify(end?.records)} records, the file holds ${i - 1}`);
+      if (typeof end?.records !== "number" || end.records !== i - 1)
+        throw new StateFileError(i + 1, `the end line counts ${JSON.stringify(end?.records)} records, the file holds ${i - 1}`);
       return { header: header as unknown as ExportHeader, records };
     }
     const c = line.c as Collection;
@@ -97,11 +110,13 @@ export function readStateFile(text: string): StateFile {
     const key = v[KEY_FIELD[c]];
     if (typeof key !== "string" || key === "") throw new StateFileError(i + 1, `a ${c} record without its ${KEY_FIELD[c]}`);
     if (typeof v.merchant_id !== "string" || v.merchant_id === "") throw new StateFileError(i + 1, `${c} ${key} has no merchant_id`);
-    if (header.merchant !== null && v.merchant_id !== header.merchant) throw new StateFileError(i + 1, `${c} ${key} is merchant ${v.merchant_id}'s, the file is merchant ${String(header.merchant)}'s`);
+    if (header.merchant !== null && v.merchant_id !== header.merchant)
+      throw new StateFileError(i + 1, `${c} ${key} is merchant ${v.merchant_id}'s, the file is merchant ${String(header.merchant)}'s`);
     if (keys.get(c)!.has(key)) throw new StateFileError(i + 1, `${c} ${key} twice`);
     keys.get(c)!.add(key);
     const shape = SHAPES[c]?.safeParse(v);
-    if (shape && !shape.success) throw new StateFileError(i + 1, `${c} ${key}: ${shape.error.issues.map((p) => `${p.path.join(".")} ${p.message}`).join("; ")}`);
+    if (shape && !shape.success)
+      throw new StateFileError(i + 1, `${c} ${key}: ${shape.error.issues.map((p) => `${p.path.join(".")} ${p.message}`).join("; ")}`);
     (records[c] as unknown[]).push(v);
   }
   throw new StateFileError(lines.length, "the file ends before its end line (cut short?)");

@@ -13,7 +13,20 @@ export interface Merchant {
 
 /** The fields each signature covers, in order, from the gateway's documentation. */
 const SIGNED = {
-  authoriseRequest: ["merchant_id", "account_id", "order_no", "currency", "amount", "first_name", "last_name", "card", "expiration_year", "expiration_month", "security_code", "shopper_email"],
+  authoriseRequest: [
+    "merchant_id",
+    "account_id",
+    "order_no",
+    "currency",
+    "amount",
+    "first_name",
+    "last_name",
+    "card",
+    "expiration_year",
+    "expiration_month",
+    "security_code",
+    "shopper_email",
+  ],
   authoriseResponse: ["merchant_id", "account_id", "order_no", "currency", "amount", "transaction_id", "order_status", "result_info"],
   batchRequest: ["merchant_id", "account_id"],
   batchResponse: ["merchant_id", "account_id", "return_status"],
@@ -22,7 +35,9 @@ const SIGNED = {
 /** SHA-256 (lowercase hex) of the listed fields' values concatenated, then the secret key. */
 export function sign(fields: readonly string[], values: Record<string, unknown>, secretKey: string): string {
   const text = fields.map((f) => (values[f] === undefined || values[f] === null ? "" : String(values[f]))).join("");
-  return createHash("sha256").update(text + secretKey).digest("hex");
+  return createHash("sha256")
+    .update(text + secretKey)
+    .digest("hex");
 }
 
 function verify(fields: readonly string[], values: Record<string, unknown>, secretKey: string): boolean {
@@ -57,9 +72,14 @@ export function createGateway(baseUrl: string, merchant: Merchant) {
   async function authorise(fields: Record<string, string>): Promise<Record<string, string>> {
     const body = { ...identity, ...fields };
     const signed = { ...body, encryption_data: sign(SIGNED.authoriseRequest, body, merchant.secretKey) };
-    const res = await fetch(`${baseUrl}/v1/authorise`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/xml" }, body: new URLSearchParams(signed) });
+    const res = await fetch(`${baseUrl}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/xml" },
+      body: new URLSearchParams(signed),
+    });
     const answer = readXml(await res.text());
-    if (!verify(SIGNED.authoriseResponse, answer, merchant.secretKey)) throw new GatewayError(`the gateway's answer is not signed with our key (HTTP ${res.status})`);
+    if (!verify(SIGNED.authoriseResponse, answer, merchant.secretKey))
+      throw new GatewayError(`the gateway's answer is not signed with our key (HTTP ${res.status})`);
     return answer;
   }
 
@@ -79,7 +99,16 @@ export function createGateway(baseUrl: string, merchant: Merchant) {
 
   return {
     /** A card payment; approved payments on a manual-capture account wait for capture(). */
-    async payByCard(p: { orderNo: string; amount: string; currency: string; card: string; cvc: string; expiry: [string, string]; email: string; notifyUrl?: string }) {
+    async payByCard(p: {
+      orderNo: string;
+      amount: string;
+      currency: string;
+      card: string;
+      cvc: string;
+      expiry: [string, string];
+      email: string;
+      notifyUrl?: string;
+    }) {
       const answer = await authorise({
         order_no: p.orderNo,
         currency: p.currency,
@@ -93,7 +122,13 @@ export function createGateway(baseUrl: string, merchant: Merchant) {
         shopper_email: p.email,
         ...(p.notifyUrl ? { notify_url: p.notifyUrl } : {}),
       });
-      return { approved: answer.order_status === "1", needsChallenge: answer.order_status === "-1", challengeUrl: answer.issuer_url ?? "", transactionId: answer.transaction_id!, resultInfo: answer.result_info! };
+      return {
+        approved: answer.order_status === "1",
+        needsChallenge: answer.order_status === "-1",
+        challengeUrl: answer.issuer_url ?? "",
+        transactionId: answer.transaction_id!,
+        resultInfo: answer.result_info!,
+      };
     },
 
     /** An APM (redirect) payment: where to send the payer, and later their signed return. */

@@ -78,10 +78,20 @@ describe("paying by card", () => {
 describe("paying by redirect (Pix)", () => {
   test("the payer pays at the page, comes back signed; a tampered return is refused", async () => {
     const no = orderNo("PIX");
-    const { redirectTo } = await apmShop.payByRedirect({ orderNo: no, amount: "25.00", currency: "BRL", method: "pix", returnUrl: "https://shop.example/return" });
+    const { redirectTo } = await apmShop.payByRedirect({
+      orderNo: no,
+      amount: "25.00",
+      currency: "BRL",
+      method: "pix",
+      returnUrl: "https://shop.example/return",
+    });
     expect(redirectTo).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/pay\/apm\//);
     // the payer, at the gateway's page, chooses to pay (as the page's form would post it)
-    const page = await fetch(redirectTo, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: "outcome=paid" });
+    const page = await fetch(redirectTo, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: "outcome=paid",
+    });
     const { return_url } = (await page.json()) as { return_url: string };
     expect(apmShop.readReturn(return_url)).toMatchObject({ paid: true, orderNo: no });
     const tampered = return_url.replace("amount=25.00", "amount=0.01");

@@ -7,7 +7,11 @@ import { BASE, e, frame, table } from "./frame.js";
 function summaryRow(label: string, r: CoverageReport): string[] {
   const rules = ruleCoverage(r);
   const outcomes = outcomeCoverage(r);
-  return [label, `<strong>${e(rules.percent)}%</strong> <span class="hint">(${e(rules.answered)} of ${e(rules.total)})</span>`, `<strong>${e(outcomes.percent)}%</strong> <span class="hint">(${e(outcomes.produced)} of ${e(outcomes.total)})</span>`];
+  return [
+    label,
+    `<strong>${e(rules.percent)}%</strong> <span class="hint">(${e(rules.answered)} of ${e(rules.total)})</span>`,
+    `<strong>${e(outcomes.percent)}%</strong> <span class="hint">(${e(outcomes.produced)} of ${e(outcomes.total)})</span>`,
+  ];
 }
 
 /** `byMerchant`: each merchant's own report, for the summary (when no one merchant is shown). */
@@ -17,11 +21,18 @@ export function coveragePage(r: CoverageReport, merchant: string, byMerchant: Co
       // the rules that answered first; those that never did folded below them
       const answered = s.rules.filter((rule) => rule.answers).map((rule) => [`<code>${e(rule.rule)}</code>`, e(rule.answers)]);
       const never = s.rules.filter((rule) => !rule.answers);
-      const folded = never.length ? `<details class="never"><summary>${e(never.length)} rule${never.length === 1 ? "" : "s"} never answered</summary><p>${never.map((rule) => `<code>${e(rule.rule)}</code>`).join(" ")}</p></details>` : "";
+      const folded = never.length
+        ? `<details class="never"><summary>${e(never.length)} rule${never.length === 1 ? "" : "s"} never answered</summary><p>${never.map((rule) => `<code>${e(rule.rule)}</code>`).join(" ")}</p></details>`
+        : "";
       return `<section class="card"><h2>Scenario <code>${e(s.name)}</code></h2>${answered.length ? table(["Rule", "Answers"], answered, `coverage-${s.name}`) : `<p class="hint">No rule of it answered yet.</p>`}${folded}</section>`;
     })
     .join("\n");
-  const summary = [summaryRow(merchant ? `merchant <code>${e(merchant)}</code>` : "all merchants", r), ...byMerchant.map((m) => summaryRow(`<a href="${BASE}/ui/coverage?merchant_id=${encodeURIComponent(m.merchant_id ?? "")}"><code>${e(m.merchant_id)}</code></a>`, m))];
+  const summary = [
+    summaryRow(merchant ? `merchant <code>${e(merchant)}</code>` : "all merchants", r),
+    ...byMerchant.map((m) =>
+      summaryRow(`<a href="${BASE}/ui/coverage?merchant_id=${encodeURIComponent(m.merchant_id ?? "")}"><code>${e(m.merchant_id)}</code></a>`, m),
+    ),
+  ];
   const outcomes = r.operations.map((o) => [
     e(o.operation),
     Object.entries(o.produced)

@@ -14,7 +14,19 @@ export interface RequestsFilterView {
   until: string;
 }
 
-const OPERATION_NAMES = ["authorise", "checkout", "retrievalTrans", "retrievalRefund", "capture", "review", "cancel", "refund", "payout", "subscriptionCancel", "paymentMethodsOptimise"];
+const OPERATION_NAMES = [
+  "authorise",
+  "checkout",
+  "retrievalTrans",
+  "retrievalRefund",
+  "capture",
+  "review",
+  "cancel",
+  "refund",
+  "payout",
+  "subscriptionCancel",
+  "paymentMethodsOptimise",
+];
 
 export function requestsPage(list: RequestLogEntry[], f: RequestsFilterView, problem?: string): string {
   const query = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== "")).toString();
@@ -41,15 +53,28 @@ ${field("until", "Until", "2026-11-24T11:00:00Z")}
 
 /** `check`: only that receiver check's notifications are listed (?check=<id>). */
 /** `probes`: receiver-check probes shown too; `hidden`: how many were left out. */
-export function notificationsPage(list: Notification[], flash?: Flash, check = "", shown: { probes: boolean; hidden: number } = { probes: true, hidden: 0 }, verdicts?: ProbeVerdicts): string {
+export function notificationsPage(
+  list: Notification[],
+  flash?: Flash,
+  check = "",
+  shown: { probes: boolean; hidden: number } = { probes: true, hidden: 0 },
+  verdicts?: ProbeVerdicts,
+): string {
   const back = `${BASE}/ui/notifications${check ? `?check=${encodeURIComponent(check)}` : shown.probes ? "?probes=1" : ""}`;
   const toggle = shown.probes
     ? ` Receiver-check probes shown. <a href="${BASE}/ui/notifications" id="toggle-probes">Hide them</a>`
     : shown.hidden
       ? ` ${e(shown.hidden)} receiver-check probe${shown.hidden === 1 ? "" : "s"} hidden. <a href="${BASE}/ui/notifications?probes=1" id="toggle-probes">Show them</a>`
       : "";
-  const which = check ? ` Receiver check <code id="notifications-check">${e(check)}</code> only: the notifications its probes sent. <a href="${BASE}/ui/notifications">Show all</a>` : toggle;
-  return frame("Notifications", "notifications", `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.${which}</p><section class="card">${notificationsTable(list, back, verdicts)}</section>`, flash);
+  const which = check
+    ? ` Receiver check <code id="notifications-check">${e(check)}</code> only: the notifications its probes sent. <a href="${BASE}/ui/notifications">Show all</a>`
+    : toggle;
+  return frame(
+    "Notifications",
+    "notifications",
+    `<h1>Notifications</h1><p class="hint">Newest first, with every delivery attempt.${which}</p><section class="card">${notificationsTable(list, back, verdicts)}</section>`,
+    flash,
+  );
 }
 
 export function payoutsPage(list: Payout[], flash?: Flash): string {
@@ -62,11 +87,21 @@ export function payoutsPage(list: Payout[], flash?: Flash): string {
     e(p.status) + (p.failure_type ? ` <span class="hint">${e(p.failure_type)}</span>` : ""),
     `<code>${e(p.rule)}</code>`,
     p.status === "PENDING"
-      ? postButton(`${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/complete`, "Complete", {}, { back, kind: "", test: `payout-complete-${p.transaction_id}` }) +
+      ? postButton(
+          `${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/complete`,
+          "Complete",
+          {},
+          { back, kind: "", test: `payout-complete-${p.transaction_id}` },
+        ) +
         `<form method="post" action="${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/fail" class="inline"><input type="hidden" name="back" value="${back}"><select name="failure_type" aria-label="failure type">${options(codes.payout_failure_types, "UNKNOWN")}</select> <button type="submit" class="small danger" data-action="payout-fail-${e(p.transaction_id)}">Fail</button></form>`
       : "",
   ]);
-  return frame("Payouts", "payouts", `<h1>Payouts</h1><section class="card">${table(["Created", "Merchant", "Transaction", "Beneficiary receives", "Status", "Rule", ""], rows, "payouts")}</section>`, flash);
+  return frame(
+    "Payouts",
+    "payouts",
+    `<h1>Payouts</h1><section class="card">${table(["Created", "Merchant", "Transaction", "Beneficiary receives", "Status", "Rule", ""], rows, "payouts")}</section>`,
+    flash,
+  );
 }
 
 export function subscriptionsPage(list: Subscription[], flash?: Flash): string {
@@ -79,7 +114,19 @@ export function subscriptionsPage(list: Subscription[], flash?: Flash): string {
     `${e(codes.recurring_status[s.state])} ${e(s.state)}`,
     e(s.deductions),
     e(s.next_deduction_at.replace("T", " ").slice(0, 19)),
-    s.state === "active" ? postButton(`${BASE}/ui/subscriptions/${encodeURIComponent(s.recurring_id)}/charge`, "Charge now", {}, { back, kind: "", test: `charge-${s.recurring_id}` }) : "",
+    s.state === "active"
+      ? postButton(
+          `${BASE}/ui/subscriptions/${encodeURIComponent(s.recurring_id)}/charge`,
+          "Charge now",
+          {},
+          { back, kind: "", test: `charge-${s.recurring_id}` },
+        )
+      : "",
   ]);
-  return frame("Subscriptions", "subscriptions", `<h1>Subscriptions</h1><section class="card">${table(["Recurring id", "Merchant", "First order", "Terms", "Status", "Charges", "Next", ""], rows, "subscriptions")}</section>`, flash);
+  return frame(
+    "Subscriptions",
+    "subscriptions",
+    `<h1>Subscriptions</h1><section class="card">${table(["Recurring id", "Merchant", "First order", "Terms", "Status", "Charges", "Next", ""], rows, "subscriptions")}</section>`,
+    flash,
+  );
 }

@@ -29,7 +29,9 @@ export function overviewPage(d: OverviewData, flash?: Flash): string {
     e(s.extends.join(", ") || "—"),
     String(s.rules.length),
   ]);
-  const errors = d.errors.length ? `<div class="flash bad"><strong>Scenario files with errors</strong> (their previous version stays in force):<ul>${d.errors.map((x) => `<li><code>${e(x)}</code></li>`).join("")}</ul></div>` : "";
+  const errors = d.errors.length
+    ? `<div class="flash bad"><strong>Scenario files with errors</strong> (their previous version stays in force):<ul>${d.errors.map((x) => `<li><code>${e(x)}</code></li>`).join("")}</ul></div>`
+    : "";
   return frame(
     "Overview",
     "overview",
@@ -69,7 +71,11 @@ ${table(["Merchant", "Scenario", ""], bindings, "bindings-table")}
 <section class="card" id="merchant-keys">
 <h2>Merchants and their keys</h2>
 <p class="hint">The key each merchant signs with (<code>encryption_data</code>). A merchant id Sandgate has not seen is provisioned on first use, its key <code>sk_test_&lt;id&gt;</code>, or a random one with <code>--merchant-keys random</code> (<code>sandgate ctl merchant key &lt;id&gt;</code> prints it).</p>
-${table(["Merchant", "Name", "Key"], d.keys.map((k) => [`<code>${e(k.merchant_id)}</code>`, e(k.name), `<code class="key">${e(k.secret_key)}</code>`]), "merchant-keys-table")}
+${table(
+  ["Merchant", "Name", "Key"],
+  d.keys.map((k) => [`<code>${e(k.merchant_id)}</code>`, e(k.name), `<code class="key">${e(k.secret_key)}</code>`]),
+  "merchant-keys-table",
+)}
 </section>
 <section class="card" id="scenarios">
 <h2>Scenarios</h2>
@@ -86,7 +92,14 @@ ${table(
     e(s.saved_at),
     String(s.records),
     // a snapshot of every merchant says so when it is put back (it replaces every merchant's records)
-    postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/restore`, s.merchant === null ? "Restore all" : "Restore", s.merchant === null ? { all: "true" } : {}, { test: `restore-${s.name}` }) + " " + postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/delete`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
+    postButton(
+      `${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/restore`,
+      s.merchant === null ? "Restore all" : "Restore",
+      s.merchant === null ? { all: "true" } : {},
+      { test: `restore-${s.name}` },
+    ) +
+      " " +
+      postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/delete`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
   ]),
   "snapshots-table",
 )}
@@ -114,8 +127,12 @@ export function scenarioPage(s: Scenario): string {
   const rows = s.rules.map((r, i) => [
     String(i + 1),
     `<code>${e(r.from === s.name ? r.id : `${r.from}/${r.id}`)}</code>${r.description ? `<div class="hint">${e(r.description)}</div>` : ""}`,
-    Object.entries(r.when).map(([k, v]) => `<div><code>${e(k)}</code> = ${show(v)}</div>`).join(""),
-    Object.entries(r.then).map(([k, v]) => `<div><code>${e(k)}</code>: ${show(v)}</div>`).join(""),
+    Object.entries(r.when)
+      .map(([k, v]) => `<div><code>${e(k)}</code> = ${show(v)}</div>`)
+      .join(""),
+    Object.entries(r.then)
+      .map(([k, v]) => `<div><code>${e(k)}</code>: ${show(v)}</div>`)
+      .join(""),
   ]);
   return frame(
     `Scenario ${s.name}`,

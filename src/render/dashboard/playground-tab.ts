@@ -13,7 +13,21 @@ export const PLAYGROUND_KINDS = ["card", "checkout", "apm"] as const;
 export type PlaygroundKind = (typeof PLAYGROUND_KINDS)[number];
 
 /** The form's fields: the gateway's own names, and `outcome` (sent as X-Sandbox-Outcome). */
-export const PLAYGROUND_FIELDS = ["merchant_id", "account_id", "amount", "currency", "card", "expiration_month", "expiration_year", "security_code", "payment_method", "outcome", "order_no", "return_url", "notify_url"] as const;
+export const PLAYGROUND_FIELDS = [
+  "merchant_id",
+  "account_id",
+  "amount",
+  "currency",
+  "card",
+  "expiration_month",
+  "expiration_year",
+  "security_code",
+  "payment_method",
+  "outcome",
+  "order_no",
+  "return_url",
+  "notify_url",
+] as const;
 export type PlaygroundValues = Record<(typeof PLAYGROUND_FIELDS)[number], string>;
 
 export interface PlaygroundData {
@@ -41,13 +55,15 @@ const FORMS: Record<PlaygroundKind, { title: string; button: string; intro: stri
   checkout: {
     title: "Hosted checkout",
     button: "Start checkout",
-    intro: "<code>POST /v1/checkout</code>: the payment waits while the payer enters a card at Sandgate's hosted checkout page. A named outcome ends the payment whatever card the payer enters.",
+    intro:
+      "<code>POST /v1/checkout</code>: the payment waits while the payer enters a card at Sandgate's hosted checkout page. A named outcome ends the payment whatever card the payer enters.",
     noOutcome: "— the payer's card decides —",
   },
   apm: {
     title: "APM payment",
     button: "Start APM payment",
-    intro: "<code>POST /v1/authorise</code> with <code>payment_method</code>: the payment waits until the payer chooses how it ends at the APM page, unless a rule or a named outcome decides now.",
+    intro:
+      "<code>POST /v1/authorise</code> with <code>payment_method</code>: the payment waits until the payer chooses how it ends at the APM page, unless a rule or a named outcome decides now.",
     noOutcome: "— the payer decides —",
   },
 };
@@ -62,7 +78,10 @@ function merchantFields(kind: PlaygroundKind, d: PlaygroundData, v: PlaygroundVa
   // a merchant id not offered (sent by hand) stays visible, so the error beside it makes sense
   if (v.merchant_id && !d.merchants.some((m) => m.merchant_id === v.merchant_id)) merchants.push([v.merchant_id, v.merchant_id]);
   const groups = d.merchants
-    .map((m) => `<optgroup label="${e(`${m.merchant_id} · ${m.name}`)}">${m.accounts.map((a) => `<option value="${e(a.account_id)}" title="${e(`${a.account_name}: ${a.payment_methods.join(", ")}`)}"${a.account_id === v.account_id ? " selected" : ""}>${e(`${a.account_id} · ${methodsShown(a.payment_methods)}`)}</option>`).join("")}</optgroup>`)
+    .map(
+      (m) =>
+        `<optgroup label="${e(`${m.merchant_id} · ${m.name}`)}">${m.accounts.map((a) => `<option value="${e(a.account_id)}" title="${e(`${a.account_name}: ${a.payment_methods.join(", ")}`)}"${a.account_id === v.account_id ? " selected" : ""}>${e(`${a.account_id} · ${methodsShown(a.payment_methods)}`)}</option>`).join("")}</optgroup>`,
+    )
     .join("");
   const known = d.merchants.some((m) => m.accounts.some((a) => a.account_id === v.account_id));
   const other = v.account_id && !known ? `<option value="${e(v.account_id)}" selected>${e(v.account_id)}</option>` : "";
@@ -195,4 +214,3 @@ ${payer}
     flash,
   );
 }
-

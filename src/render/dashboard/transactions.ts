@@ -77,9 +77,13 @@ export function transactionPage(d: TransactionDetail, flash?: Flash): string {
 <p class="hint">It waits at its ${e(d.stage)} page (<a href="${e(d.pageUrl)}">open it as the payer</a>). Each button does what the payer's choice would: return result, notification, subscription. Beside each, the result_info it gives.</p>
 ${d.completion
   .map(
-    ({ group, choices }) => `<div class="completion-group"><h3>${e(group)}</h3><div class="buttons">${choices
-      .map((c) => `<span class="choice">${postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, c.name, { outcome: c.name }, { back, test: `complete-${c.name}` })}<span class="hint">${e(c.result_info)}${c.also.length ? ` (also ${e(c.also.join(", "))})` : ""}</span></span>`)
-      .join("")}</div></div>`,
+    ({ group, choices }) =>
+      `<div class="completion-group"><h3>${e(group)}</h3><div class="buttons">${choices
+        .map(
+          (c) =>
+            `<span class="choice">${postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, c.name, { outcome: c.name }, { back, test: `complete-${c.name}` })}<span class="hint">${e(c.result_info)}${c.also.length ? ` (also ${e(c.also.join(", "))})` : ""}</span></span>`,
+        )
+        .join("")}</div></div>`,
   )
   .join("")}</section>`
     : "";
@@ -100,8 +104,18 @@ ${d.completion
     e(r.refund_date.replace("T", " ").slice(0, 19)),
     e(r.refund_processing_date.replace("T", " ").slice(0, 19)),
     r.state === "accepted"
-      ? postButton(`${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`, "Settle: processed", { result: "processed" }, { back, test: `settle-processed-${r.refund_reference_id}` }) +
-        postButton(`${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`, "Settle: failed", { result: "failed" }, { back, kind: "danger", test: `settle-failed-${r.refund_reference_id}` })
+      ? postButton(
+          `${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`,
+          "Settle: processed",
+          { result: "processed" },
+          { back, test: `settle-processed-${r.refund_reference_id}` },
+        ) +
+        postButton(
+          `${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`,
+          "Settle: failed",
+          { result: "failed" },
+          { back, kind: "danger", test: `settle-failed-${r.refund_reference_id}` },
+        )
       : "",
   ]);
   const sub = d.subscription;
@@ -176,7 +190,9 @@ function probeState(n: Notification, verdicts: ProbeVerdicts): string {
   const last = n.attempts.at(-1);
   const answered = !last ? "not sent yet" : last.http_status === null ? `no answer (${last.error})` : `answered HTTP ${last.http_status}`;
   const judged = last ? verdicts.get(n.notification_id) : undefined;
-  const verdict = judged ? ` <span class="status ${judged.verdict === "pass" ? "ok" : judged.verdict === "fail" ? "bad" : "wait"}">${e(judged.verdict)}</span> <span class="hint">(expects: ${e(judged.expects)})</span>` : "";
+  const verdict = judged
+    ? ` <span class="status ${judged.verdict === "pass" ? "ok" : judged.verdict === "fail" ? "bad" : "wait"}">${e(judged.verdict)}</span> <span class="hint">(expects: ${e(judged.expects)})</span>`
+    : "";
   return `<span class="status wait">probe</span> <span class="hint">${e(answered)}</span>${verdict}`;
 }
 
@@ -189,7 +205,10 @@ export function notificationsTable(list: Notification[], back: string, verdicts:
   const rows = list.map((n) => {
     const attempts = n.attempts.length
       ? `<details><summary>${e(n.attempts.length)} attempt(s)</summary>${n.attempts
-          .map((a) => `<div>#${e(a.attempt)} ${e(a.at)} ${e(a.reason)}: ${a.http_status === null ? e(a.error) : `HTTP ${e(a.http_status)}`} (${e(a.duration_ms)} ms)${a.response_body ? `<pre>${e(a.response_body)}</pre>` : ""}</div>`)
+          .map(
+            (a) =>
+              `<div>#${e(a.attempt)} ${e(a.at)} ${e(a.reason)}: ${a.http_status === null ? e(a.error) : `HTTP ${e(a.http_status)}`} (${e(a.duration_ms)} ms)${a.response_body ? `<pre>${e(a.response_body)}</pre>` : ""}</div>`,
+          )
           .join("")}</details>`
       : `<span class="hint">none yet</span>`;
     return [

@@ -10,7 +10,11 @@ const withCode = (text: string) => e(text).replace(/`([^`]+)`/g, "<code>$1</code
 
 export function verifyPage(globalScenario: string, limitBytes: number): string {
   // the kind in bold, not code: table cells break code anywhere, and content_type would split
-  const legend = DIFFERENCE_KINDS.map((kind) => [`<strong id="kind-${kind}">${e(kind)}</strong>`, withCode(KIND_MEANINGS[kind].means), withCode(KIND_MEANINGS[kind].todo)]);
+  const legend = DIFFERENCE_KINDS.map((kind) => [
+    `<strong id="kind-${kind}">${e(kind)}</strong>`,
+    withCode(KIND_MEANINGS[kind].means),
+    withCode(KIND_MEANINGS[kind].todo),
+  ]);
   return frame(
     "Verify a recording",
     "verify",
