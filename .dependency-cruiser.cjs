@@ -1,72 +1,42 @@
 /* global module */
-// The house's layers, lowest first. A file may import from its own folder and from the folders (or
-// top-level files) listed before its own, never from one listed after it; and no import circle,
-// type-only and dynamic imports included. `npm run lint` checks it (dependency-cruiser), and so does
-// test/layers.test.ts, which also fails when a source file is in no layer. docs/architecture.md
-// draws the layers.
-/** [unit, what it holds]: a unit is a folder of src/ (its files, not its subfolders) or a file at src/'s top. */
+// The house's layers, lowest first. A file may import from its own layer and from the layers listed
+// before its own, never from one listed after it; no import circle, type-only and dynamic imports
+// included; and no file of src/ outside a layer. `npm run lint` checks it (dependency-cruiser), and
+// test/layers.test.ts shows each rule catching what it forbids. docs/architecture.md draws the layers.
+/**
+ * [unit, what it holds]: a unit is a folder of src/ with its subfolders, or one of the two entry
+ * points at src/'s top (index.ts, main.ts). A file no unit names (a loose file at the top, a new
+ * folder) fails `npm run lint`: see "in-a-layer" below.
+ */
 const LAYERS = [
-  ["paths", "where the package's folders are"],
-  ["clock", "the sandbox clock"],
-  ["ids", "seeded ids"],
-  ["slots", "a semaphore"],
-  ["text-ring", "texts in a byte ring"],
-  ["heap-growth", "V8 flags"],
-  ["notify-allow-list", "which notify_url hosts may be reached"],
-  ["codes", "result codes and GatewayError"],
-  ["config", "the settings table"],
-  ["exposure", "warnings about how the server is exposed"],
-  ["domain", "records and the rules on them: payments, transitions, money, cards, masking"],
-  ["signature", "encryption_data"],
+  ["base", "the package's folders, a semaphore"],
+  ["config", "the settings table, the notify_url allow-list, warnings about exposure"],
+  ["domain", "result codes, the clock, seeded ids, encryption_data, and records with the rules on them: payments, transitions, money, cards, masking"],
   ["scenarios", "scenario files, conditions, the registry that decides"],
   ["render", "XML, HTML and the answer elements of a record"],
-  ["request-log", "the request log"],
   ["verify-report", "verify's options and report: what the server reads of proof/"],
-  ["store", "memory, --data and Redis"],
-  ["render/dashboard", "the dashboard's pages"],
+  ["store", "memory, --data and Redis; the request log"],
   ["notify", "notifications: outbox, dispatcher, events"],
   ["deps", "what every part of the server is handed"],
   ["schedule", "what falls due on the clock (the catch-up), subscription deductions"],
   ["receiver-check", "probing a merchant's notification receiver"],
   ["http", "the gateway's core on plain data, its node:http adapter, body and field parsing"],
-  ["api", "the API described: the operator-call table, bodies and answers as schemas, the OpenAPI document"],
-  ["client", "the typed operator client"],
+  ["api", "the API described: the operator-call table, bodies and answers as schemas, the OpenAPI document, the typed client"],
   ["gateway", "one file per gateway operation"],
   ["pages", "payer pages"],
-  ["admin", "the operator API and the dashboard's routes"],
-  ["app", "createApp: wires HTTP"],
-  ["sandbox", "startSandbox"],
+  ["admin", "the operator API's handlers"],
+  ["dashboard", "the dashboard: its views, forms, routes and the playground"],
+  ["server", "createApp, the operator router, startSandbox"],
   ["proof", "record and verify (verify runs in a worker: the server never imports proof/)"],
   ["index", "the package's exports"],
   ["cli", "the command line"],
   ["main", "the process"],
 ];
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-/** The files of a unit: a folder's own files, or the one top-level file. */
-const pathOf = (unit) =>
-  [
-    "paths",
-    "clock",
-    "ids",
-    "slots",
-    "text-ring",
-    "heap-growth",
-    "notify-allow-list",
-    "codes",
-    "config",
-    "exposure",
-    "request-log",
-    "verify-report",
-    "deps",
-    "client",
-    "app",
-    "sandbox",
-    "index",
-    "main",
-  ].includes(unit)
-    ? `^src/${escape(unit)}\\.ts$`
-    : `^src/${escape(unit)}/[^/]+\\.ts$`;
+const ENTRY_POINTS = ["index", "main"];
+/** The files of a unit: a folder with its subfolders, or an entry point at src/'s top. */
+const pathOf = (unit) => (ENTRY_POINTS.includes(unit) ? `^src/${unit}\\.ts$` : `^src/${unit}/`);
+const ANY_LAYER = LAYERS.map(([unit]) => pathOf(unit));
 
 module.exports = {
   forbidden: [
@@ -84,6 +54,21 @@ module.exports = {
       from: { path: pathOf(unit) },
       to: { path: LAYERS.slice(i + 1).map(([above]) => pathOf(above)) },
     })),
+    {
+      name: "in-a-layer",
+      severity: "error",
+      comment:
+        "a file of src/ that no layer names: a loose file beside index.ts and main.ts, or a folder missing from LAYERS (knip catches one nothing imports)",
+      from: { path: "^src/", pathNot: ANY_LAYER },
+      to: {},
+    },
+    {
+      name: "imports-a-file-in-no-layer",
+      severity: "error",
+      comment: "an import of a file of src/ that no layer names",
+      from: {},
+      to: { path: "^src/", pathNot: ANY_LAYER },
+    },
   ],
   options: {
     includeOnly: "^src/",

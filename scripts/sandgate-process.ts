@@ -4,7 +4,7 @@
 // self-check script.
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { NODE_FLAGS } from "../src/heap-growth.js";
+import { NODE_FLAGS } from "./node-flags.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

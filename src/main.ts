@@ -1,10 +1,10 @@
 // The only file that listens and handles signals: `npm start`, `npx sandgate`, the Docker image.
 import cluster from "node:cluster";
-import { exposureWarning, tokenWarning } from "./exposure.js";
+import { exposureWarning, tokenWarning } from "./config/exposure.js";
 import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli/command-line.js";
 import { stopWithParent } from "./cli/stop-with-parent.js";
-import type { Config } from "./config.js";
+import type { Config } from "./config/config.js";
 
 /** `sandgate record …`, `sandgate verify …`: the proof commands, and `sandgate ctl …` (src/cli/), each with its own flags. */
 const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<number | undefined> }>> = {
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   }
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers, config);
   // loaded here, not above: `sandgate ctl` (a CI job may run it dozens of times) never needs the server
-  const { startSandbox } = await import("./sandbox.js");
+  const { startSandbox } = await import("./server/sandbox.js");
   const sandbox = await startSandbox(config);
   const { log } = sandbox.deps;
   log.info({ url: sandbox.url, scenario: config.scenario, data: config.redisUrl ? "redis" : (config.data ?? "memory") }, "sandgate ready");

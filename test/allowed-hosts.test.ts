@@ -7,8 +7,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
-import type { Deps } from "../src/deps.js";
+import type { App } from "../src/server/app.js";
+import type { Deps } from "../src/deps/deps.js";
 import { ACME, directPayment, makeApp, postAuthorise } from "./helpers.js";
 import { HAS_CHROMIUM, launch } from "./browser-helpers.js";
 

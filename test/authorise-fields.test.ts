@@ -2,7 +2,7 @@
 // checked on real responses; and every field of the interface document's payment and APM requests accepted.
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import {
   ACME,
   apmPayment,

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { defaultScenariosDir } from "../src/paths.js";
+import { defaultScenariosDir } from "../src/base/paths.js";
 import { ACME, directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 /** A card no rule of the default scenario names: the amount or open3d decides. */

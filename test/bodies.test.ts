@@ -5,7 +5,7 @@ import { gzipSync } from "node:zlib";
 import qs from "qs";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { directPayment, makeApp, parseXml, postAuthorise, snapshotState, textOf } from "./helpers.js";
 
 type App = Awaited<ReturnType<typeof makeApp>>["app"];

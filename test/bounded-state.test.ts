@@ -3,8 +3,8 @@
 // And the room V8 gets to grow the heap by before its next full collection (src/heap.ts).
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
-import { NthCounters } from "../src/scenarios/nth-counters.js";
+import { createRequestLog, type RequestLogEntry } from "../src/store/request-log.js";
+import { NthCounters } from "../src/scenarios/registry.js";
 import { createRepository, NOTIFICATION_HISTORY_LIMIT } from "../src/domain/records.js";
 import type { Notification, State } from "../src/domain/types.js";
 import { ACME, directPayment, makeApp, postAuthorise } from "./helpers.js";

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { signatureFields } from "../src/signature/signature.js";
+import { signatureFields } from "../src/domain/signature.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const HAS_CHROMIUM = existsSync(CHROMIUM);

@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ANY_SIGNATURE, ACME, nextOrderNo } from "./helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";

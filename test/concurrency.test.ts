@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
 import { REPLICA_MODE, replicaSandbox } from "./replica-helpers.js";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { startSandbox } from "../src/sandbox.js";
+import { startSandbox } from "../src/server/sandbox.js";
 import type { CoverageReport } from "../src/scenarios/coverage.js";
 import { ANY_SIGNATURE, directPayment, makeApp, parseXml, textOf } from "./helpers.js";
 

@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser } from "playwright-core";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { apmPayment, parseXml, textOf } from "./helpers.js";
 import { CHROMIUM, HAS_CHROMIUM, launch } from "./browser-helpers.js";
 

@@ -4,7 +4,7 @@
 // dashboard form acts only with its form token; the dashboard cannot be framed, payer pages can.
 import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import { apmPayment, formSession, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 let app: App;

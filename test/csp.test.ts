@@ -4,7 +4,7 @@
 // inline script by 'unsafe-inline'; the gateway's loading page allows its one script by hash.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 type Answer = { status: number; headers: Record<string, string>; text: string };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runSandgate, spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
 import { COMMANDS } from "../src/cli/ctl-commands.js";
-import { createAdminClient } from "../src/client.js";
+import { createAdminClient } from "../src/api/client.js";
 import { ANY_SIGNATURE, directPayment, parseXml, textOf } from "./helpers.js";
 import { startReceiver } from "./receiver.js";
 

@@ -4,7 +4,7 @@
 // with UPDATE_SCREENSHOTS=1). Hostile values shown on the dashboard never run.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ACME, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
 import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage, signIn } from "./browser-helpers.js";
 

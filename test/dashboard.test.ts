@@ -3,8 +3,8 @@
 // a redirect never leaves the dashboard, and ADMIN_TOKEN asks a browser to sign in.
 import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
-import type { Deps } from "../src/deps.js";
+import type { App } from "../src/server/app.js";
+import type { Deps } from "../src/deps/deps.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, formSession, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 let app: App;

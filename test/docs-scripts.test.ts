@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "../scripts/redis-server.js";
-import { startSandbox } from "../src/sandbox.js";
+import { startSandbox } from "../src/server/sandbox.js";
 import { blockHolding } from "./docs-helpers.js";
 import { docProject, withPorts, type DocProject } from "./doc-project.js";
 import { directPayment, parseXml, textOf, type XmlObject } from "./helpers.js";

@@ -8,9 +8,9 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { OPTIONS } from "../src/config.js";
-import { TABS } from "../src/render/dashboard/frame.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { OPTIONS } from "../src/config/config.js";
+import { TABS } from "../src/dashboard/frame.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ROOT, anchors, blockHolding, docPages, fencedBlocks, prose } from "./docs-helpers.js";
 import { parseXml, textOf } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { STATE_VERSION } from "../src/domain/types.js";
 import { HAS_REDIS, startRedis, type TestRedis } from "../scripts/redis-server.js";
 import { FIXTURE_MERCHANT, Gateway, xmlText } from "../scripts/self-check/traffic.js";

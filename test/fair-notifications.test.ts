@@ -5,8 +5,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
-import { createFairSlots } from "../src/slots.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
+import { createFairSlots } from "../src/base/slots.js";
 import { directPayment } from "./helpers.js";
 import { STORE_NAME, storeOptions } from "./replica-helpers.js";
 

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { OPERATIONS } from "../src/app.js";
+import { OPERATIONS } from "../src/server/app.js";
 import { apmRequest, paymentRequest } from "../src/gateway/payment-schema.js";
 import { compileFastParse, fastParse, NOT_SURE } from "../src/http/fast-parse.js";
 import { around, awkward, VALID } from "./gateway-bodies.js";

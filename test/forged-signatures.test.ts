@@ -5,8 +5,8 @@
 // finds the expected value in the request log.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { OPERATIONS } from "../src/app.js";
-import { KEY_SHOWN } from "../src/signature/signature.js";
+import { OPERATIONS } from "../src/server/app.js";
+import { KEY_SHOWN } from "../src/domain/signature.js";
 import { VALID } from "./gateway-bodies.js";
 import { createHash } from "node:crypto";
 import { directPayment, errorFields, makeApp, parseXml, signRequest, textOf } from "./helpers.js";

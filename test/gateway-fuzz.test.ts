@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { OPERATIONS, type App } from "../src/app.js";
-import type { Deps } from "../src/deps.js";
+import { OPERATIONS, type App } from "../src/server/app.js";
+import type { Deps } from "../src/deps/deps.js";
 import { around, VALID } from "./gateway-bodies.js";
 import { apmPayment, directPayment, makeApp, nextOrderNo, parseXml, snapshotState, standingClock, textOf } from "./helpers.js";
 import { REPLICA_MODE } from "./replica-helpers.js";

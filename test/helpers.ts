@@ -2,14 +2,14 @@
 import { createHash } from "node:crypto";
 import request from "supertest";
 import { convert, create } from "xmlbuilder2";
-import type { App } from "../src/app.js";
-import { createApp } from "../src/app.js";
-import type { Deps } from "../src/deps.js";
+import type { App } from "../src/server/app.js";
+import { createApp } from "../src/server/app.js";
+import type { Deps } from "../src/deps/deps.js";
 import type { Notification, Transaction } from "../src/domain/types.js";
 import { REPLICA_MODE, replicaApp } from "./replica-helpers.js";
-import { createDeps, type SandboxOptions } from "../src/sandbox.js";
-import { signatureFields, type SignedOperation } from "../src/signature/signature.js";
-import { createClock, type Clock } from "../src/clock.js";
+import { createDeps, type SandboxOptions } from "../src/server/sandbox.js";
+import { signatureFields, type SignedOperation } from "../src/domain/signature.js";
+import { createClock, type Clock } from "../src/domain/clock.js";
 
 /**
  * A fresh app over in-memory state built from the bundled fixtures. Logs are silent. In the

@@ -6,7 +6,7 @@
 // store through the record types, notify ↔ deps, config → notify, signature → http, ...).
 // And every document src/ cites is in the repository (six once cited a PRODUCT.md that is not).
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -53,19 +53,27 @@ test("every source file is in exactly one layer of .dependency-cruiser.cjs", () 
   expect(layers.map((l) => l.unit)).toContain("proof");
 });
 
-test("the rule finds an import up the layers, a type-only circle and a dynamic import of the server by proof's callee", () => {
+test("the rule finds an import up the layers, a type-only circle, a dynamic import of proof/ by the server, and files no layer names", () => {
   const dir = mkdtempSync(join(tmpdir(), "sandgate-layers-"));
   try {
     cpSync(SRC, join(dir, "src"), { recursive: true });
     cpSync(join(ROOT, "tsconfig.json"), join(dir, "tsconfig.json"));
     // domain (low) names the Deps type (high): up the layers, and a type-only circle (deps imports domain)
     const money = join(dir, "src", "domain", "money.ts");
-    writeFileSync(money, `import type { Deps } from "../deps.js";\nexport type Handed = Deps;\n${readFileSync(money, "utf8")}`);
+    writeFileSync(money, `import type { Deps } from "../deps/deps.js";\nexport type Handed = Deps;\n${readFileSync(money, "utf8")}`);
     // the dashboard's routes load proof/ at run time
     const admin = join(dir, "src", "admin", "verify-api.ts");
     writeFileSync(admin, `${readFileSync(admin, "utf8")}\nexport const later = () => import("../proof/verify.js");\n`);
+    // a loose file at src/'s top, and a folder no layer names, each imported by a card rule
+    writeFileSync(join(dir, "src", "helpers.ts"), `export const twice = (n: number): number => 2 * n;\n`);
+    mkdirSync(join(dir, "src", "extras"));
+    writeFileSync(join(dir, "src", "extras", "more.ts"), `import { twice } from "../helpers.js";\nexport const four = twice(2);\n`);
+    const cards = join(dir, "src", "domain", "card.ts");
+    writeFileSync(cards, `${readFileSync(cards, "utf8")}\nexport { four } from "../extras/more.js";\n`);
     const found = violationsIn(dir).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
-    expect(found).toContain("layer-domain: src/domain/money.ts → src/deps.ts");
+    expect(found).toContain("in-a-layer: src/extras/more.ts → src/helpers.ts");
+    expect(found).toContain("imports-a-file-in-no-layer: src/domain/card.ts → src/extras/more.ts");
+    expect(found).toContain("layer-domain: src/domain/money.ts → src/deps/deps.ts");
     expect(found).toContain("layer-admin: src/admin/verify-api.ts → src/proof/verify.ts");
     expect(found.some((f) => f.startsWith("no-circular:"))).toBe(true);
   } finally {

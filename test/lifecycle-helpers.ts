@@ -1,6 +1,6 @@
 // Builders for lifecycle tests: a payment brought to any state through the real HTTP interface.
 import request from "supertest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml } from "./helpers.js";
 
 export const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };

@@ -4,7 +4,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runSandgate } from "../scripts/sandgate-process.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { directPayment, makeApp, parseXml, signRequest, textOf } from "./helpers.js";
 
 /** A payment of `merchant` signed with `key`. */

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { createApp } from "../src/app.js";
-import { createDeps, startSandbox, type Sandbox, type SandboxOptions } from "../src/sandbox.js";
+import { createApp } from "../src/server/app.js";
+import { createDeps, startSandbox, type Sandbox, type SandboxOptions } from "../src/server/sandbox.js";
 import type { Notification, State } from "../src/domain/types.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, parseXml, textOf } from "./helpers.js";
 

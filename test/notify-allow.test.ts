@@ -6,8 +6,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ConfigError, resolveConfig } from "../src/config.js";
-import { parseAllowList } from "../src/notify-allow-list.js";
+import { ConfigError, resolveConfig } from "../src/config/config.js";
+import { parseAllowList } from "../src/config/notify-allow-list.js";
 import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { ACME, directPayment, makeApp, postAuthorise, storedNotifications } from "./helpers.js";
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { OPERATIONS, type App } from "../src/app.js";
+import { OPERATIONS, type App } from "../src/server/app.js";
 import { OPERATOR_CALLS as OPERATOR } from "../src/api/operator-calls.js";
 import { ACME, ANY_SIGNATURE, apmPayment, makeApp, parseXml, signRequest, textOf } from "./helpers.js";
 import { one, pay } from "./lifecycle-helpers.js";

@@ -6,7 +6,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { convert } from "xmlbuilder2";
-import { OPERATIONS } from "../src/app.js";
+import { OPERATIONS } from "../src/server/app.js";
 import { directPayment, makeApp } from "./helpers.js";
 import { readmeExamples } from "./readme-helpers.js";
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import type { CoverageReport } from "../src/scenarios/coverage.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, makeApp, nextOrderNo, parseXml, storedTransactions, textOf } from "./helpers.js";
 import { ENVELOPE, batch, pay, paymentIn } from "./lifecycle-helpers.js";

@@ -3,7 +3,7 @@
 // received by the merchant's receiver. Hostile values never run.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ACME, nextOrderNo } from "./helpers.js";
 import { HAS_CHROMIUM, CHROMIUM, launch, screenshot, startMerchant, watchedPage, type MerchantSite } from "./browser-helpers.js";
 

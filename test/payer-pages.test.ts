@@ -3,8 +3,8 @@
 // answer 303 to return_url with the signed result (or JSON), notify, and refuse a second use.
 import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
-import type { Deps } from "../src/deps.js";
+import type { App } from "../src/server/app.js";
+import type { Deps } from "../src/deps/deps.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, makeApp, nextOrderNo, parseXml, postAuthorise, signResponseFields, textOf } from "./helpers.js";
 
 let app: App;

@@ -3,11 +3,11 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { defaultFixturesDir } from "../src/paths.js";
-import { createDeps } from "../src/sandbox.js";
+import { defaultFixturesDir } from "../src/base/paths.js";
+import { createDeps } from "../src/server/sandbox.js";
 import { ACME, ANY_SIGNATURE, makeApp, signRequest, signResponseFields } from "./helpers.js";
 
 const PATH = "/v1/paymentMethods/optimise";

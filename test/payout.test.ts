@@ -7,11 +7,11 @@ import { join } from "node:path";
 import qs from "qs";
 import request from "supertest";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import type { NotificationEvent } from "../src/notify/notifier.js";
 import { loadPayoutPricing } from "../src/store/payout-pricing.js";
 import { openStore } from "../src/store/store.js";
-import { defaultFixturesDir } from "../src/paths.js";
+import { defaultFixturesDir } from "../src/base/paths.js";
 import { ACME, ANY_SIGNATURE, makeApp, signRequest, signResponseFields, snapshotState } from "./helpers.js";
 
 const FORM = "application/x-www-form-urlencoded";

@@ -5,7 +5,7 @@
 // to the sandbox is made from outside the browser. Screenshots: /tmp/playground-*.png.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import type { Sandbox } from "../src/sandbox.js";
+import type { Sandbox } from "../src/server/sandbox.js";
 import { CHROMIUM, HAS_CHROMIUM, screenshot } from "./browser-helpers.js";
 import { signedInDashboard, type SignedInDashboard } from "./signed-in-dashboard.js";
 

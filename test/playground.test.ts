@@ -5,12 +5,12 @@
 // without the dashboard's form token, is refused.
 import request from "supertest";
 import { beforeEach, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
-import type { Deps } from "../src/deps.js";
+import type { App } from "../src/server/app.js";
+import type { Deps } from "../src/deps/deps.js";
 import { REPLICA_MODE } from "./replica-helpers.js";
 import { scenarioDir } from "./scenario-helpers.js";
 import { formSession, makeApp, snapshotState } from "./helpers.js";
-import type { SandboxOptions } from "../src/sandbox.js";
+import type { SandboxOptions } from "../src/server/sandbox.js";
 
 const PLAYGROUND = "/__sandbox/ui/playground";
 

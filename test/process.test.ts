@@ -5,7 +5,7 @@ import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
 import { sandgateArgs } from "../scripts/bench/processes.js";
-import { NODE_FLAGS } from "../src/heap-growth.js";
+import { NODE_FLAGS } from "../scripts/node-flags.js";
 
 const running: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { headerOf, kindOf, pathOf, readHar, type HarEntry } from "../src/proof/har.js";
 import { maskBody, maskHeader, maskUrl, maskValue } from "../src/domain/masking.js";
 import { spawnSandgate } from "../scripts/sandgate-process.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, rootText } from "./helpers.js";
 
 const CARD = "4242424242424242";

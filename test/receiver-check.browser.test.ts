@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { createReceiver } from "../examples/merchant/src/receiver.js";
 import { PROBES } from "../src/receiver-check/probes.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ACME } from "./helpers.js";
 import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage, signIn } from "./browser-helpers.js";
 

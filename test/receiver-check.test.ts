@@ -13,7 +13,7 @@ import { runSandgate, spawnSandgate } from "../scripts/sandgate-process.js";
 import { PROBES, type Verdict } from "../src/receiver-check/probes.js";
 import type { ReceiverCheckReport } from "../src/receiver-check/run.js";
 import { runReceiverCheck } from "../src/receiver-check/run.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import type { Notification } from "../src/domain/types.js";
 import { ACME, directPayment, makeApp } from "./helpers.js";
 

@@ -11,7 +11,7 @@ import { check, load, prepare, type LoadResult } from "../scripts/bench/fault-lo
 import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster, Redis } from "ioredis";
 import { ACME, directPayment } from "./helpers.js";
-import { defaultFixturesDir } from "../src/paths.js";
+import { defaultFixturesDir } from "../src/base/paths.js";
 import { openRedisStore } from "../src/store/redis-store.js";
 import { TurnLost, type Store } from "../src/store/store.js";
 

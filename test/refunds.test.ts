@@ -4,7 +4,7 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { ACME, makeApp } from "./helpers.js";
 import { ENVELOPE, batch, one, pay, paymentIn, paymentStatus, type PaymentRef } from "./lifecycle-helpers.js";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 
 async function search(app: App, selector: Record<string, string> = {}) {
   const res = await request(app)

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { createServer, request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { Redis, Cluster } from "ioredis";
 import { afterAll, inject } from "vitest";
-import { OPTIONS, type Config } from "../src/config.js";
-import type { SandboxOptions } from "../src/sandbox.js";
+import { OPTIONS, type Config } from "../src/config/config.js";
+import type { SandboxOptions } from "../src/server/sandbox.js";
 
 /** Set in the replicas project: the lifecycle, concurrency and scenario suites then run on two processes sharing Redis. */
 export const REPLICA_MODE = Boolean(inject("redisUrl"));

@@ -11,12 +11,12 @@ import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml, signRequest } from "./helpers.js";
 import { freshPrefix, redisClient, redisDump, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster } from "ioredis";
-import { defaultFixturesDir } from "../src/paths.js";
+import { defaultFixturesDir } from "../src/base/paths.js";
 import { LEASE_MS } from "../src/store/redis-partition.js";
 import { openRedisStore } from "../src/store/redis-store.js";
 import { loadFixtures } from "../src/store/fixtures.js";
 import { stateFromFixtures } from "../src/store/initial-state.js";
-import { startSandbox } from "../src/sandbox.js";
+import { startSandbox } from "../src/server/sandbox.js";
 import { freePort, startRedis, startRedisCluster } from "../scripts/redis-server.js";
 
 const ENVELOPE = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE };

@@ -3,7 +3,7 @@
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { harOf } from "../src/admin/har-export.js";
-import { createRequestLog, type RequestLogEntry } from "../src/request-log.js";
+import { createRequestLog, type RequestLogEntry } from "../src/store/request-log.js";
 import { ACME, directPayment, makeApp } from "./helpers.js";
 
 async function traffic() {

@@ -2,8 +2,8 @@
 // select, the limit, isolation between merchants and accounts, registered IPs and signatures.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { createClock } from "../src/clock.js";
-import { startSandbox } from "../src/sandbox.js";
+import { createClock } from "../src/domain/clock.js";
+import { startSandbox } from "../src/server/sandbox.js";
 import { ACME, ANY_SIGNATURE, directPayment, makeApp, parseXml, signRequest, signResponseFields } from "./helpers.js";
 
 const PATH = "/v1/retrievalTrans";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { afterEach, describe, expect, test } from "vitest";
-import { createDeps, startSandbox, type Sandbox } from "../src/sandbox.js";
+import { createDeps, startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { scenarioSchemaJson } from "../src/scenarios/json-schema.js";
 import { ACME, directPayment, makeApp, parseXml, storedTransactions } from "./helpers.js";
 import { ENVELOPE, pay } from "./lifecycle-helpers.js";

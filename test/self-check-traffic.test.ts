@@ -8,12 +8,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { OPERATIONS } from "../src/app.js";
-import type { PaymentState } from "../src/codes.js";
+import { OPERATIONS } from "../src/server/app.js";
+import type { PaymentState } from "../src/domain/codes.js";
 import type { SubscriptionEvent } from "../src/notify/events.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import type { PayoutStatus, Refund } from "../src/domain/types.js";
-import type { RequestLogEntry } from "../src/request-log.js";
+import type { RequestLogEntry } from "../src/store/request-log.js";
 import { driveEveryOperation, LEFT_OUT, type TrafficSummary } from "../scripts/self-check/traffic.js";
 
 // Every event Sandgate emits, kept as records over the state types so a new state does not compile

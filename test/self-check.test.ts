@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { runSandgate } from "../scripts/sandgate-process.js";
 import { recordSelfCheck, SHIPPED_RECORDING } from "../scripts/self-check/record.js";
 import { EXPECTED_EVENTS, LEFT_OUT } from "../scripts/self-check/traffic.js";
-import { OPERATIONS } from "../src/app.js";
+import { OPERATIONS } from "../src/server/app.js";
 import type { Difference } from "../src/proof/compare.js";
 import { kindOf, parseHar, pathOf, type HarEntry } from "../src/proof/har.js";
 import type { VerifyReport } from "../src/proof/verify.js";
@@ -226,7 +226,7 @@ describe("notifications in a recording", () => {
 
 describe("verify --against a running Sandgate", () => {
   test("replays the shipped recording with no difference, re-signing each request with the fixture's key (strict signatures)", async () => {
-    const { startSandbox } = await import("../src/sandbox.js");
+    const { startSandbox } = await import("../src/server/sandbox.js");
     const running = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", signatureMode: "strict", seed: "against" });
     try {
       const { code, report } = await verify(SHIPPED_RECORDING, "--against", running.url);

@@ -2,7 +2,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "vitest";
-import { startSandbox } from "../src/sandbox.js";
+import { startSandbox } from "../src/server/sandbox.js";
 import { directPayment } from "./helpers.js";
 
 test("close() waits for an attempt in flight and records its answer", async () => {

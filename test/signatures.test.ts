@@ -3,8 +3,8 @@
 import qs from "qs";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import type { RequestLogEntry } from "../src/request-log.js";
-import { KEY_SHOWN, signatureFields } from "../src/signature/signature.js";
+import type { RequestLogEntry } from "../src/store/request-log.js";
+import { KEY_SHOWN, signatureFields } from "../src/domain/signature.js";
 import {
   ACME,
   ANY_SIGNATURE,

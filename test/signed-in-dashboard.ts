@@ -1,7 +1,7 @@
 // A Sandgate guarded by ADMIN_TOKEN with a Chromium page signed in to its dashboard, as a tester
 // starts: for the dashboard's browser tests.
 import type { Browser, Page } from "playwright-core";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { launch, signIn, watchedPage } from "./browser-helpers.js";
 
 export interface SignedInDashboard {

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { ACME, childNames, directPayment, makeApp, parseXml } from "./helpers.js";
 import { routePath, runOperation, type GatewayInput } from "../src/http/operation.js";
 import { authorise } from "../src/gateway/authorise.js";
-import { GatewayError } from "../src/codes.js";
+import { GatewayError } from "../src/domain/codes.js";
 
 describe("helpers", () => {
   test("a direct payment answers XML in the interface document's element order", async () => {

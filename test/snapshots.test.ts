@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, describe, expect, test } from "vitest";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { runSandgate } from "../scripts/sandgate-process.js";
 import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, watchedPage } from "./browser-helpers.js";
 import { ACME, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";

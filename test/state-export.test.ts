@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { afterAll, describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import { startSandbox } from "../src/index.js";
 import { runSandgate } from "../scripts/sandgate-process.js";
 import { HAS_REDIS, startRedis } from "../scripts/redis-server.js";

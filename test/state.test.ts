@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { parseCommandLine } from "../src/cli/command-line.js";
-import { ConfigError, DEFAULTS, resolveConfig } from "../src/config.js";
-import { defaultFixturesDir } from "../src/paths.js";
-import { startSandbox, type Sandbox } from "../src/sandbox.js";
+import { ConfigError, DEFAULTS, resolveConfig } from "../src/config/config.js";
+import { defaultFixturesDir } from "../src/base/paths.js";
+import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { directPayment, makeApp, parseXml, postAuthorise, textOf } from "./helpers.js";
 
 let dir: string;

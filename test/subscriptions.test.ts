@@ -3,13 +3,13 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import request from "supertest";
 import { describe, expect, test, vi, type MockInstance } from "vitest";
-import { createClock } from "../src/clock.js";
+import { createClock } from "../src/domain/clock.js";
 import type { Notifier } from "../src/notify/notifier.js";
-import { defaultFixturesDir } from "../src/paths.js";
-import type { SandboxOptions } from "../src/sandbox.js";
+import { defaultFixturesDir } from "../src/base/paths.js";
+import type { SandboxOptions } from "../src/server/sandbox.js";
 import { ACME, ANY_SIGNATURE, directPayment, makeApp, nextOrderNo, parseXml, postAuthorise, signRequest, signResponseFields, textOf } from "./helpers.js";
 
 /** 2026-01-15 10:00:00 UTC: every test's sandbox starts here (before the fixture subscription's dates). */

@@ -5,7 +5,7 @@
 // one rule without nth, which then refused the first call too and broke the exchange that had matched.
 import { describe, expect, test } from "vitest";
 import { suggest, type ReplayedRequest } from "../src/proof/suggest.js";
-import type { Difference } from "../src/verify-report.js";
+import type { Difference } from "../src/verify-report/verify-report.js";
 
 const refund = (order_no: string, amount: string): ReplayedRequest => ({
   operation: "refund",

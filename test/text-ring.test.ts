@@ -1,10 +1,10 @@
-// The byte ring the request log keeps its texts in (src/text-ring.ts): a record read back is the
+// The byte ring the request log keeps its texts in (src/store/text-ring.ts): a record read back is the
 // one pushed, whole, or nothing; the last `slots` records, of sizes within 2x of each other, are
 // all there while they fit with room to spare. And the request log reads back what it was given.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { TextRing } from "../src/text-ring.js";
-import { createRequestLog, type Exchange, type RequestLogEntry } from "../src/request-log.js";
+import { TextRing } from "../src/store/request-log.js";
+import { createRequestLog, type Exchange, type RequestLogEntry } from "../src/store/request-log.js";
 
 // texts of one-, two-, three- and four-byte characters, so byte lengths differ from string lengths
 const text = (maxLength: number) => fc.string({ unit: fc.constantFrom("a", "Z", "é", "€", "😀", '"'), maxLength });

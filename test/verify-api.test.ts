@@ -4,7 +4,7 @@
 // the ADMIN_TOKEN guard in front of it.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import type { App } from "../src/app.js";
+import type { App } from "../src/server/app.js";
 import type { VerifyReport } from "../src/proof/verify.js";
 import { ACME, ANY_SIGNATURE, directPayment, makeApp, parseXml, postAuthorise, snapshotState, textOf } from "./helpers.js";
 

@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
 import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { resolve } from "node:path";
-import { NODE_FLAGS } from "../../src/heap-growth.js";
+import { NODE_FLAGS } from "../node-flags.js";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 
@@ -112,7 +112,7 @@ export async function started(args: string[]): Promise<Service> {
   };
 }
 
-/** as `npm start` and the Docker image run it (with NODE_FLAGS, start-up flags: see src/heap-growth.ts) */
+/** as `npm start` and the Docker image run it (with NODE_FLAGS, start-up flags: see scripts/node-flags.ts) */
 export const sandgateArgs = (extra: string[] = []) => [...NODE_FLAGS, "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
 export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
 /** the lowest floor: node:http alone (scripts/bench/floor-http.mjs) */

@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { NODE_FLAGS } from "../../src/heap-growth.js";
+import { NODE_FLAGS } from "../node-flags.js";
 import { startRedis } from "../redis-server.js";
 import { ROOT, started, type Service } from "./processes.js";
 import { captureBodies, captureStep, measure, MERCHANTS, PAYMENT, type Measured } from "./replicas.js";

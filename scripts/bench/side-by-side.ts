@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { NODE_FLAGS } from "../../src/heap-growth.js";
+import { NODE_FLAGS } from "../node-flags.js";
 import { pin, ROOT, started, type Service } from "./processes.js";
 import { loadPayments, median, requestsFor, run } from "./run.js";
 import { WORKLOADS, type Workload } from "./workloads.js";

@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { startSandbox } from "../../src/sandbox.js";
+import { startSandbox } from "../../src/server/sandbox.js";
 import { spawnSandgate } from "../sandgate-process.js";
 import { driveEveryOperation, type TrafficSummary } from "./traffic.js";
 

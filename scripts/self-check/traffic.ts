@@ -11,7 +11,7 @@
 // The merchant (M10001 by default) must have A10001 capturing manually and A10002 capturing at once
 // with pix, as fixtures/merchants.json gives M10001.
 import { createHash } from "node:crypto";
-import { signatureFields, type SignedOperation } from "../../src/signature/signature.js";
+import { signatureFields, type SignedOperation } from "../../src/domain/signature.js";
 
 export interface TrafficSummary {
   requests: number;

@@ -1,8 +1,8 @@
 // What an operator can make happen, once: the JSON API (/__sandbox/...) and the dashboard's forms
 // both call these and only differ in how they answer. Each returns the changed record, or a
 // problem (HTTP status, error name, message) that changed nothing.
-import { codes } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { codes } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { choicesText, resolveOutcome, stageOf } from "../domain/completion.js";
 import { settleRefund } from "../domain/lifecycle.js";
 import { failureReason, settlePayout } from "../domain/payout-rules.js";

@@ -1,8 +1,8 @@
 // Heavy operator work (verify's replay, receiver checks, HAR exports) at most `running` at a time
-// per process, `queued` more waiting in order (src/slots.ts); past that a call is refused at once
+// per process, `queued` more waiting in order (src/base/slots.ts); past that a call is refused at once
 // with 429 and Retry-After, before its body is read. One tester's upload never holds the rest of the team.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { createSlots } from "../slots.js";
+import { createSlots } from "../base/slots.js";
 import { problem } from "./shared.js";
 
 /**

@@ -5,7 +5,7 @@
 import qs from "qs";
 import { maskCardFields } from "../domain/masking.js";
 import { parseText } from "../http/body.js";
-import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../request-log.js";
+import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../store/request-log.js";
 
 const header = ([name, value]: [string, string]) => ({ name, value });
 const STATUS_TEXT: Record<number, string> = {

@@ -5,7 +5,7 @@
 // POST …/rotate-key gives a merchant a new random key, when a captured signature or a key that
 // left the team must stop working. Behind ADMIN_TOKEN like every operator call. Mounted by operatorApi.
 import { type Response } from "express";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { newMerchantKey, provisionedMerchant } from "../domain/merchants.js";

@@ -1,6 +1,6 @@
 // /__sandbox/notifications: the outbox with every attempt, resend, a test trigger, and "deliver
 // everything due now" for CI. Mounted by operatorApi (guard and JSON body parser included).
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { problem, queryText, whereQuery, pathParam } from "./shared.js";

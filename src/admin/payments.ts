@@ -2,8 +2,8 @@
 // pending payment as its payer would at its page (same outcomes, same effects: return result,
 // notification, subscription), for CI and the dashboard. Mounted by operatorApi (guard included).
 import { problem } from "../http/problem.js";
-import { codes } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { codes } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { stageOf } from "../domain/completion.js";

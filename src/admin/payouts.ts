@@ -1,6 +1,6 @@
 // /__sandbox/payouts: list payouts as merchants see them, and force a PENDING one to COMPLETED or
 // FAILED now (each change notifies the payout's notify_url). Errors: { error, message }.
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { answerJson, whereQuery, pathParam } from "./shared.js";

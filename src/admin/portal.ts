@@ -5,7 +5,7 @@
 // gateway's core (runOperation) attributed "portal": the same transitions, amounts, scenario
 // decision, notifications, coverage and request log as a request from the merchant's server, and
 // when the gateway refuses, its own message.
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { cancel } from "../gateway/cancel.js";
 import { capture } from "../gateway/capture.js";
 import { refund } from "../gateway/refund.js";
@@ -14,7 +14,7 @@ import type { BatchOperation } from "../gateway/batch.js";
 import { runOperation, signedFields } from "../http/operation.js";
 import { fromCents, toCents } from "../domain/money.js";
 import { transition, type Action } from "../domain/transitions.js";
-import { signatureOf } from "../signature/signature.js";
+import { signatureOf } from "../domain/signature.js";
 import type { Transaction } from "../domain/types.js";
 import type { Done } from "./actions.js";
 import { PORTAL_CALLS, type PortalAction } from "../api/operator-calls.js";

@@ -4,7 +4,7 @@
 // report (src/receiver-check). Bad input is 400 {error, message} and changes nothing.
 // Mounted by operatorApi (ADMIN_TOKEN guard and JSON body parser included).
 import { type Request } from "express";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { CheckRefused } from "../receiver-check/input.js";

@@ -1,7 +1,7 @@
 // /__sandbox/scenarios: list scenarios, set the global one, bind one to a merchant, reload files.
 import { type Response } from "express";
-import { GatewayError } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { GatewayError } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { problem, pathParam } from "./shared.js";

@@ -1,8 +1,8 @@
 // QA snapshots: the state (or one merchant's) kept under a name where the state is kept (the
 // store's shelf: memory, a folder beside --data, a Redis hash), listed, put back, forgotten. A
 // snapshot is a state file (store/state-export.ts), so putting it back is an import of it.
-// The operator calls and the dashboard's forms (admin/dashboard.ts) share these actions.
-import type { Deps } from "../deps.js";
+// The operator calls and the dashboard's forms (dashboard/dashboard.ts) share these actions.
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
 import { applyDue } from "../schedule/scheduler.js";

@@ -2,7 +2,7 @@
 // replaced by such a file, all of it or the one merchant it holds. A file is read whole and checked
 // before anything changes: a refused file (its line and the reason) leaves the state as it was.
 import express, { type Request, type Response } from "express";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import { readStateFile, StateFileError } from "../store/state-export.js";
 import type { On } from "./call-handlers.js";

@@ -1,8 +1,8 @@
 // GET /__sandbox/subscriptions?merchant_id=&recurring_id=: every subscription as it is now (due
 // deductions applied first), with its recurring_status code and the transactions it charged,
 // first payment included, oldest first. Mounted by operatorApi (guard included).
-import { codes } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { codes } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { answerJson, whereQuery, pathParam } from "./shared.js";

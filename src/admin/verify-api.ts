@@ -8,7 +8,7 @@
 // thread (verify-thread.ts), one at a time per process with three more waiting; the fourth
 // waiting call is refused with 429 and Retry-After before its body is read.
 import express, { type NextFunction, type Request, type Response } from "express";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { verifyInThread, type ThreadAnswer } from "./verify-thread.js";

@@ -5,8 +5,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { packageRoot } from "../paths.js";
-import type { VerifyOptions, VerifyReport } from "../verify-report.js";
+import { packageRoot } from "../base/paths.js";
+import type { VerifyOptions, VerifyReport } from "../verify-report/verify-report.js";
 
 export type ThreadAnswer = { report: VerifyReport } | { error: "invalid_har" | "verify_failed" | "verify_out_of_memory" | "verify_timed_out"; message: string };
 

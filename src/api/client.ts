@@ -2,11 +2,11 @@
 // started in-process (`sandbox.admin`) or a remote one (`createAdminClient(url, token)`). Every call
 // is one HTTP request; an error answer throws SandgateAdminError with the API's status and message.
 import type { z } from "zod";
-import { OPERATOR_CALLS, type OperatorCallId, type OperatorEntry } from "./api/operator-calls.js";
-import type { ReceiverCheckReport } from "./receiver-check/run.js";
-import type { RequestFilter, RequestLogEntry } from "./request-log.js";
-import type { CoverageReport } from "./scenarios/coverage.js";
-import type { Notification, Refund, Subscription, Transaction } from "./domain/types.js";
+import { OPERATOR_CALLS, type OperatorCallId, type OperatorEntry } from "./operator-calls.js";
+import type { ReceiverCheckReport } from "../receiver-check/run.js";
+import type { RequestFilter, RequestLogEntry } from "../store/request-log.js";
+import type { CoverageReport } from "../scenarios/coverage.js";
+import type { Notification, Refund, Subscription, Transaction } from "../domain/types.js";
 
 export class SandgateAdminError extends Error {
   override name = "SandgateAdminError";

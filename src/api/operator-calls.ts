@@ -1,7 +1,7 @@
 // The operator API (/__sandbox) and the payer pages (/pay) for the OpenAPI document: each call's
 // operationId, query parameters, what it answers (zod schemas of what the routes in src/admin and
 // src/pages send) and the refusals it really makes (the problem() calls of src/admin/*.ts, the
-// ADMIN_TOKEN guard of src/admin/session.ts, the cross-site refusal of src/admin/cross-site.ts).
+// ADMIN_TOKEN guard of src/dashboard/session.ts, the cross-site refusal of src/admin/cross-site.ts).
 // test/openapi.test.ts validates real answers of these calls against the generated document.
 import { z } from "zod";
 import * as stored from "../store/fixtures.js";
@@ -306,7 +306,7 @@ export interface OperatorCall {
   body?: z.ZodType | "raw";
   /**
    * The dashboard's form that makes this call (its /ui/ twin): posted form fields, answered with a
-   * redirect back and a message; mounted by admin/dashboard.ts with the call's scope.
+   * redirect back and a message; mounted by dashboard/dashboard.ts with the call's scope.
    */
   form?: string;
 }
@@ -317,7 +317,7 @@ export const outsideUnits = (call: Pick<OperatorCall, "scope">) => call.scope ==
 const MALFORMED = "malformed_body (the body is not valid JSON)";
 
 /**
- * The operator API, one entry per call: the one table the router (admin/operator.ts: each call's
+ * The operator API, one entry per call: the one table the router (server/operator.ts: each call's
  * scope, body check and handler), the OpenAPI document, the typed client (client.ts call()) and
  * ctl's calls (ctl call <operationId>) are made from. Adding a call is an entry here and its handler.
  */

@@ -1,9 +1,11 @@
 // Where Sandgate's own files live, whether it runs from src/ (tsx, vitest) or dist/ (npm start, npx).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** the nearest folder above this module with a package.json: the same from src/base/, dist/base/ and the bundled dist/sandgate.js */
+const rootAbove = (dir: string): string => (existsSync(resolve(dir, "package.json")) || dirname(dir) === dir ? dir : rootAbove(dirname(dir)));
+export const packageRoot = rootAbove(dirname(fileURLToPath(import.meta.url)));
 let version: string | undefined;
 /** package.json's version (read once, when first asked: --version, the OpenAPI document, the HAR export's creator) */
 export const packageVersion = (): string =>

@@ -28,7 +28,7 @@ function write(path: string, text: string): void {
 
 /** The check in a fresh Sandgate of this process, with the bundled fixtures: gone when it ends. */
 async function checkHere(input: CheckInput): Promise<ReceiverCheckReport> {
-  const { startSandbox } = await import("../sandbox.js");
+  const { startSandbox } = await import("../server/sandbox.js");
   const { runReceiverCheck } = await import("../receiver-check/run.js");
   const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", watchScenarios: false });
   try {

@@ -1,7 +1,7 @@
 // Command-line flags (commander) mapped onto the options table of config.ts.
 import { Command, Option } from "commander";
-import { packageVersion } from "../paths.js";
-import { DEFAULTS, OPTIONS, resolveConfig, type Config } from "../config.js";
+import { packageVersion } from "../base/paths.js";
+import { DEFAULTS, OPTIONS, resolveConfig, type Config } from "../config/config.js";
 
 /** Parses argv; env fills what the flags leave out; resolveConfig validates both the same way. */
 export function parseCommandLine(argv: readonly string[], env: Record<string, string | undefined>): Config {

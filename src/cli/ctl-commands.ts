@@ -1,13 +1,13 @@
 // The commands of `sandgate ctl` as a table: each one's words, arguments and options, the operator
-// client call (src/client.ts) it makes, and how its answer reads (a line for people, the JSON for
+// client call (src/api/client.ts) it makes, and how its answer reads (a line for people, the JSON for
 // scripts). src/cli/ctl.ts turns the table into a command line, runs the chosen entry and exits.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Argument, Option } from "commander";
 import { parseDuration } from "../admin/duration.js";
 import { OPERATOR_CALLS, type OperatorCallId } from "../api/operator-calls.js";
-import { createAdminClient, type AdminClient } from "../client.js";
-import { REQUEST_LOG_CAPACITY } from "../request-log.js";
+import { createAdminClient, type AdminClient } from "../api/client.js";
+import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
 import { ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { failureOf, Refused } from "./ctl-errors.js";
 

@@ -1,7 +1,7 @@
 // What went wrong in a `sandgate ctl` command, as the one line it prints and the exit code it ends
 // with: bad input refused here (2), or the sandbox answering an error, not answering in time or not
 // being reachable at all (3).
-import { SandgateAdminError } from "../client.js";
+import { SandgateAdminError } from "../api/client.js";
 
 /** Bad input found before anything is sent (or a file that cannot be written): exit 2. */
 export class Refused extends Error {}

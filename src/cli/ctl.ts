@@ -6,7 +6,7 @@
 // 2: bad usage or bad input, nothing was sent; 3: the sandbox answered an error, did not answer in
 // time or cannot be reached. Errors are one line on stderr, never a stack trace.
 import { Command, CommanderError, Option } from "commander";
-import { createAdminClient } from "../client.js";
+import { createAdminClient } from "../api/client.js";
 import { COMMANDS, GROUPS, durationMs, type CommandSpec, type Context } from "./ctl-commands.js";
 import { failureOf, oneLine, Refused } from "./ctl-errors.js";
 

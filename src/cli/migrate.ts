@@ -4,8 +4,8 @@
 // replicas, and --dry-run says what it would do. Exit 0: done or nothing to do; 1: refused (a
 // replica of the earlier layout still runs, or the sandbox is of a newer Sandgate); 2: bad flags.
 import { command, parseFlags } from "./command.js";
-import { DEFAULTS } from "../config.js";
-import { defaultFixturesDir } from "../paths.js";
+import { DEFAULTS } from "../config/config.js";
+import { defaultFixturesDir } from "../base/paths.js";
 import { REDIS_LAYOUT } from "../store/redis-layout.js";
 import { inspectRedisStore, openRedisStore, type RedisStoreOptions } from "../store/redis-store.js";
 

@@ -6,10 +6,10 @@
 // Exit 0: done; 1: the file or the store refused (one line, with the file's line and reason); 2: bad flags.
 import { readFileSync, writeFileSync } from "node:fs";
 import { command, parseFlags } from "./command.js";
-import { resolveConfig, type Config } from "../config.js";
-import { unitDeps } from "../deps.js";
+import { resolveConfig, type Config } from "../config/config.js";
+import { unitDeps } from "../store/store.js";
 import { currentStateFile, putBack } from "../admin/snapshots-api.js";
-import { createDeps } from "../sandbox.js";
+import { createDeps } from "../server/sandbox.js";
 import { readStateFile } from "../store/state-export.js";
 
 interface Flags {

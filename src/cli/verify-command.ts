@@ -6,7 +6,7 @@ import { command, parseFlags } from "./command.js";
 import { HarError, readHar } from "../proof/har.js";
 import { junitReport, suggestionsReport, terminalReport } from "../proof/report.js";
 import { writeSuggestions } from "../proof/suggest.js";
-import { defaultScenariosDir } from "../paths.js";
+import { defaultScenariosDir } from "../base/paths.js";
 import { verifyEntries } from "../proof/verify.js";
 
 interface Flags {

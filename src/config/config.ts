@@ -1,6 +1,6 @@
 // Every setting of Sandgate, its flag, its environment variable and its default: one table.
 // `npx sandgate --help` prints it; README.md documents it; tests build configs from it.
-import { defaultFixturesDir, defaultScenariosDir } from "./paths.js";
+import { defaultFixturesDir, defaultScenariosDir } from "../base/paths.js";
 import { parseAllowList } from "./notify-allow-list.js";
 
 export type SignatureMode = "lenient" | "strict";

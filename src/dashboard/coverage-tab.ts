@@ -1,6 +1,6 @@
 // The dashboard's coverage view: per scenario in use, how many answers each rule decided (never
 // in red), and per operation which outcomes of the catalogue were produced and which never were.
-import { outcomeCoverage, ruleCoverage, type CoverageReport } from "../../scenarios/coverage.js";
+import { outcomeCoverage, ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { BASE, e, frame, table } from "./frame.js";
 
 /** A line of the summary: rules answered and outcomes produced, each of its total, as a per cent. */

@@ -1,37 +1,37 @@
 // The QA dashboard at /__sandbox/: server-rendered pages over the same state and the same operator
 // actions as the JSON API (admin/actions.ts). Every form posts to /__sandbox/ui/..., which acts and
 // answers 303 back to the page with a message, so a reload never repeats an action.
-// Mounted by operatorApi after the ADMIN_TOKEN guard (admin/session.ts lets the browser sign in).
+// Mounted by operatorApi after the ADMIN_TOKEN guard (dashboard/session.ts lets the browser sign in).
 import express, { Router, type Request, type Response } from "express";
-import { codes, GatewayError } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { codes, GatewayError } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { dashboardUnits, depsOf, unavailablePage, unitFor } from "../http/in-unit.js";
 import { OPERATOR_CALLS } from "../api/operator-calls.js";
-import { callHandlers, routePathOf } from "./call-handlers.js";
-import { deleteSnapshot, listSnapshots, restoreSnapshot, saveSnapshot } from "./snapshots-api.js";
+import { callHandlers, routePathOf } from "../admin/call-handlers.js";
+import { deleteSnapshot, listSnapshots, restoreSnapshot, saveSnapshot } from "../admin/snapshots-api.js";
 import { completionChoices, stageOf } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
-import { BASE, type Flash } from "../render/dashboard/frame.js";
-import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "../render/dashboard/lists.js";
-import { confirmResetPage, overviewPage, scenarioPage } from "../render/dashboard/overview.js";
-import { transactionPage, transactionsPage } from "../render/dashboard/transactions.js";
-import { coveragePage } from "../render/dashboard/coverage-tab.js";
-import { verifyPage } from "../render/dashboard/verify-tab.js";
-import { receiverCheckPage } from "../render/dashboard/receiver-check.js";
-import { HAR_LIMIT_BYTES } from "./verify-api.js";
-import { filterProblem } from "../request-log.js";
+import { BASE, type Flash } from "./frame.js";
+import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "./lists.js";
+import { confirmResetPage, overviewPage, scenarioPage } from "./overview.js";
+import { transactionPage, transactionsPage } from "./transactions.js";
+import { coveragePage } from "./coverage-tab.js";
+import { verifyPage } from "./verify-tab.js";
+import { receiverCheckPage } from "./receiver-check.js";
+import { HAR_LIMIT_BYTES } from "../admin/verify-api.js";
+import { filterProblem } from "../store/request-log.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
-import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "./actions.js";
-import { queryText, pathParam } from "./shared.js";
+import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "../admin/actions.js";
+import { queryText, pathParam } from "../admin/shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
 import { ruleCoverage } from "../scenarios/coverage.js";
 import { PROBES, type Verdict } from "../receiver-check/probes.js";
 import { verdictOn } from "../receiver-check/run.js";
-import type { ProbeVerdicts } from "../render/dashboard/transactions.js";
+import type { ProbeVerdicts } from "./transactions.js";
 import type { Notification } from "../domain/types.js";
-import { allowedActions, PORTAL_ACTIONS, PORTAL_CALLS, refundable, runPortal, type PortalResult } from "./portal.js";
+import { allowedActions, PORTAL_ACTIONS, PORTAL_CALLS, refundable, runPortal, type PortalResult } from "../admin/portal.js";
 
 /** Each receiver-check probe's verdict on what its receiver answered last, as the check judged it. */
 function probeVerdicts(list: readonly Notification[]): ProbeVerdicts {
@@ -99,7 +99,7 @@ export function dashboard(server: Deps): Router {
   const registry = server.scenarios;
   const merchants = (deps: Deps) => deps.store.data.merchants.map((m) => m.merchant_id);
   router.use("/ui", express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 }));
-  // the Playground tab: payments made through the gateway's own request path (admin/playground.ts)
+  // the Playground tab: payments made through the gateway's own request path (dashboard/playground.ts)
   router.use(playgroundRoutes(server));
 
   router.get("/", inUnit.all, async (req, res) => {

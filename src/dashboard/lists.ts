@@ -1,7 +1,7 @@
 // The dashboard's other lists: the live request log, notifications, payouts, subscriptions.
-import { codes } from "../../codes.js";
-import { EXCHANGES_KEPT, type RequestLogEntry } from "../../request-log.js";
-import type { Notification, Payout, Subscription } from "../../domain/types.js";
+import { codes } from "../domain/codes.js";
+import { EXCHANGES_KEPT, type RequestLogEntry } from "../store/request-log.js";
+import type { Notification, Payout, Subscription } from "../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { notificationsTable, requestsTable, type ProbeVerdicts } from "./transactions.js";
 

@@ -1,5 +1,5 @@
 // The dashboard's first page: scenarios (global, bindings, the list), the clock, snapshots, reset.
-import type { Scenario } from "../../scenarios/schema.js";
+import type { Scenario } from "../scenarios/schema.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 
 export interface OverviewData {

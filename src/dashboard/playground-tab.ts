@@ -1,11 +1,11 @@
 // The dashboard's Playground tab: forms that make a payment as a merchant would (a card payment, a
 // hosted checkout, an APM payment), and the result of one with its links (the transaction's page,
-// the payer page it waits at). admin/playground.ts sends the forms to the gateway.
-import { resultInfo, type PaymentState } from "../../codes.js";
-import { orderStatusOf } from "../../domain/payment.js";
-import type { Stage } from "../../domain/completion.js";
-import type { Exchange, RequestLogEntry } from "../../request-log.js";
-import type { Merchant, Transaction } from "../../domain/types.js";
+// the payer page it waits at). dashboard/playground.ts sends the forms to the gateway.
+import { resultInfo, type PaymentState } from "../domain/codes.js";
+import { orderStatusOf } from "../domain/payment.js";
+import type { Stage } from "../domain/completion.js";
+import type { Exchange, RequestLogEntry } from "../store/request-log.js";
+import type { Merchant, Transaction } from "../domain/types.js";
 import { statusBadge } from "./transactions.js";
 import { BASE, e, frame, type Flash } from "./frame.js";
 

@@ -10,7 +10,7 @@
 // merchants and their accounts: the gateway would provision an unknown one.
 import { randomBytes } from "node:crypto";
 import { Router, type Request, type Response } from "express";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { dashboardUnits, depsOf } from "../http/in-unit.js";
 import { stageOf } from "../domain/completion.js";
 import { authorise } from "../gateway/authorise.js";
@@ -19,7 +19,7 @@ import { pageUrl } from "../gateway/page-links.js";
 import { runOperation, signedFields, type GatewayAnswer } from "../http/operation.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
-import { BASE } from "../render/dashboard/frame.js";
+import { BASE } from "./frame.js";
 import {
   PLAYGROUND_FIELDS,
   PLAYGROUND_KINDS,
@@ -29,15 +29,15 @@ import {
   type PlaygroundKind,
   type PlaygroundResult,
   type PlaygroundValues,
-} from "../render/dashboard/playground-tab.js";
+} from "./playground-tab.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { OUTCOME_HEADER, requestOutcomes } from "../scenarios/outcome-header.js";
-import { signatureFields, signatureOf } from "../signature/signature.js";
+import { signatureFields, signatureOf } from "../domain/signature.js";
 import { secretKeyOf } from "../domain/merchants.js";
 import { loadPaymentMethods } from "../store/payment-method-profiles.js";
 import type { Transaction } from "../domain/types.js";
 import type { Store } from "../store/store.js";
-import { queryText, pathParam } from "./shared.js";
+import { queryText, pathParam } from "../admin/shared.js";
 
 /** How long a merchant's server would wait for the gateway's answer: a scenario may make it hang (or wait up to 2 minutes). */
 const PLAYGROUND_WAIT_MS = 10_000;

@@ -8,10 +8,10 @@
 import { problem } from "../http/problem.js";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
-import { loginPage } from "../render/dashboard/overview.js";
+import { loginPage } from "./overview.js";
 import { sendHtml } from "../render/layout.js";
-import { BASE } from "../render/dashboard/frame.js";
-import { cookieValue } from "./cookies.js";
+import { BASE } from "./frame.js";
+import { cookieValue } from "../admin/cookies.js";
 
 const COOKIE = "sandgate_admin";
 

@@ -1,9 +1,9 @@
 // The dashboard's transactions: the filtered list, newest first, and one transaction with its
 // history, refunds, subscription, notifications, requests and the forced steps it allows.
-import { codes, resultInfo, type PaymentState } from "../../codes.js";
-import type { CompletionChoice, CompletionGroup, Stage } from "../../domain/completion.js";
-import type { RequestLogEntry } from "../../request-log.js";
-import type { Notification, Refund, Subscription, Transaction } from "../../domain/types.js";
+import { codes, resultInfo, type PaymentState } from "../domain/codes.js";
+import type { CompletionChoice, CompletionGroup, Stage } from "../domain/completion.js";
+import type { RequestLogEntry } from "../store/request-log.js";
+import type { Notification, Refund, Subscription, Transaction } from "../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 
 export interface TransactionFilter {

@@ -2,7 +2,7 @@
 // how a fresh Sandgate's answers differ from it. The page itself holds nothing from a recording:
 // assets/verify.js reads the file, posts it to POST /__sandbox/verify and builds the report with
 // textContent only. The legend of difference kinds is KIND_MEANINGS, as the terminal report says it.
-import { DIFFERENCE_KINDS, KIND_MEANINGS } from "../../verify-report.js";
+import { DIFFERENCE_KINDS, KIND_MEANINGS } from "../verify-report/verify-report.js";
 import { BASE, e, frame, table } from "./frame.js";
 
 /** KIND_MEANINGS' texts mark flags and fields with backticks: shown as code, everything else escaped. */

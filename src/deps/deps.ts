@@ -1,12 +1,13 @@
 // What every part of the server is handed at construction: no globals, so tests build their own.
+// Types only (nothing here runs): a unit's own parts are made by unitDeps, in store/store.ts.
 import type { Logger } from "pino";
-import type { Clock } from "./clock.js";
-import type { Config } from "./config.js";
-import type { RequestLog } from "./request-log.js";
-import type { Notifier } from "./notify/notifier.js";
-import type { PayoutPricing } from "./domain/payout-rules.js";
-import type { ScenarioRegistry } from "./scenarios/registry.js";
-import type { Store } from "./store/store.js";
+import type { Clock } from "../domain/clock.js";
+import type { Config } from "../config/config.js";
+import type { RequestLog } from "../store/request-log.js";
+import type { Notifier } from "../notify/notifier.js";
+import type { PayoutPricing } from "../domain/payout-rules.js";
+import type { ScenarioRegistry } from "../scenarios/registry.js";
+import type { Store } from "../store/store.js";
 
 export interface Deps {
   config: Config;
@@ -19,6 +20,3 @@ export interface Deps {
   /** fixtures/payout-pricing.json: payout fees, FX rates, clearing systems */
   payoutPricing: PayoutPricing;
 }
-
-/** What a unit of work is handed: the same parts, with the unit's own view of the store (store.unit hands it over). */
-export const unitDeps = (deps: Deps, store: Store): Deps => (store === deps.store ? deps : { ...deps, store });

@@ -1,7 +1,7 @@
 // The code table (data/codes.json) and the one error type that carries a code from it.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { dataDir } from "./paths.js";
+import { dataDir } from "../base/paths.js";
 
 export interface ResultEntry {
   code: string;

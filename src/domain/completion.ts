@@ -1,11 +1,11 @@
 // What a payer does at a payer page (3-D Secure challenge, APM page, hosted checkout), as pure
 // steps on the payment: the page a pending payment waits at, the outcomes that page offers
 // (data/outcomes.json "completion"), and the move an outcome makes through the transitions table.
-import type { Ids } from "../ids.js";
+import type { Ids } from "./ids.js";
 import type { Account, Transaction } from "./types.js";
 import { move, Refusal, step } from "./lifecycle.js";
 import { catalogue, type PaymentOutcome } from "./outcomes.js";
-import { resultInfo } from "../codes.js";
+import { resultInfo } from "./codes.js";
 import type { Action } from "./transitions.js";
 
 export type Stage = "3ds" | "apm" | "checkout";

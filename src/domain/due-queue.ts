@@ -34,6 +34,11 @@ export class DueQueue<T> {
     return undefined;
   }
 
+  /** Whether the earliest entry is due by `now` (it may be stale: popDue then finds nothing). */
+  dueBy(now: number): boolean {
+    return this.heap.length > 0 && this.heap[0]!.at <= now;
+  }
+
   /** When the earliest item still due falls due (stale entries are dropped on the way), or undefined. */
   nextAt(): number | undefined {
     while (this.heap.length && !this.stillDue(this.heap[0]!.item, this.heap[0]!.at)) this.pop();

@@ -1,7 +1,7 @@
 // A transaction's history: every request and state change that touched it, with the rule that
 // decided it. Kept on the transaction, oldest first, capped so a long-lived payment stays small.
-import { codes } from "../codes.js";
-import type { PaymentState } from "../codes.js";
+import { codes } from "./codes.js";
+import type { PaymentState } from "./codes.js";
 import { isoOf } from "./dates.js";
 import { intern } from "./intern.js";
 import type { HistoryEntry, Transaction } from "./types.js";

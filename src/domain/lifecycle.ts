@@ -1,9 +1,9 @@
 // Pure lifecycle steps on one transaction: capture, cancel, review, refund, and refund settlement.
 // Each checks the transitions table first, then the amounts, and either changes the transaction
 // or returns a Refusal whose text names the reason and the numbers.
-import { resultInfo, type PaymentState } from "../codes.js";
-import { codes } from "../codes.js";
-import type { Ids } from "../ids.js";
+import { resultInfo, type PaymentState } from "./codes.js";
+import { codes } from "./codes.js";
+import type { Ids } from "./ids.js";
 import type { Account, Refund, Transaction } from "./types.js";
 import type { Repository } from "./records.js";
 import { isoOf } from "./dates.js";

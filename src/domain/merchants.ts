@@ -1,7 +1,7 @@
 // Finding the caller's merchant and account, or provisioning them on first use.
 import { randomBytes } from "node:crypto";
-import { GatewayError } from "../codes.js";
-import type { Ids } from "../ids.js";
+import { GatewayError } from "./codes.js";
+import type { Ids } from "./ids.js";
 import type { Account, Merchant } from "./types.js";
 import type { Repository } from "./records.js";
 

@@ -1,7 +1,7 @@
 // The payment outcome catalogue (data/outcomes.json), typed.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { dataDir } from "../paths.js";
+import { dataDir } from "../base/paths.js";
 import type { RiskReason } from "./types.js";
 
 type RiskAction = "ACCEPT" | "REVIEW" | "REJECT";

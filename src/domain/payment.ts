@@ -1,10 +1,10 @@
 // Pure payment logic: from a validated request, the chosen outcome and `now`, the transaction
 // (and subscription) to store. No Express, no store, no clock of its own.
-import { codes, resultInfo, type PaymentState } from "../codes.js";
+import { codes, resultInfo, type PaymentState } from "./codes.js";
 import { historyEntry } from "./history.js";
 import { intern } from "./intern.js";
 import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
-import type { Ids } from "../ids.js";
+import type { Ids } from "./ids.js";
 import type { Account, DeliveryInformation, PaymentKind, RequestSource, Subscription, SubscriptionTerms, Transaction } from "./types.js";
 import type { Repository } from "./records.js";
 import { isoOf, type Interval } from "./dates.js";

@@ -1,7 +1,7 @@
 // Payouts, pure: the fee and FX quote (integer cents, half-up rounding), the status a scenario
 // rule gives, the PENDING → COMPLETED | FAILED transitions, and the idempotency comparison.
 import type { Repository } from "./records.js";
-import type { Ids } from "../ids.js";
+import type { Ids } from "./ids.js";
 import type { Payout, PayoutStatus } from "./types.js";
 import { catalogue } from "./outcomes.js";
 import { flattenFields, type PayoutFields } from "./payout-fields.js";

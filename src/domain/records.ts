@@ -10,6 +10,9 @@ import { KEY_FIELD, type Collection } from "./types.js";
 
 type RecordOf<C extends Collection> = State[C][number];
 
+/** the kinds of work that fall due on the clock */
+type DueWork = "refunds" | "payouts" | "subscriptions";
+
 export interface Repository {
   readonly state: State;
   /**
@@ -73,6 +76,8 @@ export interface Repository {
   addSubscription(sub: Subscription): void;
   /** the active subscription whose next deduction is due first by `now` */
   dueSubscription(now: Date): Subscription | undefined;
+  /** whether one queue of due work (or any) may hold something due by `now`, one look at its earliest entry: the catch-up asks before it calls that work's rules */
+  mayBeDue(now: Date, queue?: DueWork): boolean;
   /** after its next_deduction_at changed (or it waits and must be looked at again) */
   scheduleSubscription(sub: Subscription): void;
 
@@ -155,6 +160,7 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
   const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && sandboxTime(r.merchant_id, r.due_at) === at);
   const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && sandboxTime(p.merchant_id, p.due_at) === at);
   const subscriptionQueue = new DueQueue<Subscription>((s, at) => s.state === "active" && sandboxTime(s.merchant_id, s.next_deduction_at) === at);
+  const dueQueues: Record<DueWork, Pick<DueQueue<unknown>, "dueBy">> = { refunds: refundQueue, payouts: payoutQueue, subscriptions: subscriptionQueue };
 
   /** the subscription's next deduction in the due queue (an inactive one has none) */
   const schedule = (s: Subscription) => {
@@ -342,6 +348,7 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     subscriptionsOfAccount: (merchantId, accountId) => subscriptionsByAccount.get(merchantId, accountId),
     addSubscription: (s) => add("subscriptions", s),
     dueSubscription: (now) => subscriptionQueue.popDue(now.getTime()),
+    mayBeDue: (now, queue) => (queue ? dueQueues[queue].dueBy(now.getTime()) : Object.values(dueQueues).some((q) => q.dueBy(now.getTime()))),
     scheduleSubscription: schedule,
 
     notification: (id) => notifications.get(id),

@@ -3,10 +3,9 @@
 import { hash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { GatewayError } from "../codes.js";
-import { text } from "../domain/field-text.js";
-import type { BatchSignature, SignatureMode } from "../config.js";
-import { dataDir } from "../paths.js";
+import { GatewayError } from "./codes.js";
+import type { BatchSignature, SignatureMode } from "../config/config.js";
+import { dataDir } from "../base/paths.js";
 
 export type SignedOperation =
   | "authorise"
@@ -157,4 +156,13 @@ export function refuseMismatch(check: SignatureCheck, requestId: string): never 
 
 export function signResponse(operation: SignedAnswer, body: Record<string, unknown>, key: string): string {
   return signatureOf(signatureFields[operation].response, body, key);
+}
+
+// How the gateway reads a field's value as text: what signatures sign, what refusals echo, what
+// the domain stores. One rule, below every layer that reads a body.
+
+/** A body value as text: "" for missing, numbers stringified, objects as JSON. */
+export function text(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }

@@ -3,7 +3,7 @@
 // the next state, or the result key (data/codes.json) that refuses the step.
 // "approved" resolves by the account's capture mode (manual → authorised, auto → paid);
 // "refunded" means partially_refunded or refunded, by the amounts.
-import type { PaymentState } from "../codes.js";
+import type { PaymentState } from "./codes.js";
 
 export type Action = "capture" | "cancel" | "approve" | "reject" | "refund" | "pay" | "decline" | "hold" | "abandon";
 type Target = PaymentState | "approved";

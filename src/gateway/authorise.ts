@@ -1,10 +1,10 @@
 // POST /v1/authorise: a direct payment (card or token) answered in XML, or an APM payment
 // (payment_method without card/token_id) answered with the payer's issuer_url.
-import { resultInfo } from "../codes.js";
+import { resultInfo } from "../domain/codes.js";
 import { spacedDate } from "../domain/dates.js";
 import { paymentOutcome, type PaymentOutcome } from "../domain/outcomes.js";
 import { createSubscription, createTransaction, deductionPeriod, orderStatus } from "../domain/payment.js";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import type { Body } from "../http/body.js";
 import { z } from "zod";
 import { scalarFields, text, validate } from "../http/fields.js";

@@ -2,8 +2,8 @@
 // encryption_data and one order array in; the same plus return_status, return_message and one
 // result per order out. One bad order never fails the others.
 import type { z } from "zod";
-import { codes, GatewayError, resultInfo } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { codes, GatewayError, resultInfo } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
 import type { Body } from "../http/body.js";
 import { DECIMAL, list, text, withEnvelope } from "../http/fields.js";

@@ -1,9 +1,9 @@
 // Where a direct payment's card comes from: the `card` field, or a stored token (token_id).
-import { GatewayError, type FieldProblem } from "../codes.js";
+import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/card.js";
 import { cardOnFileFields } from "../domain/card-on-file.js";
 import { fail, text } from "../http/fields.js";
-import type { Ids } from "../ids.js";
+import type { Ids } from "../domain/ids.js";
 import type { CardToken } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import type { PaymentRequest } from "./payment-schema.js";

@@ -1,7 +1,7 @@
 // POST /v1/checkout: the redirect (iFrame) payment. The payment request without card data
 // becomes a pending transaction, and the answer is the interface document's loading page that submits itself
 // (theForm) to Sandgate's hosted checkout, where the payer pays.
-import { resultInfo } from "../codes.js";
+import { resultInfo } from "../domain/codes.js";
 import { paymentOutcome } from "../domain/outcomes.js";
 import { createTransaction } from "../domain/payment.js";
 import type { Body } from "../http/body.js";

@@ -2,7 +2,7 @@
 // payload): merchant_id, account_id, currency, amount, billing_country, encryption_data → the
 // account's payment methods ranked for that payment, each with a score and a reason. The ranking
 // rules are in domain/payment-methods.ts; the method profiles in fixtures/payment-methods.json.
-import { codes } from "../codes.js";
+import { codes } from "../domain/codes.js";
 import { rankPaymentMethods } from "../domain/payment-methods.js";
 import { formatAmount } from "../domain/money.js";
 import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";

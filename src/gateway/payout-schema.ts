@@ -4,7 +4,7 @@
 //   source_amount (both: payment_amount decides), beneficiary with bank_details.account_number or .iban, and the beneficiary's
 //   name (company_name for COMPANY, first_name + last_name for PERSONAL, either when not said).
 import { z } from "zod";
-import type { FieldProblem } from "../codes.js";
+import type { FieldProblem } from "../domain/codes.js";
 import type { FeePaidBy, PayoutPricing } from "../domain/payout-rules.js";
 import {
   BANK_DETAILS,

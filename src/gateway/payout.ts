@@ -1,6 +1,6 @@
 // POST /v1/payout: validate → same request_id? (replay or refuse) → quote fees and FX → the
 // scenario picks the status → store → notify → answer with the payout (JSON numbers for amounts).
-import { GatewayError } from "../codes.js";
+import { GatewayError } from "../domain/codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout-rules.js";
 import type { PayoutFields } from "../domain/payout-fields.js";

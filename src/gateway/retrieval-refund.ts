@@ -3,7 +3,7 @@
 // start_date/end_date (on refund_date); with no selector, the account's most recent refunds.
 // Up to 100 selected values. A selected value without refunds simply lists nothing: the interface document's
 // refund element has no "not found" field.
-import { codes } from "../codes.js";
+import { codes } from "../domain/codes.js";
 import type { Operation } from "../http/operation.js";
 import type { Refund } from "../domain/types.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";

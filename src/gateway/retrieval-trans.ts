@@ -2,7 +2,7 @@
 // transaction_id (one value, a comma list or the field repeated), optionally within
 // start_date/end_date; with no selector, the account's most recent ones. The interface document: up to 100
 // orders per request, and only from the merchant's registered IP addresses.
-import { codes } from "../codes.js";
+import { codes } from "../domain/codes.js";
 import type { Operation } from "../http/operation.js";
 import { foundElement, missingElement } from "../render/query-element.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";

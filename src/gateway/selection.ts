@@ -4,7 +4,7 @@
 // turns into an array); with none, the most recent records of the account. Optional
 // start_date/end_date (YYYYMMDDhhmmss, both inclusive to the second). Always scoped to the caller's
 // merchant_id and account_id: another merchant's or account's record is "not found", never shown.
-import { GatewayError, type FieldProblem } from "../codes.js";
+import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { parseCompactDate } from "../domain/dates.js";
 import type { Body } from "../http/body.js";
 import { z } from "zod";

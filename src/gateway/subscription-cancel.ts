@@ -3,7 +3,7 @@
 // encryption_data → return_status, return_message, recurring_id, recurring_status. Only the
 // caller's merchant and account are searched. An active or suspended subscription is cancelled and
 // never charged again; a cancelled or finished one is refused with its current recurring_status.
-import { codes, result, resultInfo } from "../codes.js";
+import { codes, result, resultInfo } from "../domain/codes.js";
 import { cancelSubscription } from "../schedule/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
 import { obj, optionalId, text, validate, withEnvelope } from "../http/fields.js";

@@ -3,7 +3,7 @@
 // Anything else is a GatewayError that the operation renders in its own format. Plain text in,
 // plain data out: the bytes are read off the socket by gateway-server.ts.
 import qs from "qs";
-import { GatewayError } from "../codes.js";
+import { GatewayError } from "../domain/codes.js";
 
 export type Body = Record<string, unknown>;
 

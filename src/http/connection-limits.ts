@@ -5,7 +5,7 @@
 // the sockets open at once, from one client address (--max-connections-per-client) and in all
 // (--max-connections): a socket past either is answered 503 with Retry-After and closed at once, so
 // one client holding thousands of sockets cannot take the process's open files from everyone.
-import type { IncomingMessage, Server, ServerOptions, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 export interface ConnectionLimits {
@@ -22,7 +22,7 @@ export interface ConnectionLimits {
 const CHECK_EVERY_MS = 500;
 
 /** The options a server takes at creation: the headers' and the idle deadlines (the body's is bodyDeadline's). */
-export const deadlines = (limits: ConnectionLimits): ServerOptions => ({
+const deadlines = (limits: ConnectionLimits): ServerOptions => ({
   headersTimeout: limits.headerTimeoutMs,
   // Node's whole-request timer would count the time a request waits unread for its turn
   requestTimeout: 0,
@@ -37,7 +37,7 @@ const TIMED_OUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-
  * reading it is answered 408 (unless an answer was begun) and its socket closed. Time in which
  * nothing reads it (a call waiting for a slot) does not count: the clock starts again when reading does.
  */
-export function bodyDeadline(server: Server, limits: ConnectionLimits): void {
+function bodyDeadline(server: Server, limits: ConnectionLimits): void {
   if (limits.bodyTimeoutMs <= 0) return;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.complete) return;
@@ -64,11 +64,24 @@ const BUSY_BODY = JSON.stringify({
 const BUSY = `HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BUSY_BODY)}\r\nConnection: close\r\n\r\n${BUSY_BODY}`;
 
 /**
+ * The HTTP server of `listener` within the limits: header and request deadlines, the body's
+ * deadline, and the connection caps (a request on a socket refused past them was answered 503
+ * already, and the listener never sees it).
+ */
+export function serverWithin(limits: ConnectionLimits, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  let refused: (socket: Socket) => boolean = () => false;
+  const server = createServer(deadlines(limits), (req, res) => (refused(req.socket) ? undefined : listener(req, res)));
+  refused = capConnections(server, limits);
+  bodyDeadline(server, limits);
+  return server;
+}
+
+/**
  * Counts the server's open sockets by client address and refuses those past a cap (before the
  * HTTP parser sees them). Returns whether a socket was refused, for the request listener to leave
  * alone a request that still reached it.
  */
-export function capConnections(server: Server, limits: ConnectionLimits): (socket: Socket) => boolean {
+function capConnections(server: Server, limits: ConnectionLimits): (socket: Socket) => boolean {
   const refused = new WeakSet<Socket>();
   const open = new Map<string, number>();
   let all = 0;

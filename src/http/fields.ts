@@ -2,10 +2,10 @@
 // (numbers as strings, objects as JSON strings), and one function that turns zod's findings
 // into a GatewayError naming each field.
 import { z } from "zod";
-import { GatewayError, type FieldProblem } from "../codes.js";
+import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { MAX_DEPTH, nestingDepth } from "./body.js";
 import { safeParse } from "./fast-parse.js";
-import { text } from "../domain/field-text.js";
+import { text } from "../domain/signature.js";
 
 export { text };
 

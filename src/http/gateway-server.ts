@@ -6,21 +6,20 @@
 // scenario said.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import bodyParser from "body-parser";
-import { GatewayError } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { GatewayError } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { GATEWAY_PAGE_CSP } from "../render/checkout-page.js";
 import { routePath, runOperation, type GatewayAnswer, type Operation } from "./operation.js";
 
-/** A gateway request's handler: true when the request was an operation's (and is answered), false to pass it on. */
-export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function gatewayOperations(operations: readonly Operation[], deps: Deps, failed: (err: unknown, res: ServerResponse) => void): GatewayHandler {
+/** The request listener: a gateway operation is answered here, any other request goes on to `rest` (the Express app). */
+export function gatewayOperations(operations: readonly Operation[], deps: Deps, failed: (err: unknown, res: ServerResponse) => void, rest: Listener): Listener {
   const readBytes = createBytesReader(deps.config.bodyLimit);
   const byPath = new Map(operations.map((op) => [op.path.toLowerCase(), op]));
   return (req, res) => {
-    if (req.method !== "POST") return false;
-    const op = byPath.get(routePath(req.url ?? "/"));
-    if (!op) return false;
+    const op = req.method === "POST" ? byPath.get(routePath(req.url ?? "/")) : undefined;
+    if (!op) return rest(req, res);
     const started = performance.now();
     // what fails after the core's own try (sending, say) goes to the app's error answer
     readBytes(req, res)
@@ -33,7 +32,6 @@ export function gatewayOperations(operations: readonly Operation[], deps: Deps, 
       )
       .then((answer) => deliver(res, answer))
       .catch((err: unknown) => failed(err, res));
-    return true;
   };
 }
 

@@ -9,9 +9,9 @@
 // or on another request.
 import { problem } from "./problem.js";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { resultInfo } from "../codes.js";
-import { unitDeps, type Deps } from "../deps.js";
-import { StoreRefusal, type RouteScope, type Store, type UnitScope } from "../store/store.js";
+import { resultInfo } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
+import { StoreRefusal, unitDeps, type RouteScope, type Store, type UnitScope } from "../store/store.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
 
@@ -77,7 +77,7 @@ export function unitFor(deps: Deps, scope: RouteScope, unavailable: Unavailable 
   };
 }
 
-/** The dashboard's units for its pages (a 503 as a page); its forms take their operator call's (admin/dashboard.ts). */
+/** The dashboard's units for its pages (a 503 as a page); its forms take their operator call's (dashboard/dashboard.ts). */
 export function dashboardUnits(deps: Deps) {
   const of = (scope: RouteScope) => unitFor(deps, scope, unavailablePage);
   return {

@@ -7,22 +7,21 @@
 //   operation.handle (validate → change state) → commit → render with encryption_data → log.
 // A GatewayError thrown anywhere is rendered in the operation's format; nothing else reaches the client.
 import type { z } from "zod";
-import { GatewayError } from "../codes.js";
-import { unitDeps, type Deps } from "../deps.js";
+import { GatewayError } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
-import { checkRequestSignature, refuseMismatch, requestFields, signResponse, type SignatureCheck, type SignedOperation } from "../signature/signature.js";
-import type { BatchSignature } from "../config.js";
+import { checkRequestSignature, refuseMismatch, requestFields, signResponse, type SignatureCheck, type SignedOperation } from "../domain/signature.js";
+import type { BatchSignature } from "../config/config.js";
 import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
-import { StoreRefusal, StoreUnavailable } from "../store/store.js";
+import { StoreRefusal, StoreUnavailable, unitDeps } from "../store/store.js";
 import { catchUp } from "../schedule/scheduler.js";
-import type { Decision } from "../scenarios/registry.js";
+import { faultedBody, latencyMs, skipsProcessing, type Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
 import { decodeUtf8, parseText, type Body } from "./body.js";
 import { maskRequest } from "../domain/masking.js";
-import { faultedBody, latencyMs, skipsProcessing, type Rendered } from "./faults.js";
 import { refuse } from "./refusal.js";
 import { ID_MAX, ID_MESSAGE, text } from "./fields.js";
-import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../request-log.js";
+import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../store/request-log.js";
 import type { Format, Reply } from "./reply.js";
 import type { RequestSource } from "../domain/types.js";
 
@@ -100,7 +99,7 @@ export interface GatewayAnswer {
   body: string;
   /** wait this long before sending (a scenario's latency) */
   waitMs: number;
-  /** hang: never answer; reset: close the connection; empty/malformed: the body is already cut (see faults.ts) */
+  /** hang: never answer; reset: close the connection; empty/malformed: the body is already cut (see faultedBody in scenarios/registry.ts) */
   fault?: Then["fault"];
 }
 
@@ -209,7 +208,7 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
   // what fell due by the sandbox's clock happens first; the request itself is dated by the merchant's own
   const sandboxNow = deps.clock.now();
   const now = deps.store.records.nowOf(caller.merchant.merchant_id, sandboxNow);
-  const caughtUp = catchUp(deps.store.records, sandboxNow, deps.store.ids, deps);
+  const caughtUp = deps.store.records.mayBeDue(sandboxNow) ? catchUp(deps.store.records, sandboxNow, deps.store.ids, deps) : 0;
 
   const header = header1(input, "x-sandbox-scenario");
   const outcome = header1(input, "x-sandbox-outcome");
@@ -268,6 +267,13 @@ function checkRegisteredIp(caller: Caller, ip: string): void {
 }
 
 /** The reply as bytes on the wire: status, content type, body with its encryption_data. */
+/** an answer as it is sent: status, type and body */
+interface Rendered {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
 function render(op: Operation, reply: Reply, key: string | null): Rendered {
   const status = reply.status ?? 200;
   if ("xml" in reply) {

@@ -1,5 +1,5 @@
 // A refusal of the whole request, in the operation's own format: XML <respon>, JSON envelope, or HTML.
-import { GatewayError, type FieldProblem } from "../codes.js";
+import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { escapeHtml, page } from "../render/html.js";
 import type { XmlNode } from "../render/xml.js";
 import type { Body } from "./body.js";

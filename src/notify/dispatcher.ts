@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
-import { realTimeOf, type Clock } from "../clock.js";
-import type { Config } from "../config.js";
+import { realTimeOf, type Clock } from "../domain/clock.js";
+import type { Config } from "../config/config.js";
 import type { Store } from "../store/store.js";
 import type { Notification } from "../domain/types.js";
 import type { Notifier } from "./notifier.js";
@@ -17,7 +17,7 @@ import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt, typ
 import { secretKeyOf } from "../domain/merchants.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
-import { createFairSlots } from "../slots.js";
+import { createFairSlots } from "../base/slots.js";
 
 export interface NotifierDeps {
   config: Config;

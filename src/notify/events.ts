@@ -2,7 +2,7 @@
 // sees for that resource elsewhere (a payment: its transaction query element; a refund: its
 // refund search element), plus account_id.
 import type { Store } from "../store/store.js";
-import { codes } from "../codes.js";
+import { codes } from "../domain/codes.js";
 import { foundElement, subscriptionResult } from "../render/query-element.js";
 import { refundElement } from "../render/refund-element.js";
 import type { Refund, Subscription, Transaction } from "../domain/types.js";

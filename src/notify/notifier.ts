@@ -3,7 +3,7 @@
 // unique notification id. Callers only `emit`; delivery, retries and records live behind this.
 import type { Notification } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
-import type { Ids } from "../ids.js";
+import type { Ids } from "../domain/ids.js";
 
 /** Where a notification is queued: the records and ids of the unit of work that made the change. */
 export interface Outbox {

@@ -1,8 +1,8 @@
 // The outbox: a notification is a record in state, added in the same synchronous step (and so the
 // same commit) as the change it reports, then sent by the dispatcher. Pure: state, ids and now in;
 // no I/O here, so time-driven domain code (the scheduler) can queue notifications too.
-import type { Ids } from "../ids.js";
-import { signatureFields, signatureOf } from "../signature/signature.js";
+import type { Ids } from "../domain/ids.js";
+import { signatureFields, signatureOf } from "../domain/signature.js";
 import { secretKeyOf } from "../domain/merchants.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";

@@ -6,8 +6,8 @@
 // --base-url's port. A DNS name that resolves here is not recognised: the guard is about mistakes,
 // not about hostile URLs. With --notify-allow, only the hosts it lists are sent to (allow-list.ts).
 import { networkInterfaces } from "node:os";
-import type { Config } from "../config.js";
-import { parseAllowList } from "../notify-allow-list.js";
+import type { Config } from "../config/config.js";
+import { parseAllowList } from "../config/notify-allow-list.js";
 
 const OWN_PATHS = ["/v1", "/__sandbox", "/pay"] as const;
 const WILDCARD_HOSTS = new Set(["", "0.0.0.0", "::"]);

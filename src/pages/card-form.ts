@@ -1,6 +1,6 @@
 // The hosted checkout's card form: number, expiry, CVC and holder, checked as /v1/authorise checks
 // a card (same field names, same messages).
-import { GatewayError, type FieldProblem } from "../codes.js";
+import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { isExpired, maskCard, normaliseExpiry } from "../domain/card.js";
 import { cardProblems } from "../gateway/card-source.js";
 import { paymentRequest } from "../gateway/payment-schema.js";

@@ -3,8 +3,8 @@
 // the card paid with is kept → a subscription starts on success → the merchant is notified →
 // the state is saved → the request log hears of it. And the signed result the payer carries
 // back to return_url.
-import { resultInfo } from "../codes.js";
-import type { Deps } from "../deps.js";
+import { resultInfo } from "../domain/codes.js";
+import type { Deps } from "../deps/deps.js";
 import { completePayment } from "../domain/completion.js";
 import { recordHistory } from "../domain/history.js";
 import { Refusal } from "../domain/lifecycle.js";
@@ -14,9 +14,9 @@ import { issueToken, storeCard, type CardSource } from "../gateway/card-source.j
 import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
 import { notifyPayment } from "../notify/events.js";
-import { signResponse } from "../signature/signature.js";
+import { signResponse } from "../domain/signature.js";
 import { accountOf, secretKeyOf } from "../domain/merchants.js";
-import { normaliseIp } from "../request-log.js";
+import { normaliseIp } from "../store/request-log.js";
 import type { Transaction } from "../domain/types.js";
 
 /** The card the payer paid with at the hosted checkout. */

@@ -8,9 +8,9 @@
 //   ?outcome=<name> on the address, GET or POST, acts as the form's outcome=<name> (and wins over
 //        it): the pages' counterpart of X-Sandbox-Outcome, for a browser or a link with no form to fill.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { depsOf, unavailablePage, unitFor } from "../http/in-unit.js";
-import { codes, type FieldProblem } from "../codes.js";
+import { codes, type FieldProblem } from "../domain/codes.js";
 import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { text } from "../http/fields.js";

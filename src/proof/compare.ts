@@ -3,7 +3,7 @@
 // values that must agree (shapes.ts). Pure: both answers and the id map in, differences out.
 import { formatOf, readTree, type Tree } from "./documents.js";
 import { mustAgree, shapeOf } from "./shapes.js";
-import type { Difference } from "../verify-report.js";
+import type { Difference } from "../verify-report/verify-report.js";
 
 export type { Difference };
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { compareAnswers, type Answer, type Difference, type Found } from "./compare.js";
 import { formatOf } from "./documents.js";
 import { headerOf, pathOf, postText, type HarEntry } from "./har.js";
-import type { ExchangeResult } from "../verify-report.js";
+import type { ExchangeResult } from "../verify-report/verify-report.js";
 
 interface NotificationKey {
   id: string;

@@ -8,7 +8,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { packageVersion } from "../paths.js";
+import { packageVersion } from "../base/paths.js";
 import type { EntryKind } from "./har.js";
 import { openHarWriter, type HarWriter, type NameValue, type RecordedEntry } from "./har-writer.js";
 import { maskBody, maskHeader, maskPairs, maskUrl } from "../domain/masking.js";

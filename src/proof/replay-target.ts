@@ -3,12 +3,12 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { createClock } from "../clock.js";
-import { defaultFixturesDir, defaultScenariosDir } from "../paths.js";
+import { createClock } from "../domain/clock.js";
+import { defaultFixturesDir, defaultScenariosDir } from "../base/paths.js";
 import { provisionedKey } from "../domain/merchants.js";
 import type { Answer } from "./compare.js";
 import { cardsIn } from "./replay.js";
-import type { VerifyOptions } from "../verify-report.js";
+import type { VerifyOptions } from "../verify-report/verify-report.js";
 
 export interface Target {
   base: string;
@@ -57,10 +57,10 @@ export async function openTarget(options: VerifyOptions, start: number): Promise
       close: async () => {},
     };
   }
-  const { startSandbox } = await import("../sandbox.js");
+  const { startSandbox } = await import("../server/sandbox.js");
   const { secretKeyOf } = await import("../domain/merchants.js");
   const { bringUpToDate } = await import("../schedule/scheduler.js");
-  const { unitDeps } = await import("../deps.js");
+  const { unitDeps } = await import("../store/store.js");
   let now = start;
   const sandbox = await startSandbox({
     clock: createClock(() => now),

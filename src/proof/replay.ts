@@ -4,7 +4,7 @@
 // The body keeps its format (JSON, form, JSON with a form content type) and its field order.
 import qs from "qs";
 import { passesLuhn } from "../domain/card.js";
-import { signatureFields, sign, type SignedOperation } from "../signature/signature.js";
+import { signatureFields, sign, type SignedOperation } from "../domain/signature.js";
 import { formatOf } from "./documents.js";
 import type { IdMap } from "./id-map.js";
 import { headerOf, pathOf, postText, type HarEntry } from "./har.js";

@@ -2,9 +2,9 @@
 // JUnit XML for CI (--junit, one test case per exchange, its differences in <failure>).
 import { attr, cut, textTable, xmlSafe } from "../render/report-text.js";
 import { escapeText } from "../render/xml.js";
-import { KIND_MEANINGS, type Difference } from "../verify-report.js";
-import type { Suggestions } from "../verify-report.js";
-import type { VerifyReport } from "../verify-report.js";
+import { KIND_MEANINGS, type Difference } from "../verify-report/verify-report.js";
+import type { Suggestions } from "../verify-report/verify-report.js";
+import type { VerifyReport } from "../verify-report/verify-report.js";
 
 export function terminalReport(report: VerifyReport): string {
   const lines: string[] = [];

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { HarError, parseHar } from "./har.js";
 import { verifyEntries } from "./verify.js";
-import type { VerifyOptions } from "../verify-report.js";
+import type { VerifyOptions } from "../verify-report/verify-report.js";
 import type { ThreadAnswer } from "../admin/verify-thread.js";
 
 const { har, options } = workerData as { har: Uint8Array; options: VerifyOptions };

@@ -12,9 +12,9 @@ import { cardResolver, prepareRequest, SIGNED_PATHS } from "./replay.js";
 import { openTarget, send, type Target } from "./replay-target.js";
 import { ignoreMatcher } from "./ignore.js";
 import { suggest, type ReplayedRequest } from "./suggest.js";
-import type { ExchangeResult, VerifyOptions, VerifyReport } from "../verify-report.js";
+import type { ExchangeResult, VerifyOptions, VerifyReport } from "../verify-report/verify-report.js";
 
-export type { VerifyOptions, VerifyReport } from "../verify-report.js";
+export type { VerifyOptions, VerifyReport } from "../verify-report/verify-report.js";
 
 export async function verifyEntries(entries: readonly HarEntry[], options: VerifyOptions = {}): Promise<VerifyReport> {
   if (!entries.some((e) => kindOf(e) === "notification" || SIGNED_PATHS[pathOf(e.request.url)]))

@@ -2,8 +2,8 @@
 // a signed direct authorise (card 4242…) sent to this Sandgate over HTTP, so it goes through the
 // whole gateway path (signature, scenario, request log) like any other. It has no notify_url:
 // Sandgate sends nothing of its own to the receiver while the check runs.
-import type { Deps } from "../deps.js";
-import { signatureFields, signatureOf } from "../signature/signature.js";
+import type { Deps } from "../deps/deps.js";
+import { signatureFields, signatureOf } from "../domain/signature.js";
 import type { Merchant, Transaction } from "../domain/types.js";
 import { CheckRefused } from "./input.js";
 

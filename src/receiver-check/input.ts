@@ -2,7 +2,7 @@
 // payment created, no notification recorded): a URL that is not http(s) or points back at this
 // Sandgate (the dispatcher's own refusal, notify/target.ts), a merchant that does not exist (never
 // provisioned by the check), a transaction that is unknown or another merchant's.
-import type { Deps } from "../deps.js";
+import type { Deps } from "../deps/deps.js";
 import { targetCheck } from "../notify/target.js";
 import type { Merchant, Transaction } from "../domain/types.js";
 

@@ -4,9 +4,9 @@
 // id, with its attempt), but finished at once: a check never retries, so it stops by itself.
 // A receiver that cannot be reached stops the run at once, one that does not answer after two
 // timeouts in a row: said once in `stopped`, not as a failure per probe.
-import { unitDeps, type Deps } from "../deps.js";
-import { realTimeOf } from "../clock.js";
-import type { Store } from "../store/store.js";
+import type { Deps } from "../deps/deps.js";
+import { realTimeOf } from "../domain/clock.js";
+import { unitDeps, type Store } from "../store/store.js";
 import { DEFAULT_TIMEOUT_MS, postNotification } from "../notify/dispatcher.js";
 import { attemptBody, buildNotification, signedBody, type AttemptOutcome } from "../notify/outbox.js";
 import type { Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";

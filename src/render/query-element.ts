@@ -1,7 +1,7 @@
 // One element of the transaction query's `orders_list`, in the interface document's field order ("Transaction
 // query result"). Every value is a string, nested values are objects and an array, and an element
 // for a selected order that was not found has exactly the same shape, with empty strings.
-import { codes } from "../codes.js";
+import { codes } from "../domain/codes.js";
 import { compactDate, spacedDate } from "../domain/dates.js";
 import { deductionPeriod } from "../domain/payment.js";
 import { deliveryOf } from "../domain/delivery.js";

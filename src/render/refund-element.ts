@@ -1,7 +1,7 @@
 // A refund as the gateway shows it: an element of retrievalRefund's refund_orders, and the data of
 // a refund notification. Here, not in gateway/, so that notifications (notify/) and the operation
 // both use it without notify/ importing the gateway's operations.
-import { codes } from "../codes.js";
+import { codes } from "../domain/codes.js";
 import { compactDate } from "../domain/dates.js";
 import type { Refund, Transaction } from "../domain/types.js";
 

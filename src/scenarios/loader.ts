@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { catalogueHas } from "../domain/outcomes.js";
-import { defaultScenariosDir } from "../paths.js";
+import { defaultScenariosDir } from "../base/paths.js";
 import { OPERATIONS, scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
 
 const EXTENSIONS = new Set([".json", ".yaml", ".yml"]);

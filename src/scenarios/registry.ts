@@ -4,10 +4,9 @@
 //   X-Sandbox-Outcome header (names the outcome itself, see outcome-header.ts)
 //     >  X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
 import { watch, type FSWatcher } from "node:fs";
-import { GatewayError } from "../codes.js";
+import { GatewayError } from "../domain/codes.js";
 import { cardNumbersNamed, evaluate } from "./conditions.js";
 import { layeredScenarioFiles, loadFile, resolveAll } from "./loader.js";
-import { NthCounters } from "./nth-counters.js";
 import { Coverage } from "./coverage.js";
 import { checkRequestOutcome, outcomeRule } from "./outcome-header.js";
 import type { Scenario, Then } from "./schema.js";
@@ -204,4 +203,86 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       watcher?.close();
     },
   };
+}
+
+// How many times an operation was called for one order (a rule's `nth`), for the most recent
+// orders only. Two generations: counts go into the young map; when it is half the limit, it becomes
+// the old one and the oldest generation is dropped. A count still in use moves to the young map,
+// so what is dropped is what was not used for the longest while, at O(1) per call. (A single
+// Map re-inserted on every call and trimmed from its front slowed down as deletions piled up at
+// its head: 24% of a 50-order capture's CPU.)
+export class NthCounters {
+  private young = new Map<string, number>();
+  private old = new Map<string, number>();
+  /** with a shared store: the counts changed since they were last taken (undefined: not tracked) */
+  private changed: Map<string, number> | undefined;
+  constructor(private readonly limit: number) {}
+
+  /** counts changed since the last call (tracking starts with the first call) */
+  takeChanged(): [string, number][] {
+    const out = this.changed ? [...this.changed] : [];
+    this.changed = new Map();
+    return out;
+  }
+
+  /** a count as another replica left it */
+  set(key: string, n: number): void {
+    this.young.set(key, n);
+    this.rotate();
+  }
+
+  /** counts one more call for `key` and returns its number (1 for the first) */
+  next(key: string): number {
+    const n = (this.young.get(key) ?? this.old.get(key) ?? 0) + 1;
+    this.young.set(key, n);
+    this.changed?.set(key, n);
+    this.rotate();
+    return n;
+  }
+
+  private rotate(): void {
+    if (this.young.size >= this.limit / 2) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+
+  get size(): number {
+    let n = this.young.size;
+    for (const key of this.old.keys()) if (!this.young.has(key)) n++;
+    return n;
+  }
+
+  /** forgets every count, or those whose key starts with `prefix` */
+  clear(prefix?: string): void {
+    if (prefix === undefined) {
+      this.young.clear();
+      this.old.clear();
+      return;
+    }
+    for (const map of [this.young, this.old]) for (const key of map.keys()) if (key.startsWith(prefix)) map.delete(key);
+  }
+}
+
+// What a scenario's `then` does to the transport of an answer: wait, hang, reset the connection, cut
+// the body short, or send nothing. Decided with the answer (the body cut here), done by whoever
+// sends it (http/gateway-server.ts waits, hangs or resets).
+/** A fault or a 5xx status stands in for the gateway failing: unless `process`, the request has no effect. */
+export function skipsProcessing(then: Then): boolean {
+  const failing = then.fault !== undefined || (then.status !== undefined && then.status >= 500);
+  return failing && then.process !== true;
+}
+
+/** Milliseconds to wait: fixed, or within {min, max} picked by `pick` (seeded by the caller). */
+export function latencyMs(then: Then, pick: (min: number, max: number) => number): number {
+  const l = then.latency;
+  if (l === undefined) return 0;
+  return typeof l === "number" ? l : pick(l.min, l.max);
+}
+
+/** The body a fault leaves: none (empty), the first half (malformed), or all of it. */
+export function faultedBody(body: string, fault: Then["fault"]): string {
+  if (fault === "empty") return "";
+  if (fault === "malformed") return body.slice(0, Math.max(1, Math.floor(body.length / 2)));
+  return body;
 }

@@ -3,7 +3,7 @@
 // time order across all subscriptions, so one big clock jump gives exactly what many small ones
 // give. The scenario decides each charge (operation "recurring"); a declined charge suspends the
 // subscription; the last charge of the schedule finishes it. Schedule rules: subscription-schedule.ts.
-import type { Ids } from "../ids.js";
+import type { Ids } from "../domain/ids.js";
 import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
 import type { SubscriptionEvent } from "../notify/events.js";
 import type { Decision } from "../scenarios/registry.js";

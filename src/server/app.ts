@@ -2,28 +2,28 @@
 // of the Express app that serves the rest (pages, dashboard, operator API, assets).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { operatorApi } from "./admin/operator.js";
-import { refuseCrossSite } from "./admin/cross-site.js";
-import { checkHost } from "./admin/allowed-hosts.js";
-import type { Deps } from "./deps.js";
-import { authorise } from "./gateway/authorise.js";
-import { cancel } from "./gateway/cancel.js";
-import { capture } from "./gateway/capture.js";
-import { refund } from "./gateway/refund.js";
-import { retrievalRefund } from "./gateway/retrieval-refund.js";
-import { review } from "./gateway/review.js";
-import { checkout } from "./gateway/checkout.js";
-import { retrievalTrans } from "./gateway/retrieval-trans.js";
-import { subscriptionCancel } from "./gateway/subscription-cancel.js";
-import { paymentMethodsOptimise } from "./gateway/payment-methods-optimise.js";
-import { payout } from "./gateway/payout.js";
-import type { Operation } from "./http/operation.js";
-import { gatewayOperations } from "./http/gateway-server.js";
-import { payerPages } from "./pages/payer-pages.js";
-import { resultInfo } from "./codes.js";
-import { assetsDir, packageVersion } from "./paths.js";
-import { ASSETS_PATH } from "./render/layout.js";
-import { openApiDocument } from "./api/openapi-document.js";
+import { operatorApi } from "./operator.js";
+import { refuseCrossSite } from "../admin/cross-site.js";
+import { checkHost } from "../admin/allowed-hosts.js";
+import type { Deps } from "../deps/deps.js";
+import { authorise } from "../gateway/authorise.js";
+import { cancel } from "../gateway/cancel.js";
+import { capture } from "../gateway/capture.js";
+import { refund } from "../gateway/refund.js";
+import { retrievalRefund } from "../gateway/retrieval-refund.js";
+import { review } from "../gateway/review.js";
+import { checkout } from "../gateway/checkout.js";
+import { retrievalTrans } from "../gateway/retrieval-trans.js";
+import { subscriptionCancel } from "../gateway/subscription-cancel.js";
+import { paymentMethodsOptimise } from "../gateway/payment-methods-optimise.js";
+import { payout } from "../gateway/payout.js";
+import type { Operation } from "../http/operation.js";
+import { gatewayOperations } from "../http/gateway-server.js";
+import { payerPages } from "../pages/payer-pages.js";
+import { resultInfo } from "../domain/codes.js";
+import { assetsDir, packageVersion } from "../base/paths.js";
+import { ASSETS_PATH } from "../render/layout.js";
+import { openApiDocument } from "../api/openapi-document.js";
 
 export const OPERATIONS: readonly Operation[] = [
   authorise,
@@ -55,7 +55,6 @@ export function createApp(deps: Deps): App {
     res.writeHead(clientError ? status : 500, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
     res.end(body);
   };
-  const gateway = gatewayOperations(OPERATIONS, deps, failed);
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
@@ -83,7 +82,5 @@ export function createApp(deps: Deps): App {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => failed(err, res));
-  return (req, res) => {
-    if (!gateway(req, res)) app(req, res);
-  };
+  return gatewayOperations(OPERATIONS, deps, failed, app);
 }

@@ -1,33 +1,33 @@
 // /__sandbox: the operator API for testers and CI (JSON in, JSON out; errors are { error, message })
 // and the QA dashboard (/__sandbox/, HTML). ADMIN_TOKEN, when set, guards everything but /health.
 import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { adminSession } from "./session.js";
-import { dashboard } from "./dashboard.js";
-import type { Deps } from "../deps.js";
-import { advanceClock, resetState, settleRefundNow } from "./actions.js";
+import { adminSession } from "../dashboard/session.js";
+import { dashboard } from "../dashboard/dashboard.js";
+import type { Deps } from "../deps/deps.js";
+import { advanceClock, resetState, settleRefundNow } from "../admin/actions.js";
 import type { Store } from "../store/store.js";
-import { scenariosApi } from "./scenarios.js";
-import { answerJson, pathParam, problem, queryText, whereQuery } from "./shared.js";
+import { scenariosApi } from "../admin/scenarios.js";
+import { answerJson, pathParam, problem, queryText, whereQuery } from "../admin/shared.js";
 import { applyDue } from "../schedule/scheduler.js";
-import { formTokens } from "./cross-site.js";
-import { acceptsOnly } from "./accepts-only.js";
-import { callHandlers, routePathOf, type On } from "./call-handlers.js";
+import { formTokens } from "../admin/cross-site.js";
+import { acceptsOnly } from "../admin/accepts-only.js";
+import { callHandlers, routePathOf, type On } from "../admin/call-handlers.js";
 import { OPERATOR_CALLS, type OperatorCall } from "../api/operator-calls.js";
 import { depsOf, unitFor } from "../http/in-unit.js";
-import { throughGate } from "./gate.js";
-import { notificationsApi } from "./notifications-api.js";
-import { receiverChecksApi } from "./receiver-checks.js";
-import { payoutsApi } from "./payouts.js";
-import { paymentsApi } from "./payments.js";
-import { subscriptionsApi } from "./subscriptions-api.js";
-import { merchantsApi } from "./merchant-keys.js";
-import { harOf } from "./har-export.js";
-import { verifyApi } from "./verify-api.js";
-import { stateApi } from "./state-api.js";
-import { snapshotsApi } from "./snapshots-api.js";
+import { throughGate } from "../admin/gate.js";
+import { notificationsApi } from "../admin/notifications-api.js";
+import { receiverChecksApi } from "../admin/receiver-checks.js";
+import { payoutsApi } from "../admin/payouts.js";
+import { paymentsApi } from "../admin/payments.js";
+import { subscriptionsApi } from "../admin/subscriptions-api.js";
+import { merchantsApi } from "../admin/merchant-keys.js";
+import { harOf } from "../admin/har-export.js";
+import { verifyApi } from "../admin/verify-api.js";
+import { stateApi } from "../admin/state-api.js";
+import { snapshotsApi } from "../admin/snapshots-api.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
-import { packageVersion } from "../paths.js";
-import { filterProblem, type RequestFilter, type RequestLogEntry } from "../request-log.js";
+import { packageVersion } from "../base/paths.js";
+import { filterProblem, type RequestFilter, type RequestLogEntry } from "../store/request-log.js";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const hasBody = (req: Request) =>

@@ -2,23 +2,22 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
-import { createServer, type Server } from "node:http";
-import type { Socket } from "node:net";
-import { bodyDeadline, capConnections, deadlines } from "./http/connection-limits.js";
+import type { Server } from "node:http";
+import { serverWithin } from "../http/connection-limits.js";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
-import { createClock, type Clock } from "./clock.js";
-import { DEFAULTS, type Config } from "./config.js";
-import type { Deps } from "./deps.js";
-import { applyDue } from "./schedule/scheduler.js";
-import { createNotifier } from "./notify/dispatcher.js";
-import { createRequestLog } from "./request-log.js";
-import { createRegistry } from "./scenarios/registry.js";
-import { coverageMarkdown } from "./scenarios/coverage.js";
-import { createAdminClient, type AdminClient } from "./client.js";
-import { openStore, StoreUnavailable } from "./store/store.js";
-import { loadPaymentMethods } from "./store/payment-method-profiles.js";
-import { loadPayoutPricing } from "./store/payout-pricing.js";
+import { createClock, type Clock } from "../domain/clock.js";
+import { DEFAULTS, type Config } from "../config/config.js";
+import type { Deps } from "../deps/deps.js";
+import { applyDue } from "../schedule/scheduler.js";
+import { createNotifier } from "../notify/dispatcher.js";
+import { createRequestLog } from "../store/request-log.js";
+import { createRegistry } from "../scenarios/registry.js";
+import { coverageMarkdown } from "../scenarios/coverage.js";
+import { createAdminClient, type AdminClient } from "../api/client.js";
+import { openStore, StoreUnavailable } from "../store/store.js";
+import { loadPaymentMethods } from "../store/payment-method-profiles.js";
+import { loadPayoutPricing } from "../store/payout-pricing.js";
 
 export interface Sandbox {
   url: string;
@@ -62,7 +61,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const store = config.redisUrl
     ? // loaded only when asked for: the Redis client is not part of a single process's start
       await (
-        await import("./store/redis-store.js")
+        await import("../store/redis-store.js")
       ).openRedisStore({
         url: config.redisUrl,
         prefix: config.redisPrefix,
@@ -113,11 +112,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const deps = await createDeps({ watchScenarios: true, ...options });
   const app = createApp(deps);
   const limits = deps.config;
-  let refused: (socket: Socket) => boolean = () => false;
-  // a request on a socket refused past the connection caps was answered 503 already
-  const server: Server = createServer(deadlines(limits), (req, res) => (refused(req.socket) ? undefined : app(req, res)));
-  refused = capConnections(server, limits);
-  bodyDeadline(server, limits);
+  const server: Server = serverWithin(limits, app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(deps.config.port, deps.config.host, () => {

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { writeWhole } from "./snapshot-file.js";
 import { journalHeader, journalVersion } from "./state-formats.js";
-import type { Counters } from "../ids.js";
+import type { Counters } from "../domain/ids.js";
 import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
 
 /**

@@ -77,6 +77,7 @@ export function mergedRecords(parts: () => Iterable<Repository>, byMerchant: (me
     payoutByRequest: (m, id) => byMerchant(m)?.payoutByRequest(m, id),
     addPayout: readOnly,
     duePayout: readOnly,
+    mayBeDue: readOnly,
     subscription: (id) => first(parts(), (r) => r.subscription(id)),
     subscriptionsOfAccount: (m, a) => byMerchant(m)?.subscriptionsOfAccount(m, a) ?? none,
     addSubscription: readOnly,

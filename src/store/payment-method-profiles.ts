@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { MethodProfile } from "../domain/payment-methods.js";
-import { defaultFixturesDir } from "../paths.js";
+import { defaultFixturesDir } from "../base/paths.js";
 import { readFixtureFile } from "./fixtures.js";
 
 const FILE = "payment-methods.json";

@@ -5,7 +5,7 @@
 // different merchants never wait for each other, on this replica or any other.
 import { randomBytes } from "node:crypto";
 import { forgetFullNumber } from "../domain/card-on-file.js";
-import { createIds, type Ids } from "../ids.js";
+import { createIds, type Ids } from "../domain/ids.js";
 import { KEY_FIELD, type Collection } from "../domain/types.js";
 import { createRepository, type Repository } from "../domain/records.js";
 import {

@@ -14,7 +14,7 @@ import { existsSync, statSync, unlinkSync } from "node:fs";
 import { mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
-import { createIds, type Ids } from "../ids.js";
+import { createIds, type Ids } from "../domain/ids.js";
 import { loadFixtures } from "./fixtures.js";
 import { NewerFormat, upgradeRecords, upgradeSnapshot } from "./state-formats.js";
 import { resetMerchant, stateFromFixtures } from "./initial-state.js";
@@ -22,9 +22,9 @@ import { lineEncoder, oldJournalPath, openJournal, replayJournal, type Journal }
 import { SnapshotFile } from "./snapshot-file.js";
 import { createRepository, type Repository } from "../domain/records.js";
 import type { State } from "../domain/types.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../domain/clock.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
-import type { RequestLog } from "../request-log.js";
+import type { RequestLog } from "./request-log.js";
 
 /** What replicas share besides records (the sandbox clock, the scenario choice, nth-call counts): handed to a shared store. */
 export interface SharedParts {
@@ -32,6 +32,9 @@ export interface SharedParts {
   scenarios: ScenarioRegistry;
   requests: RequestLog;
 }
+
+/** What a unit of work is handed: the same parts (Deps), with the unit's own view of the store (store.unit hands it over). */
+export const unitDeps = <D extends { store: Store }>(deps: D, store: Store): D => (store === deps.store ? deps : { ...deps, store });
 
 export interface Store {
   /** "memory", "file" (--data) or "redis" (--redis-url: one state for every replica) */

@@ -2,7 +2,7 @@
 // that what only passes them on (the worker thread's runner, the report's renderers, the target)
 // depends on these shapes, not on the replay and the in-process Sandgate behind it: the server (the
 // dashboard, /__sandbox/verify) reads these and never imports proof/, which runs in a worker.
-import type { ScenarioFile } from "./scenarios/schema.js";
+import type { ScenarioFile } from "../scenarios/schema.js";
 
 export const DIFFERENCE_KINDS = ["status", "content_type", "missing", "extra", "order", "shape", "value"] as const;
 export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
