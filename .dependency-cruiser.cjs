@@ -9,11 +9,11 @@
  * folder) fails `npm run lint`: see "in-a-layer" below.
  */
 const LAYERS = [
-  ["base", "the package's folders, a semaphore"],
+  ["base", "the package's folders, a semaphore, escaping and the XML writer"],
   ["config", "the settings table, the notify_url allow-list, warnings about exposure"],
   ["domain", "result codes, the clock, seeded ids, encryption_data, and records with the rules on them: payments, transitions, money, cards, masking"],
   ["scenarios", "scenario files, conditions, the registry that decides"],
-  ["render", "XML, HTML and the answer elements of a record"],
+  ["render", "HTML pages and the answer elements of a record"],
   ["verify-report", "verify's options and report: what the server reads of proof/"],
   ["store", "memory, --data and Redis; the request log"],
   ["notify", "notifications: outbox, dispatcher, events"],

@@ -15,7 +15,7 @@ import { FIXTURE_MERCHANT, Gateway, xmlText } from "../scripts/self-check/traffi
 import { EARLIER_FORMATS, GOLDEN_NOTIFY_PORT, earlierTree, goldenDir, type GoldenExpected } from "./earlier-formats.js";
 import { runSandgate, spawnSandgate } from "../scripts/sandgate-process.js";
 import { startReceiver, type Receiver } from "./receiver.js";
-import { REDIS_LAYOUT } from "../src/store/redis-layout.js";
+import { REDIS_LAYOUT } from "../src/store/redis/redis-layout.js";
 
 /** Restores a dump written by scripts/earlier-formats.ts into an empty Redis. */
 async function restoreRedis(url: string, dump: Record<string, { type: string; value: unknown }>): Promise<void> {

@@ -12,7 +12,7 @@ import { freshPrefix, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster, Redis } from "ioredis";
 import { ACME, directPayment } from "./helpers.js";
 import { defaultFixturesDir } from "../src/base/paths.js";
-import { openRedisStore } from "../src/store/redis-store.js";
+import { openRedisStore } from "../src/store/redis/redis-store.js";
 import { TurnLost, type Store } from "../src/store/store.js";
 
 const cluster = inject("redisCluster");

@@ -12,10 +12,10 @@ import { ACME, ANY_SIGNATURE, directPayment, parseXml, signRequest } from "./hel
 import { freshPrefix, redisClient, redisDump, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster } from "ioredis";
 import { defaultFixturesDir } from "../src/base/paths.js";
-import { LEASE_MS } from "../src/store/redis-partition.js";
-import { openRedisStore } from "../src/store/redis-store.js";
-import { loadFixtures } from "../src/store/fixtures.js";
-import { stateFromFixtures } from "../src/store/initial-state.js";
+import { LEASE_MS } from "../src/store/redis/turns.js";
+import { openRedisStore } from "../src/store/redis/redis-store.js";
+import { loadFixtures } from "../src/store/fixtures/fixtures.js";
+import { stateFromFixtures } from "../src/store/fixtures/initial-state.js";
 import { startSandbox } from "../src/server/sandbox.js";
 import { freePort, startRedis, startRedisCluster } from "../scripts/redis-server.js";
 

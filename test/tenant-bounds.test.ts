@@ -10,7 +10,7 @@ import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process
 import { directPayment, errorFields, makeApp, parseXml, textOf } from "./helpers.js";
 import { inject } from "vitest";
 import { freshPrefix, redisClient, redisFlags, REPLICA_MODE } from "./replica-helpers.js";
-import { STREAM_BYTES } from "../src/store/redis-scripts.js";
+import { STREAM_BYTES } from "../src/store/redis/redis-scripts.js";
 
 const where = !REPLICA_MODE ? "with --data" : inject("redisCluster") ? "on a Cluster" : "on Redis";
 const ENVELOPE = { encryption_data: "a".repeat(64) };

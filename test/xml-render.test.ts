@@ -1,10 +1,10 @@
-// Sandgate writes XML answers itself (src/render/xml.ts) instead of building an xmlbuilder2 DOM per
+// Sandgate writes XML answers itself (src/base/markup.ts) instead of building an xmlbuilder2 DOM per
 // answer. xmlbuilder2's pretty printer stays the reference: for any tree of elements and any text
 // (markup characters, entity look-alikes, control characters, non-BMP), the bytes are the same.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { create } from "xmlbuilder2";
-import { renderXml, type XmlNode } from "../src/render/xml.js";
+import { renderXml, type XmlNode } from "../src/base/markup.js";
 
 /** What Sandgate wrote before: xmlbuilder2, "&" escaped first so entity look-alikes read back as sent. */
 function reference(root: string, children: XmlNode[]): string {

@@ -25,8 +25,8 @@
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { HELD_RECORDS } from "../../src/store/redis-store.js";
-import { COLLECTIONS, globalKeys, partitionKeys } from "../../src/store/redis-scripts.js";
+import { HELD_RECORDS } from "../../src/store/redis/redis-store.js";
+import { COLLECTIONS, globalKeys, partitionKeys } from "../../src/store/redis/redis-scripts.js";
 import { startRedis, type TestRedis } from "../redis-server.js";
 import { startSandgate, type Service } from "./processes.js";
 

@@ -4,7 +4,7 @@
 // ADMIN_TOKEN guard of src/dashboard/session.ts, the cross-site refusal of src/admin/cross-site.ts).
 // test/openapi.test.ts validates real answers of these calls against the generated document.
 import { z } from "zod";
-import * as stored from "../store/fixtures.js";
+import * as stored from "../store/fixtures/fixtures.js";
 import type { RouteScope } from "../store/store.js";
 import { payoutAnswer } from "./answers.js";
 import {
@@ -142,7 +142,7 @@ const historyEntry = z.looseObject({
 });
 /**
  * A stored record as the operator API shows it: the fields named, each as the store's schema has it
- * (the one the fixtures are checked against: src/store/fixtures.ts), any others allowed.
+ * (the one the fixtures are checked against: src/store/fixtures/fixtures.ts), any others allowed.
  */
 function recordView(record: z.ZodObject, fields: string[], notes: Record<string, string> = {}) {
   return z.looseObject(Object.fromEntries(fields.map((f) => [f, notes[f] ? record.shape[f]!.describe(notes[f]) : record.shape[f]!])));

@@ -1,5 +1,9 @@
-// The only place that writes XML: a declaration, then elements indented by two spaces, an empty
-// element as <name/>, text escaped (& < >). It writes exactly what xmlbuilder2's pretty printer
+// Text into markup, written once: the escaping of XML content, of HTML (text and attributes) and of
+// JSON inside a <script> block, and the only place that writes XML. Every page, answer, masked
+// recording and refusal escapes through here.
+//
+// XML: a declaration, then elements indented by two spaces, an empty element as <name/>, text
+// escaped (& < >). It writes exactly what xmlbuilder2's pretty printer
 // wrote for the same tree (test/xml-render.test.ts proves it against xmlbuilder2 for arbitrary
 // trees and texts), without building a DOM per answer: that was ~18% of a direct payment's CPU.
 /** An element: a text value, or a list of child elements (repeated names allowed). */
@@ -10,6 +14,26 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 const SPECIAL = /[&<>]/g;
 /** Text as element content: "&" is always escaped, so text that looks like an entity reads back as sent. */
 export const escapeText = (text: string) => (SPECIAL.test(text) ? text.replace(SPECIAL, (c) => ESCAPES[c]!) : text);
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text or an attribute value (quoted either way) in HTML. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? "").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+/** JSON text made safe inside <script>: no "</script>", no HTML comment openers, no line separators. */
+export function scriptSafeJson(json: string): string {
+  return json
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+/** A value as JSON safe to place inside <script>. */
+export const jsonForScript = (value: unknown): string => scriptSafeJson(JSON.stringify(value));
 
 function write(nodes: XmlNode[], indent: string, out: string[]): void {
   for (const [name, value] of nodes) {

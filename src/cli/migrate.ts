@@ -6,8 +6,8 @@
 import { command, parseFlags } from "./command.js";
 import { DEFAULTS } from "../config/config.js";
 import { defaultFixturesDir } from "../base/paths.js";
-import { REDIS_LAYOUT } from "../store/redis-layout.js";
-import { inspectRedisStore, openRedisStore, type RedisStoreOptions } from "../store/redis-store.js";
+import { REDIS_LAYOUT } from "../store/redis/redis-layout.js";
+import { inspectRedisStore, openRedisStore, type RedisStoreOptions } from "../store/redis/redis-store.js";
 
 interface Flags {
   redisUrl?: string;

@@ -1,6 +1,6 @@
 // The dashboard's frame and small building blocks: tabs, flash message, tables, buttons that post.
 // Every value passes through escapeHtml here or in the page that calls these.
-import { escapeHtml as e } from "../render/html.js";
+import { escapeHtml as e } from "../base/markup.js";
 import { layout } from "../render/layout.js";
 
 export const BASE = "/__sandbox";

@@ -1,9 +1,9 @@
 // A transaction's history: every request and state change that touched it, with the rule that
 // decided it. Kept on the transaction, oldest first, capped so a long-lived payment stays small.
+// And the pool of texts records repeat (intern, below), which history lines are the most of.
 import { codes } from "./codes.js";
 import type { PaymentState } from "./codes.js";
 import { isoOf } from "./dates.js";
-import { intern } from "./intern.js";
 import type { HistoryEntry, Transaction } from "./types.js";
 
 const HISTORY_LIMIT = 50;
@@ -30,4 +30,17 @@ export function recordHistory(tx: Transaction, now: Date, entry: NewEntry): void
   if (!tx.history) tx.history = [line];
   else tx.history.push(line);
   if (tx.history.length > HISTORY_LIMIT) tx.history.splice(0, tx.history.length - HISTORY_LIMIT);
+}
+
+// One copy of each text that many records repeat (merchant and account ids, currencies, amounts,
+// masked cards, history lines): 100,000 payments then hold 100,000 references, not 100,000
+// copies. Bounded: once the pool is full, new texts are kept as they come.
+const texts = new Map<string, string>();
+const INTERN_LIMIT = 10_000;
+
+export function intern(text: string): string {
+  const known = texts.get(text);
+  if (known !== undefined) return known;
+  if (texts.size < INTERN_LIMIT) texts.set(text, text);
+  return text;
 }

@@ -2,7 +2,7 @@
 // (and subscription) to store. No Express, no store, no clock of its own.
 import { codes, resultInfo, type PaymentState } from "./codes.js";
 import { historyEntry } from "./history.js";
-import { intern } from "./intern.js";
+import { intern } from "./history.js";
 import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "./ids.js";
 import type { Account, DeliveryInformation, PaymentKind, RequestSource, Subscription, SubscriptionTerms, Transaction } from "./types.js";

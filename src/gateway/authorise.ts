@@ -10,7 +10,7 @@ import { z } from "zod";
 import { scalarFields, text, validate } from "../http/fields.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
-import type { XmlNode } from "../render/xml.js";
+import type { XmlNode } from "../base/markup.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Subscription, Transaction } from "../domain/types.js";
 import { CardOnFile } from "../domain/card-on-file.js";

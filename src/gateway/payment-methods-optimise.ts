@@ -7,7 +7,7 @@ import { rankPaymentMethods } from "../domain/payment-methods.js";
 import { formatAmount } from "../domain/money.js";
 import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
-import { loadPaymentMethods } from "../store/payment-method-profiles.js";
+import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 
 const optimiseRequest = obj({
   currency: requiredCurrency(),

@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import { GatewayError } from "../domain/codes.js";
 import type { Deps } from "../deps/deps.js";
-import { renderXml, type XmlNode, type XmlValue } from "../render/xml.js";
+import { renderXml, type XmlNode, type XmlValue } from "../base/markup.js";
 import { checkRequestSignature, refuseMismatch, requestFields, signResponse, type SignatureCheck, type SignedOperation } from "../domain/signature.js";
 import type { BatchSignature } from "../config/config.js";
 import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";

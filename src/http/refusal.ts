@@ -1,7 +1,8 @@
 // A refusal of the whole request, in the operation's own format: XML <respon>, JSON envelope, or HTML.
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
-import { escapeHtml, page } from "../render/html.js";
-import type { XmlNode } from "../render/xml.js";
+import { escapeHtml } from "../base/markup.js";
+import { page } from "../render/html.js";
+import type { XmlNode } from "../base/markup.js";
 import type { Body } from "./body.js";
 import { text } from "./fields.js";
 import type { Format, Reply } from "./reply.js";

@@ -1,7 +1,7 @@
 // What an operation answers before it is rendered and signed: one of the three formats, its status,
 // and what the request log keeps of it. Apart from operation.ts so that refusal.ts, which makes
 // replies too, does not import the pipeline that imports it.
-import type { XmlNode } from "../render/xml.js";
+import type { XmlNode } from "../base/markup.js";
 
 export type Format = "xml" | "json" | "html";
 

@@ -16,7 +16,7 @@ import { pageUrl } from "../gateway/page-links.js";
 import { text } from "../http/fields.js";
 import { sendHtml } from "../render/layout.js";
 import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPage, type PageContext } from "../render/payer-page-views.js";
-import { loadPaymentMethods } from "../store/payment-method-profiles.js";
+import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 import type { Transaction } from "../domain/types.js";
 import { outcomeRule } from "../scenarios/outcome-header.js";
 import { readCardForm } from "./card-form.js";

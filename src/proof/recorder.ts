@@ -8,10 +8,12 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { escapeHtml, escapeText } from "../base/markup.js";
 import { packageVersion } from "../base/paths.js";
 import type { EntryKind } from "./har.js";
-import { openHarWriter, type HarWriter, type NameValue, type RecordedEntry } from "./har-writer.js";
-import { maskBody, maskHeader, maskPairs, maskUrl } from "../domain/masking.js";
+import { openHarWriter, type HarWriter, type RecordedEntry } from "./har-writer.js";
+import { maskUrl } from "../domain/masking.js";
+import { headerPairs, maskBody, queryOf } from "./masking-recorded.js";
 import { pointNotifyUrlAt } from "./notify-address.js";
 
 export interface RecorderOptions {
@@ -313,8 +315,6 @@ function describe(err: unknown): string {
   return String(err);
 }
 
-const xmlEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
-
 /** The recorder's own refusal, in the format of the operation the client called. */
 function failure(res: ServerResponse, pathname: string, status: number, message: string, extra: Record<string, string> = {}): void {
   const path = pathname.toLowerCase().replace(/\/+$/, "");
@@ -322,14 +322,14 @@ function failure(res: ServerResponse, pathname: string, status: number, message:
   let body: string;
   if (path === "/v1/authorise") {
     type = "application/xml; charset=utf-8";
-    body = `<?xml version="1.0" encoding="UTF-8"?><respon><return_status>0</return_status><return_message>${xmlEscape(message)}</return_message></respon>`;
+    body = `<?xml version="1.0" encoding="UTF-8"?><respon><return_status>0</return_status><return_message>${escapeText(message)}</return_message></respon>`;
   } else if (path.startsWith("/v1/") && path !== "/v1/checkout") {
     type = "application/json; charset=utf-8";
     body = JSON.stringify({ return_status: "0", return_message: message });
   } else {
     type = "text/html; charset=utf-8";
     const title = status === 502 ? "The gateway could not be reached" : "Request too large";
-    body = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${xmlEscape(title)}</title></head><body><h1>${xmlEscape(title)}</h1><p>Sandgate recorder: ${xmlEscape(message)}</p></body></html>\n`;
+    body = `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>Sandgate recorder: ${escapeHtml(message)}</p></body></html>\n`;
   }
   res.writeHead(status, { "Content-Type": type, "Content-Length": Buffer.byteLength(body), ...(status === 413 ? { Connection: "close" } : {}), ...extra });
   res.end(body);
@@ -349,21 +349,6 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer | undefined
 }
 
 const isText = (mimeType: string) => mimeType === "" || /^text\/|json|xml|javascript|x-www-form-urlencoded|html|svg/i.test(mimeType);
-
-function headerPairs(rawHeaders: readonly string[], keep: (name: string) => boolean): NameValue[] {
-  const pairs: NameValue[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (keep(name.toLowerCase())) pairs.push({ name, value: maskHeader(name, rawHeaders[i + 1]!) });
-  }
-  return pairs;
-}
-
-function queryOf(url: string): NameValue[] {
-  const q = url.indexOf("?");
-  if (q < 0) return [];
-  return maskPairs([...new URLSearchParams(url.slice(q + 1).split("#")[0]).entries()].map(([name, value]) => ({ name, value })));
-}
 
 /** The HAR entry of one exchange: masked, the answer's body as text (base64 when it is not text). */
 function entryOf(x: Exchange): RecordedEntry {

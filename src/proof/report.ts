@@ -1,7 +1,7 @@
 // A verify report three ways: a table for people on the terminal, JSON for scripts (--report), and
 // JUnit XML for CI (--junit, one test case per exchange, its differences in <failure>).
 import { attr, cut, textTable, xmlSafe } from "../render/report-text.js";
-import { escapeText } from "../render/xml.js";
+import { escapeText } from "../base/markup.js";
 import { KIND_MEANINGS, type Difference } from "../verify-report/verify-report.js";
 import type { Suggestions } from "../verify-report/verify-report.js";
 import type { VerifyReport } from "../verify-report/verify-report.js";

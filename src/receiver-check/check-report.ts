@@ -2,7 +2,7 @@
 // case per probe; a failure is <failure>, a warning passes with <system-out>, a probe the run did
 // not get to is <skipped>, and a stopped run is one more failing case, said once). JSON is the
 // report object itself. The house style and helpers are verify's (src/proof/report.ts).
-import { escapeText } from "../render/xml.js";
+import { escapeText } from "../base/markup.js";
 import { attr, textTable, xmlSafe } from "../render/report-text.js";
 import type { ProbeResult, ReceiverCheckReport, SendResult } from "./run.js";
 

@@ -2,7 +2,8 @@
 // load, appends one hidden input per name/value pair and submits it to the hosted checkout.
 // The pairs travel as JSON data (jsonForScript) and become inputs through DOM properties, so no
 // request value is ever parsed as HTML or script.
-import { cspHash, escapeHtml, jsonForScript, page, PAGE_STYLE } from "./html.js";
+import { escapeHtml, jsonForScript } from "../base/markup.js";
+import { cspHash, page, PAGE_STYLE } from "./html.js";
 
 const CHECKOUT_PAGE_TITLE = "Loading...";
 /** id of the JSON data block that holds the hidden inputs as [name, value] pairs */

@@ -1,21 +1,6 @@
 // HTML helpers shared by every page Sandgate serves.
 import { createHash } from "node:crypto";
-
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
-
-/** JSON safe to place inside <script>: no "</script>", no HTML comment openers, no line separators. */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/>/g, "\\u003e")
-    .replace(/&/g, "\\u0026")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
-}
+import { escapeHtml } from "../base/markup.js";
 
 /** An HTML document; `head` and `body` must already be escaped HTML. */
 export function htmlDocument(title: string, head: string, body: string): string {

@@ -2,7 +2,8 @@
 // its own scripts (run in order), all served from /__sandbox/assets, and a Content-Security-Policy that
 // allows nothing else (no inline script, no third party). Bodies must already be escaped HTML.
 import type { Response } from "express";
-import { escapeHtml, htmlDocument } from "./html.js";
+import { escapeHtml } from "../base/markup.js";
+import { htmlDocument } from "./html.js";
 
 export const ASSETS_PATH = "/__sandbox/assets";
 

@@ -4,7 +4,7 @@ import { codes, resultInfo, type FieldProblem } from "../domain/codes.js";
 import { catalogue } from "../domain/outcomes.js";
 import { orderStatusOf } from "../domain/payment.js";
 import type { Transaction } from "../domain/types.js";
-import { escapeHtml as e } from "./html.js";
+import { escapeHtml as e } from "../base/markup.js";
 import { layout } from "./layout.js";
 
 /** One line of the interface document's `items`: name#,#code#,#unit price#,#quantity. */

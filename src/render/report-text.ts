@@ -1,6 +1,6 @@
 // Reports as text: aligned terminal columns, and text safe in XML (JUnit) attributes and bodies.
 // Used by verify's reports (proof/report.ts) and the receiver check's (receiver-check/check-report.ts).
-import { escapeText } from "./xml.js";
+import { escapeText } from "../base/markup.js";
 
 /** The text cut to n characters, an ellipsis saying so. */
 export const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

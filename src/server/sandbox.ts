@@ -15,9 +15,10 @@ import { createRequestLog } from "../store/request-log.js";
 import { createRegistry } from "../scenarios/registry.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { createAdminClient, type AdminClient } from "../api/client.js";
-import { openStore, StoreUnavailable } from "../store/store.js";
-import { loadPaymentMethods } from "../store/payment-method-profiles.js";
-import { loadPayoutPricing } from "../store/payout-pricing.js";
+import { StoreUnavailable } from "../store/store.js";
+import { openStore } from "../store/memory/memory-store.js";
+import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
+import { loadPayoutPricing } from "../store/fixtures/payout-pricing.js";
 
 export interface Sandbox {
   url: string;
@@ -61,7 +62,7 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const store = config.redisUrl
     ? // loaded only when asked for: the Redis client is not part of a single process's start
       await (
-        await import("../store/redis-store.js")
+        await import("../store/redis/redis-store.js")
       ).openRedisStore({
         url: config.redisUrl,
         prefix: config.redisPrefix,

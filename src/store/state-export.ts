@@ -7,9 +7,9 @@
 //   last     {"end":{"records":<n>}}
 // Reading refuses, naming the line and the reason, a file that is not one, of another version, cut
 // short, or holding a record that is not one; nothing is applied until the whole file has been read.
-import { COLLECTIONS } from "./redis-scripts.js";
+import { COLLECTIONS } from "./redis/redis-scripts.js";
 import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
-import * as stored from "./fixtures.js";
+import * as stored from "./fixtures/fixtures.js";
 import type { z } from "zod";
 
 /** The version this code writes and reads. */

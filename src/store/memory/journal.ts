@@ -4,16 +4,16 @@
 // line, not the whole payment); any other record goes whole. So a commit costs what it changed,
 // not the size of its records or of the state, and nothing is kept for it between requests.
 // Replaying a line twice is harmless. The snapshot (lowdb's file) is rewritten only when the
-// journal has grown as large as it, behind the commits (see store.ts), and at start, on reset and
+// journal has grown as large as it, behind the commits (see memory-store.ts), and at start, on reset and
 // on close, so that cost is spread over as many commits. Each commit ends with the counters line,
 // so replay applies whole commits only: one a crash cut short (a torn line, or lines without their
 // counters line) was never acknowledged, and none of it is applied.
 import { existsSync, readFileSync } from "node:fs";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { writeWhole } from "./snapshot-file.js";
-import { journalHeader, journalVersion } from "./state-formats.js";
-import type { Counters } from "../domain/ids.js";
-import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
+import { journalHeader, journalVersion } from "../state-formats.js";
+import type { Counters } from "../../domain/ids.js";
+import { KEY_FIELD, type Collection, type State } from "../../domain/types.js";
 
 /**
  * The collections journaled by changed fields, each with the one list its records grow (null when

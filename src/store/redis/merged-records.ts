@@ -1,9 +1,9 @@
 // Every merchant's records at once, read-only: what the shared store shows outside a merchant's
 // unit (the dashboard's and operator API's lists, the notification dispatcher looking for what is
 // due). A change is made in the unit of the merchant it belongs to, never through this view.
-import { StoreError } from "./store.js";
-import type { Repository } from "../domain/records.js";
-import { STATE_VERSION, type State } from "../domain/types.js";
+import { StoreError } from "../store.js";
+import type { Repository } from "../../domain/records.js";
+import { STATE_VERSION, type State } from "../../domain/types.js";
 import { COLLECTIONS } from "./redis-scripts.js";
 
 const readOnly = (): never => {

@@ -12,9 +12,9 @@
 import { randomBytes } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import { COLLECTIONS } from "./redis-scripts.js";
-import { upgradeRecords } from "./state-formats.js";
-import { StoreError } from "./store.js";
-import { STATE_VERSION, type State } from "../domain/types.js";
+import { upgradeRecords } from "../state-formats.js";
+import { StoreError } from "../store.js";
+import { STATE_VERSION, type State } from "../../domain/types.js";
 
 /** The layout this code writes. */
 export const REDIS_LAYOUT = 3;

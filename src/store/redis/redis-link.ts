@@ -16,7 +16,7 @@
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Cluster, Redis, ReplyError } from "ioredis";
-import { StoreError, StoreUnavailable } from "./store.js";
+import { StoreError, StoreUnavailable } from "../store.js";
 
 /** A connection that has not answered for this long while a reply is awaited is given up. */
 const SILENT_MS = 1_000;

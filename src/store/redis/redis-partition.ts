@@ -4,95 +4,19 @@
 // made; the unit's commits write what it changed and announce it on the merchant's stream. Units of
 // different merchants never wait for each other, on this replica or any other.
 import { randomBytes } from "node:crypto";
-import { forgetFullNumber } from "../domain/card-on-file.js";
-import { createIds, type Ids } from "../domain/ids.js";
-import { KEY_FIELD, type Collection } from "../domain/types.js";
-import { createRepository, type Repository } from "../domain/records.js";
-import {
-  ACQUIRE,
-  COMMIT,
-  COLLECTIONS,
-  RELEASE,
-  RENEW,
-  RESOLVE,
-  INSTALL,
-  acquireKeys,
-  commitKeys,
-  installKeys,
-  resolveKeys,
-  type PartitionKeys,
-} from "./redis-scripts.js";
-import { createTurns, type Turns } from "./turns.js";
-import { StoreUnavailable, TurnLost } from "./store.js";
-import { STATE_VERSION, type State } from "../domain/types.js";
+import { forgetFullNumber } from "../../domain/card-on-file.js";
+import { createIds, type Ids } from "../../domain/ids.js";
+import { KEY_FIELD, type Collection } from "../../domain/types.js";
+import { createRepository, type Repository } from "../../domain/records.js";
+import { COLLECTIONS, INSTALL, acquireKeys, commitKeys, installKeys, resolveKeys, type PartitionKeys, type Scripts } from "./redis-scripts.js";
+import { createTurns, LEASE_MS, leaseKeeper, type Turns } from "./turns.js";
+import { StoreUnavailable, TurnLost } from "../store.js";
+import { STATE_VERSION, type State } from "../../domain/types.js";
 import type { Link } from "./redis-link.js";
-import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../scenarios/registry.js";
+import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../../scenarios/registry.js";
 
-/** How long a merchant's turn survives a replica that stopped answering (each commit renews it). */
-export const LEASE_MS = 2_000;
 /** How long a commit that did not land stays fenced off (a command delayed in the network longer than this is not expected). */
 const FENCE_MS = 60_000;
-
-/**
- * Keeps a turn's lease (`lock`, held with `token`) while it is held: renewed every third of the
- * lease from keep() to stop(), so a unit may run longer than the lease, and a replica that dies
- * stops renewing it. A merchant's turn and the settings' turn each have one.
- */
-export function leaseKeeper(renew: Script, lock: string, token: string): { keep(): void; stop(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    clearInterval(timer);
-    timer = undefined;
-  };
-  return {
-    keep() {
-      stop();
-      timer = setInterval(() => void renew([lock], [token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
-      timer.unref();
-    },
-    stop,
-  };
-}
-
-/** A script as a function of its keys and arguments (EVALSHA, sent again only when Redis lost it). */
-type Script = (keys: string[], args: (string | number)[]) => Promise<unknown>;
-
-export interface Scripts {
-  acquire: Script;
-  /** sent once: a commit whose reply was lost is resolved by its fence (Partition.commit) */
-  commit: Script;
-  install: Script;
-  release: Script;
-  renew: Script;
-  resolve: Script;
-}
-
-/**
- * A script on this link, called with its keys and arguments; sent again on a new connection when
- * its reply was lost (link.again), unless `once`: every script but COMMIT may run twice.
- */
-export function defineScript(link: Link, name: string, lua: string, once = false): Script {
-  const client = link.client;
-  client.defineCommand(name, { lua });
-  // keys and arguments go as two lists (the client flattens them): spread into one call, an install of
-  // 50,000 records overflowed the stack
-  const call = (client as unknown as Record<string, (n: number, keys: string[], args: (string | number)[]) => Promise<unknown>>)[name]!;
-  if (once) return (keys, args) => call.call(client, keys.length, keys, args);
-  return (keys, args) => link.again(() => call.call(client, keys.length, keys, args));
-}
-
-/** The partition's scripts on this link: one definition each. */
-export function defineScripts(link: Link): Scripts {
-  const define = (name: string, lua: string, once = false) => defineScript(link, name, lua, once);
-  return {
-    acquire: define("sandgateAcquire", ACQUIRE),
-    commit: define("sandgateCommit", COMMIT, true),
-    install: define("sandgateInstall", INSTALL),
-    release: define("sandgateRelease", RELEASE),
-    renew: define("sandgateRenew", RENEW),
-    resolve: define("sandgateResolve", RESOLVE),
-  };
-}
 
 /** What a partition needs from the store that holds it. */
 export interface PartitionContext {

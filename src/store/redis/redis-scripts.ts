@@ -25,7 +25,8 @@
 //   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
 //   requests            a capped stream: every replica's request log entries
 //   replicas            hash: each running replica → its layout, version and when it was last seen (every 2 s)
-import { KEY_FIELD, type Collection } from "../domain/types.js";
+import { KEY_FIELD, type Collection } from "../../domain/types.js";
+import type { Link } from "./redis-link.js";
 
 export const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
 
@@ -130,7 +131,7 @@ else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end`;
  * entry...} with the commits it missed.
  * KEYS: see acquireKeys. ARGV: token, lease ms, generation, the caller's epoch and version.
  */
-export const ACQUIRE = `
+const ACQUIRE = `
 if ARGV[1] ~= '' then ${holdLock("{0}")} end
 local epoch = redis.call('GET', KEYS[2])
 if not epoch or string.sub(epoch, 1, #ARGV[3] + 1) ~= ARGV[3] .. '/' then return {3} end
@@ -169,7 +170,7 @@ const STREAM_MAX = 1_000;
  * number from 1, key, JSON), m removals (collection number, key), p nth counts (key, count), each
  * list after its length.
  */
-export const COMMIT = `
+const COMMIT = `
 if redis.call('HEXISTS', KEYS[#KEYS], ARGV[7]) == 1 then return -2 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local collections = (#KEYS - 8) / 2
@@ -210,7 +211,7 @@ return version
  * installed again meanwhile, or the stream no longer goes back that far): -1, fenced all the same.
  * KEYS: see resolveKeys. ARGV: the caller's epoch, the version its commit started from, the fence, how long fences are kept (ms).
  */
-export const RESOLVE = `
+const RESOLVE = `
 local landed = tonumber(ARGV[2]) + 1
 local unknown = redis.call('GET', KEYS[1]) ~= ARGV[1]
 if not unknown then
@@ -275,13 +276,13 @@ return counters
 `;
 
 /** Extends a turn's lease if the caller still holds it (a unit longer than the lease). KEYS: lock. ARGV: token, lease ms. */
-export const RENEW = `
+const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `;
 
 /** Gives a turn up if the caller still holds it. KEYS: lock. ARGV: token. */
-export const RELEASE = `
+const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
@@ -327,3 +328,43 @@ for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 redis.call('SET', KEYS[9], issued)
 return 1
 `;
+
+/** A script as a function of its keys and arguments (EVALSHA, sent again only when Redis lost it). */
+export type Script = (keys: string[], args: (string | number)[]) => Promise<unknown>;
+
+export interface Scripts {
+  acquire: Script;
+  /** sent once: a commit whose reply was lost is resolved by its fence (Partition.commit) */
+  commit: Script;
+  install: Script;
+  release: Script;
+  renew: Script;
+  resolve: Script;
+}
+
+/**
+ * A script on this link, called with its keys and arguments; sent again on a new connection when
+ * its reply was lost (link.again), unless `once`: every script but COMMIT may run twice.
+ */
+export function defineScript(link: Link, name: string, lua: string, once = false): Script {
+  const client = link.client;
+  client.defineCommand(name, { lua });
+  // keys and arguments go as two lists (the client flattens them): spread into one call, an install of
+  // 50,000 records overflowed the stack
+  const call = (client as unknown as Record<string, (n: number, keys: string[], args: (string | number)[]) => Promise<unknown>>)[name]!;
+  if (once) return (keys, args) => call.call(client, keys.length, keys, args);
+  return (keys, args) => link.again(() => call.call(client, keys.length, keys, args));
+}
+
+/** The partition's scripts on this link: one definition each. */
+export function defineScripts(link: Link): Scripts {
+  const define = (name: string, lua: string, once = false) => defineScript(link, name, lua, once);
+  return {
+    acquire: define("sandgateAcquire", ACQUIRE),
+    commit: define("sandgateCommit", COMMIT, true),
+    install: define("sandgateInstall", INSTALL),
+    release: define("sandgateRelease", RELEASE),
+    renew: define("sandgateRenew", RENEW),
+    resolve: define("sandgateResolve", RESOLVE),
+  };
+}

@@ -15,17 +15,19 @@
 // it fails half-way (sent again, or a commit resolved by its fence), is redis-link.ts's.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { packageVersion } from "../base/paths.js";
+import { packageVersion } from "../../base/paths.js";
 import { connect } from "./redis-link.js";
-import { createIds } from "../domain/ids.js";
-import { loadFixtures } from "./fixtures.js";
-import { stateFromFixtures } from "./initial-state.js";
+import { createIds } from "../../domain/ids.js";
+import { loadFixtures } from "../fixtures/fixtures.js";
+import { stateFromFixtures } from "../fixtures/initial-state.js";
 import { mergedRecords, mergedState } from "./merged-records.js";
-import { createRepository, type Repository } from "../domain/records.js";
-import { defineScript, defineScripts, LEASE_MS, leaseKeeper, Partition, type PartitionContext } from "./redis-partition.js";
+import { createRepository, type Repository } from "../../domain/records.js";
+import { Partition, type PartitionContext } from "./redis-partition.js";
+import { defineScript, defineScripts } from "./redis-scripts.js";
+import { LEASE_MS, leaseKeeper } from "./turns.js";
 import { COLLECTIONS, DROP_OLD, SETTINGS_INIT, SETTINGS_WRITE, TAKE, acquireKeys, globalKeys, partitionKeys, installKeys } from "./redis-scripts.js";
 import { createTurns } from "./turns.js";
-import { createSlots } from "../base/slots.js";
+import { createSlots } from "../../base/slots.js";
 import { inspectLayoutOne, layoutAt, newerLayout, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
 import {
   endsOf,
@@ -39,10 +41,10 @@ import {
   type Store,
   type UnitScope,
   type Locatable,
-} from "./store.js";
-import type { State } from "../domain/types.js";
-import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "./request-log.js";
-import type { ScenarioChoice } from "../scenarios/registry.js";
+} from "../store.js";
+import type { State } from "../../domain/types.js";
+import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
+import type { ScenarioChoice } from "../../scenarios/registry.js";
 
 export interface RedisStoreOptions {
   url: string;

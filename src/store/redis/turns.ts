@@ -3,6 +3,7 @@
 // most, so the other replicas get theirs); the others wait, and the first of them takes the next
 // turn for all. When the last open unit ends, the turn is given back (`finish`), and taken again
 // if units are waiting.
+import type { Script } from "./redis-scripts.js";
 
 /** A replica opens new units on the turn it holds for this long, then lets the others have one. */
 const TURN_MS = 10;
@@ -100,5 +101,28 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
       ending = handedOver = true;
       return true;
     },
+  };
+}
+
+/** How long a merchant's turn survives a replica that stopped answering (each commit renews it). */
+export const LEASE_MS = 2_000;
+/**
+ * Keeps a turn's lease (`lock`, held with `token`) while it is held: renewed every third of the
+ * lease from keep() to stop(), so a unit may run longer than the lease, and a replica that dies
+ * stops renewing it. A merchant's turn and the settings' turn each have one.
+ */
+export function leaseKeeper(renew: Script, lock: string, token: string): { keep(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    keep() {
+      stop();
+      timer = setInterval(() => void renew([lock], [token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
+      timer.unref();
+    },
+    stop,
   };
 }
