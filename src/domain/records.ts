@@ -348,7 +348,11 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     subscriptionsOfAccount: (merchantId, accountId) => subscriptionsByAccount.get(merchantId, accountId),
     addSubscription: (s) => add("subscriptions", s),
     dueSubscription: (now) => subscriptionQueue.popDue(now.getTime()),
-    mayBeDue: (now, queue) => (queue ? dueQueues[queue].dueBy(now.getTime()) : Object.values(dueQueues).some((q) => q.dueBy(now.getTime()))),
+    mayBeDue(now, queue) {
+      const at = now.getTime();
+      // asked by every gateway request: three looks, no list made
+      return queue ? dueQueues[queue].dueBy(at) : refundQueue.dueBy(at) || payoutQueue.dueBy(at) || subscriptionQueue.dueBy(at);
+    },
     scheduleSubscription: schedule,
 
     notification: (id) => notifications.get(id),
