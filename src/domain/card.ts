@@ -2,7 +2,8 @@
 export function passesLuhn(number: string): boolean {
   let sum = 0;
   for (let i = 0; i < number.length; i++) {
-    let digit = Number(number[number.length - 1 - i]);
+    let digit = number.charCodeAt(number.length - 1 - i) - 48;
+    if (digit < 0 || digit > 9) return false;
     if (i % 2 === 1) {
       digit *= 2;
       if (digit > 9) digit -= 9;

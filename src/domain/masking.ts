@@ -149,8 +149,11 @@ function loggedValue(name: string, value: string): string {
  */
 function holdsCardRun(text: string): boolean {
   const json = /^\s*[[{]/.test(text);
-  for (const match of text.matchAll(LONG_RUNS)) {
-    const digits = /[ -]/.test(match[0]) ? match[0].replace(/[ -]/g, "") : match[0];
+  LONG_RUNS.lastIndex = 0;
+  for (let match = LONG_RUNS.exec(text); match !== null; match = LONG_RUNS.exec(text)) {
+    const run = match[0];
+    // a plain run of 13–19 digits (a card, or an identifier) is checked as it is
+    const digits = run.length <= 19 && !run.includes(" ") && !run.includes("-") ? run : run.replace(/[ -]/g, "");
     if (digits.length < 13 || digits.length > 19 || !passesLuhn(digits)) continue;
     const name = nameBefore(text, match.index, json);
     // (a card's own field is the request log's to mask, not the body's)
