@@ -7,6 +7,8 @@
   var body = section.querySelector("tbody");
   var state = document.getElementById("live-state");
   var query = section.getAttribute("data-query") || "";
+  // the operator call the page names (the table's listRequests), not a path written here
+  var endpoint = section.getAttribute("data-endpoint");
   var lastSeen = "";
 
   function cell(row, text, className) {
@@ -83,7 +85,7 @@
   }
 
   function poll() {
-    var url = "/__sandbox/requests?limit=100" + (query ? "&" + query : "");
+    var url = endpoint + "?limit=100" + (query ? "&" + query : "");
     fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } })
       .then(function (res) {
         if (!res.ok) throw new Error("HTTP " + res.status);

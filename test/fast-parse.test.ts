@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { OPERATIONS } from "../src/server/app.js";
+import { GATEWAY_HANDLERS } from "../src/server/app.js";
 import { apmRequest, paymentRequest } from "../src/gateway/payment-schema.js";
 import { compileFastParse, fastParse, NOT_SURE } from "../src/http/fast-parse.js";
 import { around, awkward, VALID } from "./gateway-bodies.js";
@@ -33,7 +33,7 @@ function agreesWithZod(schema: z.ZodType, body: unknown, parse: Parser = fastPar
 }
 
 const schemas: [string, z.ZodType, Record<string, unknown>[]][] = [
-  ...OPERATIONS.map((op): [string, z.ZodType, Record<string, unknown>[]] => [op.name, op.request, VALID[op.name]!]),
+  ...GATEWAY_HANDLERS.map((op): [string, z.ZodType, Record<string, unknown>[]] => [op.name, op.request, VALID[op.name]!]),
   ["direct payment", paymentRequest, VALID.authorise!.slice(0, 2)],
   ["APM payment", apmRequest, VALID.authorise!.slice(2)],
 ];

@@ -5,7 +5,7 @@
 // finds the expected value in the request log.
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { OPERATIONS } from "../src/server/app.js";
+import { GATEWAY_HANDLERS } from "../src/server/app.js";
 import { KEY_SHOWN } from "../src/domain/signature.js";
 import { VALID } from "./gateway-bodies.js";
 import { createHash } from "node:crypto";
@@ -59,7 +59,7 @@ describe("a strict refusal never hands out a signature", () => {
       paid[account] = /<transaction_id>(\d+)</.exec(res.text)![1]!;
     }
     const before = await holdings(app, TEAM);
-    const bodyOf = (op: (typeof OPERATIONS)[number], account: string, encryption_data: string) => {
+    const bodyOf = (op: (typeof GATEWAY_HANDLERS)[number], account: string, encryption_data: string) => {
       const body: Record<string, unknown> = { ...VALID[op.name]![0]!, merchant_id: TEAM, account_id: account, encryption_data };
       // aim the batch operations at TEAM-B's payment on that account
       for (const list of ["capture_orders", "refund_orders", "cancel_orders"]) {
@@ -71,7 +71,7 @@ describe("a strict refusal never hands out a signature", () => {
     // the attacker probes every operation on TEAM-B's accounts and on "ACC-1" (whose JSON refusal,
     // signed, would be the signature of "ACC-10": "TEAM-B" + "ACC-1" + return_status "0")
     const carried = new Set<string>();
-    for (const op of OPERATIONS) {
+    for (const op of GATEWAY_HANDLERS) {
       for (const account of [...ACCOUNTS, "ACC-1"]) {
         const body = bodyOf(op, account, "0".repeat(64));
         const refused = await request(app).post(op.path).send(body);
@@ -86,7 +86,7 @@ describe("a strict refusal never hands out a signature", () => {
       }
     }
     // then sends every value any refusal carried as the signature of every operation on each account
-    for (const op of OPERATIONS) {
+    for (const op of GATEWAY_HANDLERS) {
       for (const account of ACCOUNTS) {
         expect(carried, `${op.name} on ${account}: a refusal carried its signature`).not.toContain(signRequest(op.name, bodyOf(op, account, ""), key));
         for (const value of carried) {

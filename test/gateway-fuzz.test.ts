@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
-import { OPERATIONS, type App } from "../src/server/app.js";
+import { GATEWAY_HANDLERS, type App } from "../src/server/app.js";
 import type { Deps } from "../src/deps/deps.js";
 import { around, VALID } from "./gateway-bodies.js";
 import { apmPayment, directPayment, makeApp, nextOrderNo, parseXml, snapshotState, standingClock, textOf } from "./helpers.js";
@@ -43,7 +43,7 @@ function stateOf(app: App, deps: Deps): () => Promise<unknown> {
 const fuzzedApp = () => makeApp({ notifyAllow: "127.0.0.1", ...(REPLICA_MODE ? {} : { clock: standingClock() }) });
 
 describe("gateway operations, fuzzed over HTTP", () => {
-  test.each(OPERATIONS.map((op) => [op.path, op] as const))("%s: answered in its own format, never 5xx; a refusal changes nothing", async (_path, op) => {
+  test.each(GATEWAY_HANDLERS.map((op) => [op.path, op] as const))("%s: answered in its own format, never 5xx; a refusal changes nothing", async (_path, op) => {
     const { app, deps } = await fuzzedApp();
     const state = stateOf(app, deps);
     const valid = VALID[op.name]!;

@@ -8,7 +8,8 @@ import type { Deps } from "../src/deps/deps.js";
 import type { Notification, Transaction } from "../src/domain/types.js";
 import { REPLICA_MODE, replicaApp } from "./replica-helpers.js";
 import { createDeps, type SandboxOptions } from "../src/server/sandbox.js";
-import { signatureFields, type SignedOperation } from "../src/domain/signature.js";
+import { signatureFields } from "../src/domain/signature.js";
+import type { SignedOperation } from "../src/domain/gateway-operations.js";
 import { createClock, type Clock } from "../src/domain/clock.js";
 
 /**

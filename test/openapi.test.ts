@@ -6,7 +6,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { convert } from "xmlbuilder2";
-import { OPERATIONS } from "../src/server/app.js";
+import { GATEWAY_HANDLERS } from "../src/server/app.js";
 import { directPayment, makeApp } from "./helpers.js";
 import { readmeExamples } from "./readme-helpers.js";
 
@@ -56,7 +56,7 @@ describe("GET /__sandbox/openapi.json", () => {
   test("is OpenAPI 3.1 with every /v1 operation (JSON and form bodies) and the operator API", async () => {
     const { doc } = await documentAndValidator();
     expect(doc.openapi).toBe("3.1.0");
-    for (const op of OPERATIONS) {
+    for (const op of GATEWAY_HANDLERS) {
       const post = doc.paths[op.path]?.post;
       expect(post, op.path).toBeDefined();
       expect(Object.keys(post!.requestBody!.content)).toEqual(["application/json", "application/x-www-form-urlencoded"]);
@@ -85,7 +85,7 @@ describe("GET /__sandbox/openapi.json", () => {
       check(e.path, res.status, res.type, res.text, `docs/operations.md line ${e.line}`);
       covered.add(e.path);
     }
-    expect([...covered].sort()).toEqual(OPERATIONS.map((op) => op.path).sort());
+    expect([...covered].sort()).toEqual(GATEWAY_HANDLERS.map((op) => op.path).sort());
     const challenge = await request(app)
       .post("/v1/authorise")
       .send(directPayment({ card: "4000002760003184" }));
@@ -100,7 +100,7 @@ describe("GET /__sandbox/openapi.json", () => {
     expect(() =>
       check("/v1/capture", 200, "application/json", refusedCapture.replace('"capture_orders":[]', '"capture_orders":[{"capture_status":1}]'), "tampered"),
     ).toThrow();
-    for (const op of OPERATIONS) {
+    for (const op of GATEWAY_HANDLERS) {
       const refused = await request(app).post(op.path).send({ merchant_id: "M10001", account_id: "A10001" });
       expect(refused.status, op.path).toBe(400);
       check(op.path, refused.status, refused.type, refused.text, "refusal");

@@ -1,5 +1,5 @@
 // The self-check traffic (scripts/self-check/traffic.ts) against a real Sandgate, checked through
-// Sandgate's own interfaces: every /v1 operation of OPERATIONS called (the request log), every payer
+// Sandgate's own interfaces: every /v1 operation of GATEWAY_HANDLERS called (the request log), every payer
 // page finished, every notification a request can cause received (and the events it leaves out are
 // exactly those only time can cause), and a second fresh Sandgate with the same seed answers every
 // request with the same status and result codes: what `sandgate verify` relies on.
@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { OPERATIONS } from "../src/server/app.js";
+import { GATEWAY_HANDLERS } from "../src/server/app.js";
 import type { PaymentState } from "../src/domain/codes.js";
 import type { SubscriptionEvent } from "../src/notify/events.js";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
@@ -153,7 +153,7 @@ describe("the self-check traffic", () => {
   });
 
   it("calls every gateway operation, each answered 200", () => {
-    const paths = OPERATIONS.map((op) => op.path).sort();
+    const paths = GATEWAY_HANDLERS.map((op) => op.path).sort();
     expect([...first.summary.operations].sort()).toEqual(paths);
     const gateway = log.filter((e) => e.path.startsWith("/v1/"));
     expect([...new Set(gateway.map((e) => e.path))].sort()).toEqual(paths);

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { runSandgate } from "../scripts/sandgate-process.js";
 import { recordSelfCheck, SHIPPED_RECORDING } from "../scripts/self-check/record.js";
 import { EXPECTED_EVENTS, LEFT_OUT } from "../scripts/self-check/traffic.js";
-import { OPERATIONS } from "../src/server/app.js";
+import { GATEWAY_HANDLERS } from "../src/server/app.js";
 import type { Difference } from "../src/proof/compare.js";
 import { kindOf, parseHar, pathOf, type HarEntry } from "../src/proof/har.js";
 import type { VerifyReport } from "../src/proof/verify.js";
@@ -39,7 +39,7 @@ describe("a recording of Sandgate through the recorder", () => {
 
   test("covers every operation, every payer page and every notification a request causes", () => {
     const paths = new Set(entries.filter((e) => kindOf(e) === "gateway").map((e) => pathOf(e.request.url)));
-    expect([...paths].sort()).toEqual(OPERATIONS.map((o) => o.path).sort());
+    expect([...paths].sort()).toEqual(GATEWAY_HANDLERS.map((o) => o.path).sort());
     const pages = new Set(entries.filter((e) => kindOf(e) === "page").map((e) => pathOf(e.request.url).split("/")[2]));
     expect([...pages].sort()).toEqual(["3ds", "apm", "checkout"]);
     const events = new Set(entries.filter((e) => kindOf(e) === "notification").map(eventOf));

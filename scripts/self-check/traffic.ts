@@ -11,7 +11,8 @@
 // The merchant (M10001 by default) must have A10001 capturing manually and A10002 capturing at once
 // with pix, as fixtures/merchants.json gives M10001.
 import { createHash } from "node:crypto";
-import { signatureFields, type SignedOperation } from "../../src/domain/signature.js";
+import { signatureFields } from "../../src/domain/signature.js";
+import { GATEWAY_OPERATIONS, type SignedOperation } from "../../src/domain/gateway-operations.js";
 
 export interface TrafficSummary {
   requests: number;
@@ -67,20 +68,6 @@ export const CARDS = {
   insufficientFunds: "4000000000009995",
   challenge: "4000002760003184",
   review: "4000000000009235",
-};
-
-const PATHS: Record<SignedOperation, string> = {
-  authorise: "/v1/authorise",
-  checkout: "/v1/checkout",
-  retrievalTrans: "/v1/retrievalTrans",
-  retrievalRefund: "/v1/retrievalRefund",
-  capture: "/v1/capture",
-  review: "/v1/review",
-  cancel: "/v1/cancel",
-  refund: "/v1/refund",
-  payout: "/v1/payout",
-  subscriptionCancel: "/v1/subscription/cancel",
-  paymentMethodsOptimise: "/v1/paymentMethods/optimise",
 };
 
 type Fields = Record<string, unknown>;
@@ -141,8 +128,8 @@ export class Gateway {
 
   /** A signed gateway request; anything but 200 throws. */
   async call(op: SignedOperation, body: Fields, form = false): Promise<string> {
-    const answer = await this.post(PATHS[op], this.signed(op, body), form);
-    check(answer.status === 200, `${PATHS[op]} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+    const answer = await this.post(GATEWAY_OPERATIONS[op].path, this.signed(op, body), form);
+    check(answer.status === 200, `${GATEWAY_OPERATIONS[op].path} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
     return answer.text;
   }
 

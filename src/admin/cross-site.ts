@@ -15,6 +15,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { problemPage } from "../render/payer-page-views.js";
 import { sendHtml } from "../render/layout.js";
 import { cookieValue } from "./cookies.js";
+import { SANDBOX_PATH } from "../base/paths.js";
 
 /** The cookie and field of the dashboard's form token. */
 const FORM_COOKIE = "sandgate_form";
@@ -87,7 +88,7 @@ export function formTokens(): RequestHandler[] {
       if (SAFE.has(req.method)) {
         if (!isDashboard(req.path)) return next();
         const issued = token ?? randomBytes(16).toString("hex");
-        if (!token) res.cookie(FORM_COOKIE, issued, { httpOnly: true, sameSite: "strict", path: "/__sandbox" });
+        if (!token) res.cookie(FORM_COOKIE, issued, { httpOnly: true, sameSite: "strict", path: SANDBOX_PATH });
         res.locals.formToken = issued;
         return next();
       }

@@ -2,7 +2,7 @@
 // started in-process (`sandbox.admin`) or a remote one (`createAdminClient(url, token)`). Every call
 // is one HTTP request; an error answer throws SandgateAdminError with the API's status and message.
 import type { z } from "zod";
-import { OPERATOR_CALLS, type OperatorCallId, type OperatorEntry } from "./operator-calls.js";
+import { callPath, operatorCall, type OperatorCallId, type OperatorEntry, type ParamNames } from "./operator-calls.js";
 import type { ReceiverCheckReport } from "../receiver-check/run.js";
 import type { RequestFilter, RequestLogEntry } from "../store/request-log.js";
 import type { CoverageReport } from "../scenarios/coverage.js";
@@ -20,24 +20,11 @@ export class SandgateAdminError extends Error {
   }
 }
 
-export interface ScenarioList {
-  global: string;
-  bindings: Record<string, string>;
-  scenarios: { name: string; description: string; extends: string[]; rules: number }[];
-  errors: string[];
-}
+/** The scenarios, the global one and the bindings (GET /__sandbox/scenarios). */
+export type ScenarioList = CallAnswer<"listScenarios">;
 
 /** A payment as its payer's return and the merchant's query see it after a forced completion. */
-export interface CompletedPayment {
-  transaction_id: string;
-  order_status: string;
-  result_info: string;
-  payment_status: string;
-  /** the page it now waits at ("3ds" after a checkout chose 3-D Secure), or "" once finished */
-  stage: string;
-  /** the merchant's return_url with the signed result, or "" */
-  return_url: string;
-}
+export type CompletedPayment = CallAnswer<"completePayment">;
 
 /** What a receiver check is asked to do (POST /__sandbox/receiver-checks). */
 export interface ReceiverCheckInput {
@@ -53,8 +40,6 @@ export interface ReceiverCheckInput {
 
 /** An operator call of the table (api/operator-calls.ts), by its operationId. */
 type CallOf<Id extends OperatorCallId> = Extract<OperatorEntry, { operationId: Id }>;
-/** The names in a path's braces: "/payments/{transaction_id}/complete" → "transaction_id". */
-type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
 
 /** What call() sends: the path's parameters, the query, the JSON body. */
 interface CallInput<Id extends OperatorCallId = OperatorCallId> {
@@ -73,15 +58,15 @@ export interface AdminClient {
    * call("getNotification", { params: { id } }): a call the methods below do not name is reachable too.
    */
   call<Id extends OperatorCallId>(id: Id, input?: CallInput<Id>): Promise<CallAnswer<Id>>;
-  health(): Promise<{ status: string; scenario: string; signature_mode: string; time: string }>;
+  health(): Promise<CallAnswer<"getHealth">>;
   /** the global scenario, for every merchant without a binding */
-  setScenario(name: string): Promise<{ global: string }>;
+  setScenario(name: string): Promise<CallAnswer<"setGlobalScenario">>;
   /** one merchant's scenario (a CI job isolates itself by merchant_id) */
-  bindScenario(merchantId: string, name: string): Promise<{ merchant_id: string; scenario: string }>;
-  unbindScenario(merchantId: string): Promise<{ merchant_id: string; scenario: string }>;
+  bindScenario(merchantId: string, name: string): Promise<CallAnswer<"bindScenario">>;
+  unbindScenario(merchantId: string): Promise<CallAnswer<"unbindScenario">>;
   scenarios(): Promise<ScenarioList>;
   /** back to the fixtures: everything, or one merchant's records */
-  reset(merchantId?: string): Promise<{ reset: string }>;
+  reset(merchantId?: string): Promise<CallAnswer<"resetState">>;
   requests(filter?: RequestFilter): Promise<RequestLogEntry[]>;
   /** the same requests as a HAR 1.2 document */
   requestsHar(filter?: RequestFilter): Promise<unknown>;
@@ -102,10 +87,10 @@ export interface AdminClient {
   merchant(merchantId: string): Promise<MerchantView>;
   /** moves the sandbox clock forward ("90s", "2h", "3d", "1w", or seconds) and applies what fell due */
   /** `merchant`: that merchant's clock only */
-  advanceClock(by: string | number, options?: { merchant?: string }): Promise<{ now: string; offset_ms: number; applied: number; merchant_id?: string }>;
-  clock(): Promise<{ now: string; offset_ms: number }>;
+  advanceClock(by: string | number, options?: { merchant?: string }): Promise<CallAnswer<"advanceClock">>;
+  clock(): Promise<CallAnswer<"getClock">>;
   /** attempts every notification due now */
-  deliverNotifications(): Promise<{ attempts: number; pending: number; delivered: number; failed: number; dropped: number }>;
+  deliverNotifications(): Promise<CallAnswer<"deliverNotifications">>;
   resendNotification(notificationId: string): Promise<Notification>;
   coverage(merchantId?: string): Promise<CoverageReport>;
   clearCoverage(merchantId?: string): Promise<void>;
@@ -119,19 +104,13 @@ export interface AdminClient {
   exportState(merchantId?: string): Promise<string>;
   /** replaces the state with such a file (all of it, or the one merchant it holds); a refused file changes nothing */
   /** `all`: needed for a file of every merchant (it replaces every merchant's records and the clock) */
-  importState(file: string, options?: { all?: boolean }): Promise<{ merchant: string | null; records: Record<string, number> }>;
+  importState(file: string, options?: { all?: boolean }): Promise<CallAnswer<"importState">>;
 }
 
 type Query = Record<string, string | number | undefined>;
 
 /** A merchant as the operator API shows it. */
-interface MerchantView {
-  merchant_id: string;
-  name: string;
-  secret_key: string;
-  provisioned: boolean;
-  accounts: { account_id: string; capture_mode: "manual" | "auto" }[];
-}
+type MerchantView = CallAnswer<"provisionMerchant">["merchant"];
 
 export interface AdminClientOptions {
   /** abandon a call that has no complete answer after this long (a TimeoutError); default: wait */
@@ -139,13 +118,12 @@ export interface AdminClientOptions {
 }
 
 export function createAdminClient(url: string, token?: string, options: AdminClientOptions = {}): AdminClient {
-  const base = `${url.replace(/\/+$/, "")}/__sandbox`;
+  const base = url.replace(/\/+$/, "");
   const { timeoutMs } = options;
   /** One call of the table: its method and path, the parameters put in, the answer parsed (an error answer throws). */
   async function send<T>(operationId: OperatorCallId, input: CallInput = {}): Promise<T> {
-    const spec = OPERATOR_CALLS.find((c) => c.operationId === operationId)!;
-    const params = (input.params ?? {}) as Record<string, string | undefined>;
-    const path = spec.path.replace(/^\/__sandbox/, "").replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+    const spec = operatorCall(operationId);
+    const path = callPath(operationId, (input.params ?? {}) as Record<string, string>);
     const method = spec.method.toUpperCase();
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined && v !== "") query.set(k, String(v));

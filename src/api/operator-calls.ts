@@ -792,6 +792,28 @@ export type OperatorCallId = OperatorEntry["operationId"];
 /** The table as plain entries, for whatever goes through every call. */
 export const OPERATOR_CALLS: readonly (OperatorCall & { operationId: OperatorCallId })[] = OPERATOR;
 
+const BY_ID = new Map(OPERATOR_CALLS.map((c) => [c.operationId, c]));
+/** A call's table entry by its operationId. */
+export const operatorCall = (id: OperatorCallId) => BY_ID.get(id)!;
+
+/** The names in a path's braces: "/payments/{transaction_id}/complete" → "transaction_id". */
+export type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | ParamNames<Rest> : never;
+type CallOf<Id extends OperatorCallId> = Extract<OperatorEntry, { operationId: Id }>;
+type FormCallId = Extract<OperatorEntry, { form: string }>["operationId"];
+
+const filled = (path: string, params: Record<string, string | undefined>) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+
+/** A call's path with its parameters put in (encoded): callPath("listNotifications") is /__sandbox/notifications. */
+export const callPath = <Id extends OperatorCallId>(id: Id, params: Partial<Record<ParamNames<CallOf<Id>["path"]>, string>> = {}): string =>
+  filled(operatorCall(id).path, params as Record<string, string>);
+
+/** The dashboard's form (the /ui/ twin) of a call, its parameters put in: what a page's <form action> posts to. */
+export const formPath = <Id extends FormCallId>(
+  id: Id,
+  params: Partial<Record<ParamNames<Extract<CallOf<Id>, { form: string }>["form"]>, string>> = {},
+): string => filled(operatorCall(id).form!, params as Record<string, string>);
+
 /** What a payer page answers a script that sends Accept: application/json. */
 export const payerPageResult = z.strictObject({ ...payerResult, next_url: s.optional().describe("the page the payment waits at next (3-D Secure)") });
 export const payerPageRefusal = z.looseObject({

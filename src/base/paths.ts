@@ -15,3 +15,10 @@ export const dataDir = resolve(packageRoot, "data");
 export const assetsDir = resolve(packageRoot, "assets");
 export const defaultFixturesDir = resolve(packageRoot, "fixtures");
 export const defaultScenariosDir = resolve(packageRoot, "scenarios");
+
+/**
+ * Where Sandgate's own surfaces are mounted: the operator API, the dashboard and its assets. The
+ * operator-call table (api/operator-calls.ts) writes every call's path under it; nothing else
+ * writes a path beginning with it (`npm run lint`).
+ */
+export const SANDBOX_PATH = "/__sandbox";

@@ -8,6 +8,8 @@ import { command, parseFlags } from "./command.js";
 import { CheckRefused, type CheckInput } from "../receiver-check/input.js";
 import { junitReport, terminalReport } from "../receiver-check/check-report.js";
 import type { ReceiverCheckReport } from "../receiver-check/run.js";
+import { createAdminClient, SandgateAdminError } from "../api/client.js";
+import { callPath } from "../api/operator-calls.js";
 
 interface Flags {
   merchant: string;
@@ -40,25 +42,16 @@ async function checkHere(input: CheckInput): Promise<ReceiverCheckReport> {
 
 /** The check in a running Sandgate: its merchants, and its notifications log keeps every probe. */
 async function checkThere(base: string, input: CheckInput): Promise<ReceiverCheckReport> {
-  const token = process.env.ADMIN_TOKEN;
-  const res = await fetch(`${base}/__sandbox/receiver-checks`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(input),
-    signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS),
-  }).catch((err: unknown) => {
+  const client = createAdminClient(base, process.env.ADMIN_TOKEN, { timeoutMs: REMOTE_TIMEOUT_MS });
+  try {
+    return await client.checkReceiver(input);
+  } catch (err) {
+    // the operator API's refusal (or a proxy's page, an older Sandgate: its start), or no answer at all
+    if (err instanceof SandgateAdminError)
+      throw new CheckRefused(err.status, "refused", `${base} answered HTTP ${err.status}: ${err.message.replace(/^\d+ \w+: /, "")}`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new Error(`cannot reach the Sandgate at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
-  });
-  const text = await res.text();
-  if (res.ok) return JSON.parse(text) as ReceiverCheckReport;
-  let message = text.slice(0, 300);
-  try {
-    message = (JSON.parse(text) as { message?: string }).message ?? message;
-  } catch {
-    // not the operator API's JSON (a proxy's page, an older Sandgate): show its start
   }
-  throw new CheckRefused(res.status, "refused", `${base} answered HTTP ${res.status}: ${message}`);
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -85,7 +78,7 @@ export async function run(args: string[]): Promise<number> {
     const base = flags.sandbox?.replace(/\/+$/, "");
     const report = base ? await checkThere(base, input) : await checkHere(input);
     process.stdout.write(terminalReport(report));
-    if (base) process.stdout.write(`every request is in ${base}/__sandbox/notifications?check=${report.check}\n`);
+    if (base) process.stdout.write(`every request is in ${base}${callPath("listNotifications")}?check=${report.check}\n`);
     if (flags.json) write(flags.json, `${JSON.stringify(report, null, 2)}\n`);
     if (flags.junit) write(flags.junit, junitReport(report));
     return report.passed ? 0 : 1;

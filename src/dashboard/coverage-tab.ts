@@ -2,6 +2,7 @@
 // in red), and per operation which outcomes of the catalogue were produced and which never were.
 import { outcomeCoverage, ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { BASE, e, frame, table } from "./frame.js";
+import { callPath } from "../api/operator-calls.js";
 
 /** A line of the summary: rules answered and outcomes produced, each of its total, as a per cent. */
 function summaryRow(label: string, r: CoverageReport): string[] {
@@ -49,7 +50,7 @@ export function coveragePage(r: CoverageReport, merchant: string, byMerchant: Co
 <div><label for="c-merchant">Merchant</label><input id="c-merchant" name="merchant_id" value="${e(merchant)}" placeholder="all merchants"></div>
 <div class="shrink"><button type="submit">Show</button></div>
 </form>
-<p class="hint">What the tests exercised${merchant ? ` as merchant <code>${e(merchant)}</code>` : " (all merchants)"}: the rules of the scenarios in use that decided at least one answer, and the outcomes each operation never produced. As JSON: <a href="${BASE}/coverage${e(query)}">/__sandbox/coverage</a>; as Markdown for a CI summary: <code>?format=markdown</code> or <code>--coverage-report</code>.</p>
+<p class="hint">What the tests exercised${merchant ? ` as merchant <code>${e(merchant)}</code>` : " (all merchants)"}: the rules of the scenarios in use that decided at least one answer, and the outcomes each operation never produced. As JSON: <a href="${callPath("getCoverage")}${e(query)}">/__sandbox/coverage</a>; as Markdown for a CI summary: <code>?format=markdown</code> or <code>--coverage-report</code>.</p>
 <section class="card" id="coverage-summary"><h2>Summary</h2>${table(["Whose", "Rules answered", "Outcomes produced"], summary, "coverage-summary-table")}</section>
 ${scenarios || `<section class="card"><p class="hint">No request was decided by a scenario yet.</p></section>`}
 <section class="card"><h2>Outcomes</h2>${table(["Operation", "Produced", "Never produced"], outcomes, "coverage-outcomes")}</section>`,

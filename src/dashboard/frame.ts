@@ -2,8 +2,9 @@
 // Every value passes through escapeHtml here or in the page that calls these.
 import { escapeHtml as e } from "../base/markup.js";
 import { layout } from "../render/layout.js";
+import { SANDBOX_PATH } from "../base/paths.js";
 
-export const BASE = "/__sandbox";
+export const BASE = SANDBOX_PATH;
 
 /** [name, href, label (default: the name capitalised)] */
 export const TABS: [string, string, string?][] = [

@@ -4,6 +4,7 @@ import { EXCHANGES_KEPT, type RequestLogEntry } from "../store/request-log.js";
 import type { Notification, Payout, Subscription } from "../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { notificationsTable, requestsTable, type ProbeVerdicts } from "./transactions.js";
+import { formPath, callPath } from "../api/operator-calls.js";
 
 /** The request log's filters as the page's form shows them (every value as typed). */
 export interface RequestsFilterView {
@@ -44,8 +45,8 @@ ${field("since", "Since", "2026-11-24T10:00:00Z")}
 ${field("until", "Until", "2026-11-24T11:00:00Z")}
 <div class="shrink"><button type="submit">Filter</button></div>
 </form>
-<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed. <a href="${BASE}/requests.har${query ? `?${e(query)}` : ""}" download data-test="har">Export these as HAR</a> (bodies and answers of ${EXCHANGES_KEPT}; opens in browsers' dev tools and API clients).</p>
-<section class="card" id="request-log" data-query="${e(query)}">${requestsTable(list)}</section>`,
+<p class="hint">Newest first; updates by itself every second (<span id="live-state">live</span>). Open a signature to see the string Sandgate expected to be signed. <a href="${callPath("exportRequestsHar")}${query ? `?${e(query)}` : ""}" download data-test="har">Export these as HAR</a> (bodies and answers of ${EXCHANGES_KEPT}; opens in browsers' dev tools and API clients).</p>
+<section class="card" id="request-log" data-endpoint="${callPath("listRequests")}" data-query="${e(query)}">${requestsTable(list)}</section>`,
     problem ? { ok: false, text: problem } : undefined,
     "dashboard.js",
   );
@@ -88,12 +89,12 @@ export function payoutsPage(list: Payout[], flash?: Flash): string {
     `<code>${e(p.rule)}</code>`,
     p.status === "PENDING"
       ? postButton(
-          `${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/complete`,
+          `${formPath("completePayout", { transaction_id: p.transaction_id })}`,
           "Complete",
           {},
           { back, kind: "", test: `payout-complete-${p.transaction_id}` },
         ) +
-        `<form method="post" action="${BASE}/ui/payouts/${encodeURIComponent(p.transaction_id)}/fail" class="inline"><input type="hidden" name="back" value="${back}"><select name="failure_type" aria-label="failure type">${options(codes.payout_failure_types, "UNKNOWN")}</select> <button type="submit" class="small danger" data-action="payout-fail-${e(p.transaction_id)}">Fail</button></form>`
+        `<form method="post" action="${formPath("failPayout", { transaction_id: p.transaction_id })}" class="inline"><input type="hidden" name="back" value="${back}"><select name="failure_type" aria-label="failure type">${options(codes.payout_failure_types, "UNKNOWN")}</select> <button type="submit" class="small danger" data-action="payout-fail-${e(p.transaction_id)}">Fail</button></form>`
       : "",
   ]);
   return frame(
@@ -116,7 +117,7 @@ export function subscriptionsPage(list: Subscription[], flash?: Flash): string {
     e(s.next_deduction_at.replace("T", " ").slice(0, 19)),
     s.state === "active"
       ? postButton(
-          `${BASE}/ui/subscriptions/${encodeURIComponent(s.recurring_id)}/charge`,
+          `${formPath("chargeSubscription", { recurring_id: s.recurring_id })}`,
           "Charge now",
           {},
           { back, kind: "", test: `charge-${s.recurring_id}` },

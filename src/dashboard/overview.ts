@@ -1,6 +1,7 @@
 // The dashboard's first page: scenarios (global, bindings, the list), the clock, snapshots, reset.
 import type { Scenario } from "../scenarios/schema.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
+import { formPath } from "../api/operator-calls.js";
 
 export interface OverviewData {
   global: string;
@@ -20,8 +21,8 @@ export function overviewPage(d: OverviewData, flash?: Flash): string {
   const names = d.scenarios.map((s) => s.name);
   const bindings = Object.entries(d.bindings).map(([merchant, name]) => [
     `<code>${e(merchant)}</code>`,
-    `<form method="post" action="${BASE}/ui/scenarios/bind" class="inline"><input type="hidden" name="merchant_id" value="${e(merchant)}"><select name="name" aria-label="scenario for ${e(merchant)}">${options(names, name)}</select> <button type="submit" class="small secondary">Change</button></form>`,
-    postButton(`${BASE}/ui/scenarios/unbind`, "Remove", { merchant_id: merchant }, { kind: "danger", test: `unbind-${merchant}` }),
+    `<form method="post" action="${formPath("bindScenario")}" class="inline"><input type="hidden" name="merchant_id" value="${e(merchant)}"><select name="name" aria-label="scenario for ${e(merchant)}">${options(names, name)}</select> <button type="submit" class="small secondary">Change</button></form>`,
+    postButton(`${formPath("unbindScenario")}`, "Remove", { merchant_id: merchant }, { kind: "danger", test: `unbind-${merchant}` }),
   ]);
   const list = d.scenarios.map((s) => [
     `<a href="${BASE}/ui/scenarios/${encodeURIComponent(s.name)}">${e(s.name)}</a>`,
@@ -41,7 +42,7 @@ ${errors}
 <section class="card" id="global-scenario">
 <h2>Global scenario</h2>
 <p class="hint">Used for every merchant without a binding (a request's <code>X-Sandbox-Scenario</code> header still wins).</p>
-<form method="post" action="${BASE}/ui/scenarios/global" class="row">
+<form method="post" action="${formPath("setGlobalScenario")}" class="row">
 <div><label for="global-name">Scenario</label><select id="global-name" name="name">${options(names, d.global)}</select></div>
 <div class="shrink"><button type="submit" id="set-global">Set global scenario</button></div>
 </form>
@@ -50,7 +51,7 @@ ${errors}
 <section class="card" id="clock">
 <h2>Clock</h2>
 <p>Sandbox time: <strong id="clock-now">${e(d.now)}</strong> <span class="hint">(${e(Math.round(d.offsetMs / 1000))} s ahead of real time)</span></p>
-<form method="post" action="${BASE}/ui/clock" class="row">
+<form method="post" action="${formPath("advanceClock")}" class="row">
 <div><label for="advance">Advance by</label><input id="advance" name="advance" placeholder="90s, 2h, 3d, 1w" required></div>
 <div><label for="advance-merchant">Whose</label><select id="advance-merchant" name="merchant_id"><option value="">Every merchant (the sandbox's)</option>${options(d.merchants, "")}</select></div>
 <div class="shrink"><button type="submit" id="advance-clock">Advance</button></div>
@@ -61,7 +62,7 @@ ${errors}
 <section class="card" id="bindings">
 <h2>Merchant bindings</h2>
 ${table(["Merchant", "Scenario", ""], bindings, "bindings-table")}
-<form method="post" action="${BASE}/ui/scenarios/bind" class="row">
+<form method="post" action="${formPath("bindScenario")}" class="row">
 <div><label for="bind-merchant">Merchant id</label><input id="bind-merchant" name="merchant_id" list="known-merchants" required></div>
 <div><label for="bind-name">Scenario</label><select id="bind-name" name="name">${options(names, "")}</select></div>
 <div class="shrink"><button type="submit" id="bind">Bind</button></div>
@@ -93,17 +94,17 @@ ${table(
     String(s.records),
     // a snapshot of every merchant says so when it is put back (it replaces every merchant's records)
     postButton(
-      `${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/restore`,
+      `${formPath("restoreSnapshot", { name: s.name })}`,
       s.merchant === null ? "Restore all" : "Restore",
       s.merchant === null ? { all: "true" } : {},
       { test: `restore-${s.name}` },
     ) +
       " " +
-      postButton(`${BASE}/ui/snapshots/${encodeURIComponent(s.name)}/delete`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
+      postButton(`${formPath("deleteSnapshot", { name: s.name })}`, "Delete", {}, { kind: "danger", test: `delete-${s.name}` }),
   ]),
   "snapshots-table",
 )}
-<form method="post" action="${BASE}/ui/snapshots" class="row">
+<form method="post" action="${formPath("saveSnapshot")}" class="row">
 <div><label for="snapshot-name">Name</label><input id="snapshot-name" name="name" placeholder="past-due-customer" pattern="[A-Za-z0-9_.\\-]{1,64}" required></div>
 <div><label for="snapshot-merchant">Of</label><select id="snapshot-merchant" name="merchant_id"><option value="">Every merchant</option>${options(d.merchants, "")}</select></div>
 <div class="shrink"><button type="submit" id="save-snapshot">Save snapshot</button></div>
@@ -112,7 +113,7 @@ ${table(
 <section class="card" id="reset">
 <h2>Reset</h2>
 <p class="hint">Back to the bundled fixtures: every merchant, or one. You will be asked to confirm.</p>
-<form method="post" action="${BASE}/ui/reset" class="row">
+<form method="post" action="${formPath("resetState")}" class="row">
 <div><label for="reset-merchant">What</label><select id="reset-merchant" name="merchant_id"><option value="">Everything (all merchants)</option>${options(d.merchants, "")}</select></div>
 <div class="shrink"><button type="submit" class="danger" id="reset-start">Reset…</button></div>
 </form>
@@ -150,7 +151,7 @@ export function confirmResetPage(merchant: string): string {
     "overview",
     `<h1>Reset ${e(what)}?</h1>
 <section class="card"><p>Transactions, refunds, payouts, subscriptions, tokens and notifications go back to the bundled fixtures. This cannot be undone.</p>
-<form method="post" action="${BASE}/ui/reset"><input type="hidden" name="merchant_id" value="${e(merchant)}"><input type="hidden" name="confirm" value="yes">
+<form method="post" action="${formPath("resetState")}"><input type="hidden" name="merchant_id" value="${e(merchant)}"><input type="hidden" name="confirm" value="yes">
 <button type="submit" class="danger" id="reset-confirm">Yes, reset ${e(what)}</button> <a href="${BASE}/">Cancel</a></form></section>`,
   );
 }

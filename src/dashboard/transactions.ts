@@ -5,6 +5,7 @@ import type { CompletionChoice, CompletionGroup, Stage } from "../domain/complet
 import type { RequestLogEntry } from "../store/request-log.js";
 import type { Notification, Refund, Subscription, Transaction } from "../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
+import { formPath, PORTAL_CALLS, type PortalAction } from "../api/operator-calls.js";
 
 export interface TransactionFilter {
   merchant_id: string;
@@ -81,7 +82,7 @@ ${d.completion
       `<div class="completion-group"><h3>${e(group)}</h3><div class="buttons">${choices
         .map(
           (c) =>
-            `<span class="choice">${postButton(`${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/complete`, c.name, { outcome: c.name }, { back, test: `complete-${c.name}` })}<span class="hint">${e(c.result_info)}${c.also.length ? ` (also ${e(c.also.join(", "))})` : ""}</span></span>`,
+            `<span class="choice">${postButton(`${formPath("completePayment", { transaction_id: tx.transaction_id })}`, c.name, { outcome: c.name }, { back, test: `complete-${c.name}` })}<span class="hint">${e(c.result_info)}${c.also.length ? ` (also ${e(c.also.join(", "))})` : ""}</span></span>`,
         )
         .join("")}</div></div>`,
   )
@@ -105,13 +106,13 @@ ${d.completion
     e(r.refund_processing_date.replace("T", " ").slice(0, 19)),
     r.state === "accepted"
       ? postButton(
-          `${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`,
+          `${formPath("settleRefund", { ref: r.refund_reference_id })}`,
           "Settle: processed",
           { result: "processed" },
           { back, test: `settle-processed-${r.refund_reference_id}` },
         ) +
         postButton(
-          `${BASE}/ui/refunds/${encodeURIComponent(r.refund_reference_id)}/settle`,
+          `${formPath("settleRefund", { ref: r.refund_reference_id })}`,
           "Settle: failed",
           { result: "failed" },
           { back, kind: "danger", test: `settle-failed-${r.refund_reference_id}` },
@@ -122,7 +123,7 @@ ${d.completion
   const subscription = sub
     ? `<section class="card" id="subscription"><h2>Subscription <code>${e(sub.recurring_id)}</code></h2>
 <p>recurring_status ${e(codes.recurring_status[sub.state])} (${e(sub.state)}), ${e(sub.deductions)} charge(s) made, next due ${e(sub.next_deduction_at)}.</p>
-${sub.state === "active" ? postButton(`${BASE}/ui/subscriptions/${encodeURIComponent(sub.recurring_id)}/charge`, "Charge the next deduction now", {}, { back, kind: "", test: "charge-now" }) : ""}</section>`
+${sub.state === "active" ? postButton(`${formPath("chargeSubscription", { recurring_id: sub.recurring_id })}`, "Charge the next deduction now", {}, { back, kind: "", test: "charge-now" }) : ""}</section>`
     : "";
   return frame(
     `Transaction ${tx.transaction_id}`,
@@ -157,7 +158,7 @@ ${subscription}
  * and editable, sent as the merchant's own request (the answer's message comes back in the flash).
  */
 function portalSection(tx: Transaction, offer: PortalOffer, back: string): string {
-  const action = (name: string) => `${BASE}/ui/payments/${encodeURIComponent(tx.transaction_id)}/${name}`;
+  const action = (name: PortalAction) => formPath(PORTAL_CALLS[name], { transaction_id: tx.transaction_id });
   const backField = `<input type="hidden" name="back" value="${e(back)}">`;
   const forms = offer.actions.map((a) => {
     switch (a) {
@@ -220,7 +221,7 @@ export function notificationsTable(list: Notification[], back: string, verdicts:
       attempts,
       n.check
         ? `<a href="${BASE}/ui/notifications?check=${encodeURIComponent(n.check)}">the check's probes</a>`
-        : postButton(`${BASE}/ui/notifications/${encodeURIComponent(n.notification_id)}/resend`, "Resend", {}, { back, test: `resend-${n.notification_id}` }),
+        : postButton(`${formPath("resendNotification", { id: n.notification_id })}`, "Resend", {}, { back, test: `resend-${n.notification_id}` }),
     ];
   });
   return table(["Created", "Merchant", "Event", "URL", "State", "Attempts", ""], rows, "notifications");

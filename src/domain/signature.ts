@@ -6,19 +6,7 @@ import { resolve } from "node:path";
 import { GatewayError } from "./codes.js";
 import type { BatchSignature, SignatureMode } from "../config/config.js";
 import { dataDir } from "../base/paths.js";
-
-export type SignedOperation =
-  | "authorise"
-  | "checkout"
-  | "retrievalTrans"
-  | "retrievalRefund"
-  | "capture"
-  | "review"
-  | "cancel"
-  | "refund"
-  | "payout"
-  | "subscriptionCancel"
-  | "paymentMethodsOptimise";
+import { GATEWAY_OPERATION_NAMES, type SignedOperation } from "./gateway-operations.js";
 
 /** Signed things that are not requests: the payer's return to return_url (and notifications, in notify/outbox.ts). */
 export type SignedAnswer = SignedOperation | "payer_return";
@@ -27,6 +15,10 @@ export type SignedAnswer = SignedOperation | "payer_return";
 type FieldLists = Record<SignedAnswer, { request: string[]; response: string[]; orders?: string[] }>;
 
 export const signatureFields: FieldLists = JSON.parse(readFileSync(resolve(dataDir, "signature-fields.json"), "utf8")) as FieldLists;
+
+for (const name of GATEWAY_OPERATION_NAMES) {
+  if (!signatureFields[name]) throw new Error(`data/signature-fields.json has no entry for the operation ${name}`);
+}
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 

@@ -17,11 +17,10 @@ import { CardOnFile } from "../domain/card-on-file.js";
 import { cardProblems, cardSource, issueToken, ownToken, storeCard } from "./card-source.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import { pageUrl } from "./page-links.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 export const authorise: Operation = {
-  name: "authorise",
-  path: "/v1/authorise",
-  format: "xml",
+  ...gatewayOperation("authorise"),
   // a direct payment (card or token_id) or, with payment_method, an APM payment
   request: z.union([paymentRequest.describe("direct payment"), apmRequest.describe("APM payment (payment_method set)")]),
   scenarioView: (body, caller, deps) =>

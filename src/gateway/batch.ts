@@ -15,6 +15,7 @@ import { orderOutcome } from "../domain/outcomes.js";
 import { recordHistory } from "../domain/history.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Transaction } from "../domain/types.js";
+import { gatewayOperation, type BatchOperationName } from "../domain/gateway-operations.js";
 
 export interface OrderFields {
   transaction_id: string;
@@ -24,11 +25,8 @@ export interface OrderFields {
 }
 
 export interface BatchSpec<O extends OrderFields> {
-  name: "capture" | "review" | "cancel" | "refund";
-  path: string;
-  /** capture_orders, review_orders, ... */
-  arrayField: string;
-  limit: number;
+  /** the catalogue's row (domain/gateway-operations.ts) holds its path, order list and limit */
+  name: BatchOperationName;
   order: z.ZodType<O>;
   /** capture_status, review_status, ... */
   statusField: string;
@@ -55,17 +53,17 @@ export interface BatchOperation extends Operation {
 }
 
 export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): BatchOperation {
+  const { batch, ...row } = gatewayOperation(spec.name);
+  const arrayField = batch.field;
   return {
-    orders: { arrayField: spec.arrayField, statusField: spec.statusField, messageField: spec.messageField },
-    name: spec.name,
-    path: spec.path,
-    format: "json",
+    orders: { arrayField, statusField: spec.statusField, messageField: spec.messageField },
+    ...row,
     request: withEnvelope({
-      [spec.arrayField]: list(spec.order).describe(`at most ${spec.limit} orders; a form may send them as a JSON string or with index keys`),
+      [arrayField]: list(spec.order).describe(`at most ${batch.limit} orders; a form may send them as a JSON string or with index keys`),
     }),
-    emptyResult: { [spec.arrayField]: [] },
+    emptyResult: { [arrayField]: [] },
     handle(request, deps) {
-      const orders = readOrders(request.body, spec.arrayField, spec.limit);
+      const orders = readOrders(request.body, arrayField, batch.limit);
       const rules = new Set<string>();
       const results = orders.map((raw) => runOrder(spec, raw, request, deps, rules));
       const failed = results.filter((r) => r[spec.statusField] === codes.batch_status.failed).length;
@@ -76,7 +74,7 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Batch
           encryption_data: "",
           return_status: codes.return_status.ok,
           return_message: codes.return_status.ok_message,
-          [spec.arrayField]: results,
+          [arrayField]: results,
         },
         changed: failed < results.length,
         result: `${results.length - failed} of ${results.length} orders succeeded`,

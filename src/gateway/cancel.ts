@@ -5,9 +5,6 @@ import { cancelOrder } from "./batch-orders.js";
 
 export const cancel = batchOperation({
   name: "cancel",
-  path: "/v1/cancel",
-  arrayField: "cancel_orders",
-  limit: 50,
   order: cancelOrder,
   statusField: "cancel_status",
   messageField: "error_message",

@@ -5,9 +5,6 @@ import { captureOrder } from "./batch-orders.js";
 
 export const capture = batchOperation({
   name: "capture",
-  path: "/v1/capture",
-  arrayField: "capture_orders",
-  limit: 50,
   order: captureOrder,
   statusField: "capture_status",
   messageField: "error_message",

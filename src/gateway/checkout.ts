@@ -13,6 +13,7 @@ import { checkoutInputs, requestFields } from "./checkout-inputs.js";
 import { pageUrl } from "./page-links.js";
 import { paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import type { PayerRequest } from "../domain/types.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 /** Card data belongs to the direct payment; here the payer enters it at the hosted checkout. */
 const DIRECT_ONLY = ["card", "secure_payment", "accept", "expiration_month", "expiration_year", "security_code"];
@@ -33,9 +34,7 @@ function payerRequest(body: Body, request: PaymentRequest): PayerRequest {
 }
 
 export const checkout: Operation = {
-  name: "checkout",
-  path: "/v1/checkout",
-  format: "html",
+  ...gatewayOperation("checkout"),
   request: paymentRequest,
   handle({ requestId, body, caller, baseUrl, now, decision, via }, deps) {
     const request = validateCheckout(body);

@@ -8,6 +8,7 @@ import { formatAmount } from "../domain/money.js";
 import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 const optimiseRequest = obj({
   currency: requiredCurrency(),
@@ -16,9 +17,7 @@ const optimiseRequest = obj({
 });
 
 export const paymentMethodsOptimise: Operation = {
-  name: "paymentMethodsOptimise",
-  path: "/v1/paymentMethods/optimise",
-  format: "json",
+  ...gatewayOperation("paymentMethodsOptimise"),
   request: withEnvelope(optimiseRequest.shape),
   handle({ body, caller }, deps) {
     const request = validate(optimiseRequest, body);

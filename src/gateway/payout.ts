@@ -10,11 +10,10 @@ import type { Operation, Reply } from "../http/operation.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Payout } from "../domain/types.js";
 import { payoutFields, payoutProblems, payoutRequest, withNestedObjects } from "./payout-schema.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 export const payout: Operation = {
-  name: "payout",
-  path: "/v1/payout",
-  format: "json",
+  ...gatewayOperation("payout"),
   request: payoutRequest,
   // rules match nested paths (beneficiary.bank_details.account_number) also when a form sent JSON strings
   scenarioView: (body) => ({ operation: "payout", fields: withNestedObjects(body), fallback: "COMPLETED" }),

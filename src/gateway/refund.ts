@@ -12,9 +12,6 @@ const DEFAULT_REFUND_DELAY_SECONDS = 5;
 
 export const refund = batchOperation({
   name: "refund",
-  path: "/v1/refund",
-  arrayField: "refund_orders",
-  limit: 50,
   order: refundOrder,
   statusField: "refund_status",
   messageField: "refund_message",

@@ -8,14 +8,13 @@ import type { Operation } from "../http/operation.js";
 import type { Refund } from "../domain/types.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";
 import { refundElement } from "../render/refund-element.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
 
 export const retrievalRefund: Operation = {
-  name: "retrievalRefund",
-  path: "/v1/retrievalRefund",
-  format: "json",
+  ...gatewayOperation("retrievalRefund"),
   request: selectionRequest(SELECTORS),
   emptyResult: { refund_orders: [] },
 

@@ -6,17 +6,15 @@ import { codes } from "../domain/codes.js";
 import type { Operation } from "../http/operation.js";
 import { foundElement, missingElement } from "../render/query-element.js";
 import { readSelection, selectionRequest, selectRecords } from "./selection.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 const QUERY_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id"] as const;
 
 export const retrievalTrans: Operation = {
-  name: "retrievalTrans",
-  path: "/v1/retrievalTrans",
-  format: "json",
+  ...gatewayOperation("retrievalTrans"),
   request: selectionRequest(SELECTORS),
   emptyResult: { orders_list: [] },
-  registeredIpOnly: true,
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, QUERY_LIMIT);
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };

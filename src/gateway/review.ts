@@ -17,9 +17,6 @@ function decisionOf(flag: string): ReviewDecision | undefined {
 
 export const review = batchOperation({
   name: "review",
-  path: "/v1/review",
-  arrayField: "review_orders",
-  limit: 100,
   order: reviewOrder,
   statusField: "review_status",
   messageField: "error_message",

@@ -10,6 +10,7 @@ import { obj, optionalId, text, validate, withEnvelope } from "../http/fields.js
 import type { Operation, Reply } from "../http/operation.js";
 import type { Subscription } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 const cancelRequest = obj({ recurring_id: optionalId(), order_no: optionalId() });
 
@@ -26,9 +27,7 @@ function findSubscription(records: Repository, scope: Scope, recurringId: string
 }
 
 export const subscriptionCancel: Operation = {
-  name: "subscriptionCancel",
-  path: "/v1/subscription/cancel",
-  format: "json",
+  ...gatewayOperation("subscriptionCancel"),
   request: withEnvelope(cancelRequest.shape),
   handle({ body, caller }, deps): Reply {
     const request = validate(

@@ -5,7 +5,8 @@ import { page } from "../render/html.js";
 import type { XmlNode } from "../base/markup.js";
 import type { Body } from "./body.js";
 import { text } from "./fields.js";
-import type { Format, Reply } from "./reply.js";
+import type { Reply } from "./reply.js";
+import type { Format } from "../domain/gateway-operations.js";
 
 /** `extras`: fields a JSON refusal still carries so its shape matches a success (an empty order array, say). */
 export function refuse(format: Format, err: GatewayError, body: Body, extras: Record<string, unknown> = {}): Reply {

@@ -3,8 +3,6 @@
 // replies too, does not import the pipeline that imports it.
 import type { XmlNode } from "../base/markup.js";
 
-export type Format = "xml" | "json" | "html";
-
 type Payload = { xml: XmlNode[] } | { json: Record<string, unknown> } | { html: string };
 
 export type Reply = Payload & {

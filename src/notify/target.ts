@@ -8,8 +8,10 @@
 import { networkInterfaces } from "node:os";
 import type { Config } from "../config/config.js";
 import { parseAllowList } from "../config/notify-allow-list.js";
+import { SANDBOX_PATH } from "../base/paths.js";
+import { GATEWAY_PREFIX } from "../domain/gateway-operations.js";
 
-const OWN_PATHS = ["/v1", "/__sandbox", "/pay"] as const;
+const OWN_PATHS = [GATEWAY_PREFIX.slice(0, -1), SANDBOX_PATH, "/pay"] as const;
 const WILDCARD_HOSTS = new Set(["", "0.0.0.0", "::"]);
 
 export interface TargetCheck {

@@ -4,6 +4,7 @@
 // gateway sent), which verify would otherwise have to guess from the path.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { GATEWAY_PREFIX } from "../domain/gateway-operations.js";
 
 export type EntryKind = "gateway" | "page" | "notification";
 
@@ -82,7 +83,7 @@ export function readHar(path: string): HarEntry[] {
 /** What an entry is: its own `_sandgate.kind`, else a /v1 path is a gateway operation, anything else a page. */
 export function kindOf(entry: HarEntry): EntryKind {
   if (entry._sandgate) return entry._sandgate.kind;
-  return /^\/v1\//.test(pathOf(entry.request.url)) ? "gateway" : "page";
+  return pathOf(entry.request.url).startsWith(GATEWAY_PREFIX) ? "gateway" : "page";
 }
 
 /** The path of a URL (absolute or not), without query. */

@@ -15,6 +15,7 @@ import { openHarWriter, type HarWriter, type RecordedEntry } from "./har-writer.
 import { maskUrl } from "../domain/masking.js";
 import { headerPairs, maskBody, queryOf } from "./masking-recorded.js";
 import { pointNotifyUrlAt } from "./notify-address.js";
+import { GATEWAY_OPERATIONS, GATEWAY_PREFIX, operationAt } from "../domain/gateway-operations.js";
 
 export interface RecorderOptions {
   /** the real gateway's base URL; may carry a path prefix (http://host/gw → /gw/v1/authorise) */
@@ -152,7 +153,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       warn(`upstream unreachable for ${req.method} ${pathname}: ${reason}`);
       return failure(res, pathname, 502, `I0502:Upstream unreachable: ${reason}`, { "X-Sandgate-Recorder": "upstream-unreachable" });
     }
-    record(/^\/v1\//.test(pathname) ? "gateway" : "page", `${upstream.origin}${targetPath}`, answer);
+    record(pathname.startsWith(GATEWAY_PREFIX) ? "gateway" : "page", `${upstream.origin}${targetPath}`, answer);
     reply(res, answer);
   }
 
@@ -317,13 +318,14 @@ function describe(err: unknown): string {
 
 /** The recorder's own refusal, in the format of the operation the client called. */
 function failure(res: ServerResponse, pathname: string, status: number, message: string, extra: Record<string, string> = {}): void {
-  const path = pathname.toLowerCase().replace(/\/+$/, "");
+  const operation = operationAt(pathname);
+  const format = operation ? GATEWAY_OPERATIONS[operation].format : pathname.toLowerCase().startsWith(GATEWAY_PREFIX) ? "json" : "html";
   let type: string;
   let body: string;
-  if (path === "/v1/authorise") {
+  if (format === "xml") {
     type = "application/xml; charset=utf-8";
     body = `<?xml version="1.0" encoding="UTF-8"?><respon><return_status>0</return_status><return_message>${escapeText(message)}</return_message></respon>`;
-  } else if (path.startsWith("/v1/") && path !== "/v1/checkout") {
+  } else if (format === "json") {
     type = "application/json; charset=utf-8";
     body = JSON.stringify({ return_status: "0", return_message: message });
   } else {

@@ -8,6 +8,7 @@ import { defaultFixturesDir, defaultScenariosDir } from "../base/paths.js";
 import { provisionedKey } from "../domain/merchants.js";
 import type { Answer } from "./compare.js";
 import { cardsIn } from "./replay.js";
+import { callPath } from "../api/operator-calls.js";
 import type { VerifyOptions } from "../verify-report/verify-report.js";
 
 export interface Target {
@@ -51,7 +52,7 @@ export async function openTarget(options: VerifyOptions, start: number): Promise
       catchUp: async () => {},
       keyOf: (m) => options.key ?? fixtureKeys.get(m) ?? provisionedKey(m),
       flush: async () => {
-        const res = await fetch(`${base}/__sandbox/notifications/deliver`, { method: "POST", headers });
+        const res = await fetch(`${base}${callPath("deliverNotifications")}`, { method: "POST", headers });
         await res.arrayBuffer();
       },
       close: async () => {},

@@ -4,25 +4,11 @@
 // The body keeps its format (JSON, form, JSON with a form content type) and its field order.
 import qs from "qs";
 import { passesLuhn } from "../domain/card.js";
-import { signatureFields, sign, type SignedOperation } from "../domain/signature.js";
+import { signatureFields, sign } from "../domain/signature.js";
+import { operationAt } from "../domain/gateway-operations.js";
 import { formatOf } from "./documents.js";
 import type { IdMap } from "./id-map.js";
 import { headerOf, pathOf, postText, type HarEntry } from "./har.js";
-
-/** The gateway operations by path; their names are the ones signature-fields.json lists. */
-export const SIGNED_PATHS: Readonly<Record<string, SignedOperation>> = {
-  "/v1/authorise": "authorise",
-  "/v1/checkout": "checkout",
-  "/v1/retrievalTrans": "retrievalTrans",
-  "/v1/retrievalRefund": "retrievalRefund",
-  "/v1/capture": "capture",
-  "/v1/review": "review",
-  "/v1/cancel": "cancel",
-  "/v1/refund": "refund",
-  "/v1/payout": "payout",
-  "/v1/subscription/cancel": "subscriptionCancel",
-  "/v1/paymentMethods/optimise": "paymentMethodsOptimise",
-};
 
 export interface ReplayContext {
   ids: IdMap;
@@ -70,7 +56,7 @@ export function prepareRequest(entry: HarEntry, ctx: ReplayContext): PreparedReq
   if (!fields || typeof fields !== "object") return { method: request.method, path, headers, body: text, echoes };
   const body = rewrite(fields, "", ctx) as Record<string, unknown>;
   collectEchoes(body, "", echoes);
-  const operation = SIGNED_PATHS[pathOf(path)];
+  const operation = operationAt(pathOf(path));
   if (operation && typeof body.encryption_data === "string") {
     body.encryption_data = sign(signatureFields[operation].request, body, ctx.keyOf(String(body.merchant_id ?? ""))).signature;
   }

@@ -8,7 +8,8 @@ import { formatOf, readTree } from "./documents.js";
 import { HarError, headerOf, kindOf, pathOf, type HarEntry } from "./har.js";
 import { IdMap } from "./id-map.js";
 import { compareNotifications, startReceiver, type Receiver } from "./notifications.js";
-import { cardResolver, prepareRequest, SIGNED_PATHS } from "./replay.js";
+import { cardResolver, prepareRequest } from "./replay.js";
+import { GATEWAY_OPERATIONS, operationAt } from "../domain/gateway-operations.js";
 import { openTarget, send, type Target } from "./replay-target.js";
 import { ignoreMatcher } from "./ignore.js";
 import { suggest, type ReplayedRequest } from "./suggest.js";
@@ -17,8 +18,12 @@ import type { ExchangeResult, VerifyOptions, VerifyReport } from "../verify-repo
 export type { VerifyOptions, VerifyReport } from "../verify-report/verify-report.js";
 
 export async function verifyEntries(entries: readonly HarEntry[], options: VerifyOptions = {}): Promise<VerifyReport> {
-  if (!entries.some((e) => kindOf(e) === "notification" || SIGNED_PATHS[pathOf(e.request.url)]))
-    throw new HarError(`the recording holds no request of this gateway's API (${Object.keys(SIGNED_PATHS).join(", ")}): is it a HAR of another API?`);
+  if (!entries.some((e) => kindOf(e) === "notification" || operationAt(pathOf(e.request.url))))
+    throw new HarError(
+      `the recording holds no request of this gateway's API (${Object.values(GATEWAY_OPERATIONS)
+        .map((o) => o.path)
+        .join(", ")}): is it a HAR of another API?`,
+    );
   const receiver = await startReceiver();
   // a fresh Sandgate starts at the recording's first moment (see Target.at)
   const first = entries.map((e) => Date.parse(e.startedDateTime)).find(Number.isFinite);
@@ -89,7 +94,7 @@ async function replayAll(entries: readonly HarEntry[], target: Target, receiver:
 /** "authorise", "apm", "capture", …; "page GET /pay/3ds" for a payer page (its id left out, so pages group). */
 function operationOf(kind: "gateway" | "page", path: string, method: string, body: string | undefined): string {
   const p = pathOf(path);
-  const op = SIGNED_PATHS[p];
+  const op = operationAt(p);
   if (op === "authorise" && body && /"payment_method"|(^|&)payment_method=/.test(body) && !/"(card|token_id)"|(^|&)(card|token_id)=/.test(body)) return "apm";
   if (op) return op;
   const parts = p.split("/").filter(Boolean);

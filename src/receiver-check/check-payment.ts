@@ -6,6 +6,7 @@ import type { Deps } from "../deps/deps.js";
 import { signatureFields, signatureOf } from "../domain/signature.js";
 import type { Merchant, Transaction } from "../domain/types.js";
 import { CheckRefused } from "./input.js";
+import { GATEWAY_OPERATIONS } from "../domain/gateway-operations.js";
 
 const ANSWER_TIMEOUT_MS = 30_000;
 
@@ -32,7 +33,7 @@ export async function createPayment(deps: Deps, merchant: Merchant, sandgateUrl:
   const scenario: Record<string, string> = deps.scenarios.get("default") ? { "x-sandbox-scenario": "default" } : {};
   let answer = "";
   try {
-    const res = await fetch(`${sandgateUrl}/v1/authorise`, {
+    const res = await fetch(`${sandgateUrl}${GATEWAY_OPERATIONS.authorise.path}`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/xml", ...scenario },
       body: JSON.stringify(body),

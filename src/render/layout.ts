@@ -4,8 +4,9 @@
 import type { Response } from "express";
 import { escapeHtml } from "../base/markup.js";
 import { htmlDocument } from "./html.js";
+import { SANDBOX_PATH } from "../base/paths.js";
 
-export const ASSETS_PATH = "/__sandbox/assets";
+export const ASSETS_PATH = `${SANDBOX_PATH}/assets`;
 
 /** Scripts and styles only from this server; no plugins, frames or foreign connections; forms may go anywhere (return_url). */
 const PAGE_CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'";

@@ -5,7 +5,7 @@ import { basename, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { catalogueHas } from "../domain/outcomes.js";
 import { defaultScenariosDir } from "../base/paths.js";
-import { OPERATIONS, scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
+import { RULE_OPERATIONS, scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
 
 const EXTENSIONS = new Set([".json", ".yaml", ".yml"]);
 
@@ -62,8 +62,8 @@ function unknownName(scenario: ScenarioFile): string | undefined {
   for (const [i, rule] of scenario.rules.entries()) {
     const op = rule.when.operation;
     const ops = typeof op === "string" ? [op] : Array.isArray(op) ? op.map(String) : [];
-    const stray = ops.find((o) => !(OPERATIONS as readonly string[]).includes(o));
-    if (stray !== undefined) return `rules.${i}.when.operation: "${stray}" is not an operation (${OPERATIONS.join(", ")})`;
+    const stray = ops.find((o) => !RULE_OPERATIONS.includes(o));
+    if (stray !== undefined) return `rules.${i}.when.operation: "${stray}" is not an operation (${RULE_OPERATIONS.join(", ")})`;
     const outcome = rule.then.outcome;
     if (!outcome) continue;
     const missing = ops.length ? ops.filter((o) => !catalogueHas(o, outcome)) : catalogueHas(undefined, outcome) ? [] : ["any operation"];

@@ -2,23 +2,10 @@
 // name file, path and reason), and scripts/scenario-schema.ts turns the same definition into the
 // published JSON Schema (scenarios/scenario.schema.json) that editors use for completion.
 import { z } from "zod";
+import { GATEWAY_OPERATION_NAMES } from "../domain/gateway-operations.js";
 
 /** Operation names a rule can match: the gateway's operations plus the sandbox's own events. */
-export const OPERATIONS = [
-  "authorise",
-  "apm",
-  "checkout",
-  "recurring",
-  "retrievalTrans",
-  "retrievalRefund",
-  "capture",
-  "review",
-  "cancel",
-  "refund",
-  "payout",
-  "subscriptionCancel",
-  "paymentMethodsOptimise",
-] as const;
+export const RULE_OPERATIONS: readonly string[] = [...GATEWAY_OPERATION_NAMES, "apm", "recurring"];
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 

@@ -18,14 +18,18 @@ import { subscriptionCancel } from "../gateway/subscription-cancel.js";
 import { paymentMethodsOptimise } from "../gateway/payment-methods-optimise.js";
 import { payout } from "../gateway/payout.js";
 import type { Operation } from "../http/operation.js";
+import { GATEWAY_OPERATION_NAMES, type SignedOperation } from "../domain/gateway-operations.js";
 import { gatewayOperations } from "../http/gateway-server.js";
 import { payerPages } from "../pages/payer-pages.js";
 import { resultInfo } from "../domain/codes.js";
 import { assetsDir, packageVersion } from "../base/paths.js";
 import { ASSETS_PATH } from "../render/layout.js";
 import { openApiDocument } from "../api/openapi-document.js";
+import { SANDBOX_PATH } from "../base/paths.js";
+import { callPath } from "../api/operator-calls.js";
 
-export const OPERATIONS: readonly Operation[] = [
+/** Each operation of the catalogue (domain/gateway-operations.ts) and its handler: the type asks for one per row. */
+const HANDLERS: Record<SignedOperation, Operation> = {
   authorise,
   retrievalTrans,
   checkout,
@@ -37,7 +41,13 @@ export const OPERATIONS: readonly Operation[] = [
   subscriptionCancel,
   paymentMethodsOptimise,
   payout,
-];
+};
+
+/** The gateway's operations with their handlers, in the catalogue's order. */
+export const GATEWAY_HANDLERS: readonly Operation[] = GATEWAY_OPERATION_NAMES.map((name) => {
+  if (HANDLERS[name].name !== name) throw new Error(`the handler of ${name} is ${HANDLERS[name].name}'s`);
+  return HANDLERS[name];
+});
 
 /** A request listener: for http.createServer, supertest, or mounting in an Express app. */
 export type App = (req: IncomingMessage, res: ServerResponse) => void;
@@ -72,15 +82,16 @@ export function createApp(deps: Deps): App {
   let openApi: object | undefined;
   // pages name no icon of their own (data:), but a browser opening a JSON or XML answer asks for one
   app.get("/favicon.ico", (_req, res) => res.status(204).end());
-  app.get("/__sandbox/openapi.json", (_req, res) => {
-    res.json((openApi ??= openApiDocument(OPERATIONS, packageVersion())));
+  // the table's getOpenApiDocument: mounted here, before the host check (open, like health), with the gateway's handlers
+  app.get(callPath("getOpenApiDocument"), (_req, res) => {
+    res.json((openApi ??= openApiDocument(GATEWAY_HANDLERS, packageVersion())));
   });
-  app.use("/__sandbox", checkHost(deps.config.allowedHosts, deps.config.baseUrl), refuseCrossSite(deps.config.baseUrl)); // before any unit of work starts
+  app.use(SANDBOX_PATH, checkHost(deps.config.allowedHosts, deps.config.baseUrl), refuseCrossSite(deps.config.baseUrl)); // before any unit of work starts
   app.use(payerPages(deps));
-  app.use("/__sandbox", operatorApi(deps));
+  app.use(SANDBOX_PATH, operatorApi(deps));
   app.use((req, res) => {
     res.status(404).json({ return_status: "0", return_message: resultInfo("route_not_found", `${req.method} ${req.path}`) });
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => failed(err, res));
-  return gatewayOperations(OPERATIONS, deps, failed, app);
+  return gatewayOperations(GATEWAY_HANDLERS, deps, failed, app);
 }
