@@ -7,7 +7,8 @@
 // time or cannot be reached. Errors are one line on stderr, never a stack trace.
 import { Command, CommanderError, Option } from "commander";
 import { createAdminClient } from "../api/client.js";
-import { COMMANDS, GROUPS, durationMs, type CommandSpec, type Context } from "./ctl-commands.js";
+import { COMMANDS, GROUPS } from "./ctl-commands.js";
+import { durationMs, type CommandSpec, type Context } from "./ctl-runs.js";
 import { failureOf, oneLine, Refused } from "./ctl-errors.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, sandbox: 3 } as const;
