@@ -4,6 +4,7 @@
 // table with no handler stops createApp (test/operator-table.test.ts).
 import type { RequestHandler } from "express";
 import type { OperatorCallId } from "../api/operator-calls.js";
+import { SANDBOX_PATH } from "../base/paths.js";
 
 /** Hands over a call's handler (after any middleware of its own: a gate, a body reader). */
 export type On = (id: OperatorCallId, ...handlers: RequestHandler[]) => void;
@@ -26,4 +27,4 @@ export function callHandlers(): { on: On; handlersOf: (id: OperatorCallId) => Re
 }
 
 /** The Express path of a table path: /__sandbox/payments/{transaction_id}/complete → /payments/:transaction_id/complete (routers are mounted at /__sandbox). */
-export const routePathOf = (path: string) => path.replace(/^\/__sandbox/, "").replace(/\{(\w+)\}/g, ":$1");
+export const routePathOf = (path: string) => (path.startsWith(SANDBOX_PATH) ? path.slice(SANDBOX_PATH.length) : path).replace(/\{(\w+)\}/g, ":$1");

@@ -49,7 +49,7 @@ interface CallInput<Id extends OperatorCallId = OperatorCallId> {
 }
 
 /** What a call answers, as the table's answer schema has it. */
-type CallAnswer<Id extends OperatorCallId> = z.output<CallOf<Id>["answer"]>;
+export type CallAnswer<Id extends OperatorCallId> = z.output<CallOf<Id>["answer"]>;
 
 export interface AdminClient {
   readonly url: string;

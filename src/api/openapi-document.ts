@@ -9,7 +9,8 @@ import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
 import { OUTCOME_HEADER, operationOutcomes } from "../scenarios/outcome-header.js";
-import { OPERATOR_CALLS, operatorError, outsideUnits, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-calls.js";
+import { OPERATOR_CALLS, outsideUnits, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-calls.js";
+import { operatorError } from "./operator-answers.js";
 
 type Json = Record<string, unknown>;
 

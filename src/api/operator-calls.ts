@@ -4,9 +4,31 @@
 // ADMIN_TOKEN guard of src/dashboard/session.ts, the cross-site refusal of src/admin/cross-site.ts).
 // test/openapi.test.ts validates real answers of these calls against the generated document.
 import { z } from "zod";
-import * as stored from "../store/fixtures/fixtures.js";
 import type { RouteScope } from "../store/store.js";
-import { payoutAnswer } from "./answers.js";
+import {
+  charged,
+  clock,
+  completed,
+  coverage,
+  document,
+  har,
+  health,
+  int,
+  merchantView,
+  notification,
+  payerResult,
+  payoutView,
+  receiverCheckReport,
+  refund,
+  reloaded,
+  requestLogEntry,
+  scenario,
+  scenarioList,
+  snapshotInfo,
+  subscription,
+  transaction,
+  verifyReport,
+} from "./operator-answers.js";
 import {
   cancelBody,
   captureBody,
@@ -25,68 +47,6 @@ import {
 } from "./operator-bodies.js";
 
 const s = z.string();
-const int = z.number().int();
-
-/** Every operator error: `{ error, message }` (a few add what they are about, e.g. a payment's state). */
-export const operatorError = z.looseObject({ error: s.describe("what went wrong, e.g. transaction_not_found"), message: s.describe("in words, for a person") });
-
-const merchantView = z.strictObject({
-  merchant_id: s,
-  name: s,
-  secret_key: s.describe("the key requests and answers are signed with"),
-  provisioned: z.boolean().describe("made on first use (or by PUT), not a fixture"),
-  accounts: z.array(z.strictObject({ account_id: s, capture_mode: z.enum(["manual", "auto"]) })),
-});
-const health = z.strictObject({
-  status: z.literal("ok"),
-  scenario: s.describe("the global scenario"),
-  signature_mode: z.enum(["lenient", "strict"]),
-  time: s.describe("the sandbox clock, ISO 8601"),
-});
-const document = z.looseObject({ openapi: s, info: z.looseObject({ title: s, version: s }), paths: z.record(s, z.looseObject({})) });
-
-const requestLogEntry = z.looseObject({
-  id: s,
-  at: s,
-  operation: s,
-  path: s,
-  ip: s,
-  merchant_id: s,
-  account_id: s,
-  order_no: s.describe("the order the request names; a batch's first order"),
-  order_nos: z.array(s).optional().describe("a batch naming more than one order: each (the first 50); ?order_no= finds the request by any of them"),
-  http_status: int,
-  result: s.describe("<code>:<text>"),
-  rule: s.describe("the scenario rule that decided the answer"),
-  note: s.optional(),
-  signature: z.looseObject({}).nullable().describe("the signature check: what was sent and what was expected"),
-});
-const har = z.looseObject({
-  log: z.looseObject({
-    version: s,
-    creator: z.looseObject({ name: s, version: s }),
-    entries: z.array(z.looseObject({ startedDateTime: s, request: z.looseObject({ method: s, url: s }), response: z.looseObject({ status: int }) })),
-  }),
-});
-const verifyReport = z.looseObject({
-  target: s,
-  exchanges: z.array(z.looseObject({})),
-  notifications: z.looseObject({ recorded: int, sent: int, compared: z.boolean() }),
-  differences: z.array(z.looseObject({})),
-  suggestions: z.looseObject({}).optional().describe("with suggest=1"),
-});
-const coverage = z.looseObject({
-  merchant_id: s.nullable(),
-  scenarios: z.array(z.looseObject({ name: s, rules: z.array(z.looseObject({ rule: s, answers: int })) })),
-  operations: z.array(z.looseObject({ operation: s, produced: z.record(s, int), never: z.array(s) })),
-});
-const clock = z.strictObject({ now: s, offset_ms: z.number() });
-const snapshotInfo = z.strictObject({
-  name: s,
-  merchant: s.nullable().describe("the one merchant it holds, or null: every merchant"),
-  saved_at: s.describe("the sandbox clock when it was saved"),
-  records: int,
-});
 
 /** The merchant portal's actions (admin/portal.ts), each by the operationId of its call: declared here once. */
 export const PORTAL_CALLS = { capture: "capturePayment", cancel: "cancelPayment", refund: "refundPayment", review: "reviewPayment" } as const;
@@ -131,147 +91,6 @@ function portalCalls() {
     call("review", reviewBody, 'approves or rejects a payment held for review as its merchant\'s /v1/review would: {"decision":"approve"|"reject"}'),
   ];
 }
-
-const historyEntry = z.looseObject({
-  at: s,
-  event: s,
-  payment_status: s,
-  result: s,
-  rule: s,
-  source: z.enum(["api", "portal", "playground", "payer", "operator", "clock"]),
-});
-/**
- * A stored record as the operator API shows it: the fields named, each as the store's schema has it
- * (the one the fixtures are checked against: src/store/fixtures/fixtures.ts), any others allowed.
- */
-function recordView(record: z.ZodObject, fields: string[], notes: Record<string, string> = {}) {
-  return z.looseObject(Object.fromEntries(fields.map((f) => [f, notes[f] ? record.shape[f]!.describe(notes[f]) : record.shape[f]!])));
-}
-const transaction = recordView(
-  stored.transaction,
-  [
-    "transaction_id",
-    "merchant_id",
-    "account_id",
-    "order_no",
-    "kind",
-    "currency",
-    "amount",
-    "state",
-    "result",
-    "card_masked",
-    "payment_method",
-    "page_id",
-    "recurring_id",
-    "captured_amount",
-    "refunded_amount",
-    "created_at",
-    "updated_at",
-  ],
-  {
-    amount: "decimal, two places",
-    result: "the result's key in the catalogue (success, do_not_honor, ...)",
-    card_masked: "first six and last four",
-    page_id: "the payer page's id, when there is one",
-  },
-).extend({ history: z.array(historyEntry).optional().describe("every request and state change, oldest first") });
-const refund = recordView(
-  stored.refund,
-  [
-    "refund_reference_id",
-    "refund_reference",
-    "transaction_id",
-    "merchant_id",
-    "account_id",
-    "order_no",
-    "currency",
-    "amount",
-    "refund_amount",
-    "refund_reason",
-    "state",
-    "refund_date",
-    "refund_processing_date",
-    "due_at",
-  ],
-  { due_at: "when an accepted refund settles" },
-);
-const payoutView = payoutAnswer.omit({ encryption_data: true }).extend({
-  sandbox: z
-    .strictObject({ rule: s, due_at: s, next_status: z.enum(["", "COMPLETED", "FAILED"]), next_failure_type: s })
-    .describe("what only the sandbox knows: the deciding rule and what happens next"),
-});
-const subscription = recordView(stored.subscription, [
-  "recurring_id",
-  "merchant_id",
-  "account_id",
-  "order_no",
-  "transaction_id",
-  "contract_amount",
-  "currency",
-  "state",
-  "deductions",
-  "next_deduction_at",
-  "created_at",
-]).extend({
-  recurring_status: s.describe("the gateway's recurring_status code"),
-});
-const charged = z.strictObject({ transaction_id: s, order_no: s, amount: s, currency: s, payment_status: s, result: s, created_at: s });
-const attempt = z.looseObject({
-  attempt: int,
-  at: s,
-  reason: z.enum(["first", "retry", "duplicate", "resend"]),
-  http_status: int.nullable().describe("null when no HTTP answer came"),
-  error: s,
-  duration_ms: z.number(),
-  response_body: s,
-});
-const notification = z.looseObject({
-  notification_id: s,
-  merchant_id: s,
-  url: s,
-  event: s,
-  payload: z.looseObject({ notification_id: s, event: s, merchant_id: s, created_at: s, data: z.record(s, z.unknown()), encryption_data: s }),
-  created_at: s,
-  due_at: s,
-  state: z.enum(["pending", "delivered", "failed", "dropped"]),
-  attempts: z.array(attempt),
-  error: s,
-  check: s.optional().describe("the receiver check that sent it"),
-});
-const receiverCheckReport = z.looseObject({
-  check: s,
-  url: s,
-  merchant_id: s,
-  transaction_id: s,
-  payment: z.enum(["created", "given"]),
-  started_at: s,
-  duration_ms: z.number(),
-  probes: z.array(z.looseObject({})),
-  stopped: s,
-  not_run: z.array(s),
-  summary: z.looseObject({ pass: int, warning: int, fail: int, not_run: int }),
-  passed: z.boolean(),
-});
-const scenarioList = z.strictObject({
-  global: s,
-  bindings: z.record(s, s).describe("merchant_id → scenario"),
-  scenarios: z.array(z.strictObject({ name: s, description: s, extends: z.array(s), rules: int })),
-  errors: z.array(s).describe("scenario files that could not be read"),
-});
-const scenario = z.looseObject({ name: s, description: s, extends: z.array(s), rules: z.array(z.looseObject({})) });
-const reloaded = z.strictObject({ errors: z.array(s), scenarios: z.array(s) });
-/** Where a payment stands after its payer (or an operator) acted. */
-const payerResult = {
-  transaction_id: s,
-  order_status: s,
-  result_info: s,
-  return_url: s.describe("the merchant's return_url with the signed result, or empty"),
-};
-const completed = z.strictObject({
-  ...payerResult,
-  payment_status: s,
-  stage: s.describe("the page the payment now waits at (3ds after a checkout chose it), or empty once finished"),
-});
 
 type Method = "get" | "post" | "put" | "delete";
 

@@ -3,11 +3,12 @@
 // scripts); the longer ones are in ctl-runs.ts. src/cli/ctl.ts turns the table into a command line,
 // runs the chosen entry and exits.
 import { Argument, Option } from "commander";
-import { OPERATOR_CALLS } from "../api/operator-calls.js";
+import { OPERATOR_CALLS, PORTAL_CALLS } from "../api/operator-calls.js";
 import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
 import { Refused } from "./ctl-errors.js";
 import {
   anyCall,
+  callWord,
   coverage,
   DEFAULT_WAIT,
   durationMs,
@@ -18,7 +19,6 @@ import {
   stateImport,
   text,
   type CommandSpec,
-  type Flags,
 } from "./ctl-runs.js";
 
 /** `ctl call --help`: every call of the table, as the router and the OpenAPI document have them. */
@@ -50,110 +50,98 @@ export const COMMANDS: readonly CommandSpec[] = [
       return { json: done, text: `merchant ${done.merchant_id} uses scenario ${done.scenario}` };
     },
   },
-  {
+  callWord({
     words: "scenario list",
     summary: "the scenarios, the global one and the merchants' bindings",
-    run: async ({ client }) => {
-      const list = await client.scenarios();
-      const lines = list.scenarios.map((s) => `${s.name === list.global ? "*" : " "} ${s.name.padEnd(24)} ${s.description}`);
-      lines.push(`global: ${list.global}`);
-      for (const [merchant, name] of Object.entries(list.bindings)) lines.push(`merchant ${merchant}: ${name}`);
-      for (const error of list.errors) lines.push(`error: ${error}`);
-      return { json: list, text: lines.join("\n") };
-    },
-  },
-  {
+    call: "listScenarios",
+    said: (list) =>
+      [
+        ...list.scenarios.map((s) => `${s.name === list.global ? "*" : " "} ${s.name.padEnd(24)} ${s.description}`),
+        `global: ${list.global}`,
+        ...Object.entries(list.bindings).map(([merchant, name]) => `merchant ${merchant}: ${name}`),
+        ...list.errors.map((error) => `error: ${error}`),
+      ].join("\n"),
+  }),
+  callWord({
     words: "complete",
     summary: "finish a payment waiting at a payer page (3-D Secure, hosted checkout, APM) as its payer would",
+    call: "completePayment",
     args: [
-      new Argument("<transaction_id>", "the pending payment"),
-      new Argument(
-        "<outcome>",
-        "what the payer does, by page (3-D Secure, APM, hosted checkout): paid, failed, cancelled; at an APM page also expired, pending; at the hosted checkout also review, threeds, pending and any decline by name (insufficient_funds, expired_card, ...). A wrong one is refused with the page's choices and the result_info each gives",
-      ),
+      [new Argument("<transaction_id>", "the pending payment"), "params.transaction_id"],
+      [
+        new Argument(
+          "<outcome>",
+          "what the payer does, by page (3-D Secure, APM, hosted checkout): paid, failed, cancelled; at an APM page also expired, pending; at the hosted checkout also review, threeds, pending and any decline by name (insufficient_funds, expired_card, ...). A wrong one is refused with the page's choices and the result_info each gives",
+        ),
+        "body.outcome",
+      ],
     ],
-    run: async ({ client }, [transactionId, outcome]) => {
-      const done = await client.completePayment(transactionId!, outcome!);
-      const next = done.stage ? `; it now waits at its ${done.stage} page` : "";
-      return {
-        json: done,
-        text: `payment ${done.transaction_id}: order_status ${done.order_status}, payment_status ${done.payment_status} (${done.result_info})${next}`,
-      };
-    },
-  },
+    said: (done) =>
+      `payment ${done.transaction_id}: order_status ${done.order_status}, payment_status ${done.payment_status} (${done.result_info})${done.stage ? `; it now waits at its ${done.stage} page` : ""}`,
+  }),
   ...portalCommands(),
-  {
+  callWord({
     words: "payout complete",
     summary: "complete a PENDING payout now (its notification goes out)",
-    args: [new Argument("<transaction_id>", "the payout (its transaction_id)")],
-    run: async ({ client }, [id]) => {
-      const payout = await client.completePayout(id!);
-      return { json: payout, text: `payout ${id}: ${String(payout.status)}` };
-    },
-  },
-  {
+    call: "completePayout",
+    args: [[new Argument("<transaction_id>", "the payout (its transaction_id)"), "params.transaction_id"]],
+    body: {},
+    shown: (done) => done.payout,
+    said: ({ payout }, { transaction_id }) => `payout ${transaction_id}: ${String(payout.status)}`,
+  }),
+  callWord({
     words: "payout fail",
     summary: "fail a PENDING payout now, as the bank would bounce it",
-    args: [new Argument("<transaction_id>", "the payout (its transaction_id)")],
+    call: "failPayout",
+    args: [[new Argument("<transaction_id>", "the payout (its transaction_id)"), "params.transaction_id"]],
     options: [
-      new Option("--type <failure_type>", "a failure type of the catalogue (default UNKNOWN): ACCOUNT_CLOSED, NO_ACCOUNT, ..."),
-      new Option("--reason <text>", "default: the catalogue's text for the type"),
+      [new Option("--type <failure_type>", "a failure type of the catalogue (default UNKNOWN): ACCOUNT_CLOSED, NO_ACCOUNT, ..."), "body.failure_type"],
+      [new Option("--reason <text>", "default: the catalogue's text for the type"), "body.failure_reason"],
     ],
-    run: async ({ client }, [id], flags) => {
-      const payout = await client.failPayout(id!, {
-        ...(text(flags, "type") ? { failure_type: text(flags, "type")! } : {}),
-        ...(text(flags, "reason") ? { failure_reason: text(flags, "reason")! } : {}),
-      });
-      return { json: payout, text: `payout ${id}: ${String(payout.status)} ${String(payout.failure_type ?? "")}`.trimEnd() };
-    },
-  },
-  {
+    body: {},
+    shown: (done) => done.payout,
+    said: ({ payout }, { transaction_id }) => `payout ${transaction_id}: ${String(payout.status)} ${String(payout.failure_type ?? "")}`.trimEnd(),
+  }),
+  callWord({
     words: "subscription charge",
     summary: "make an active subscription's next deduction now",
-    args: [new Argument("<recurring_id>", "the subscription")],
-    run: async ({ client }, [id]) => {
-      const sub = await client.chargeSubscription(id!);
-      return { json: sub, text: `subscription ${sub.recurring_id}: ${sub.deductions} charge${sub.deductions === 1 ? "" : "s"}, ${sub.state}` };
-    },
-  },
-  {
+    call: "chargeSubscription",
+    args: [[new Argument("<recurring_id>", "the subscription"), "params.recurring_id"]],
+    body: {},
+    shown: (done) => done.subscription,
+    said: ({ subscription: sub }) => `subscription ${sub.recurring_id}: ${sub.deductions} charge${sub.deductions === 1 ? "" : "s"}, ${sub.state}`,
+  }),
+  callWord({
     words: "notifications trigger",
     summary: "send a merchant's receiver a notification made up now, signed as Sandgate signs every one",
+    call: "triggerNotification",
     options: [
-      merchantOption("whose notification (its key signs it)").makeOptionMandatory(),
-      new Option("--to <url>", "the receiver (its notify_url)").makeOptionMandatory(),
-      new Option("--event <name>", "the event (default test.notification)"),
+      [merchantOption("whose notification (its key signs it)").makeOptionMandatory(), "body.merchant_id"],
+      [new Option("--to <url>", "the receiver (its notify_url)").makeOptionMandatory(), "body.url"],
+      [new Option("--event <name>", "the event (default test.notification)"), "body.event"],
     ],
-    run: async ({ client }, _args, flags) => {
-      const body = { merchant_id: text(flags, "merchant")!, url: text(flags, "to")!, ...(text(flags, "event") ? { event: text(flags, "event")! } : {}) };
-      const done = await client.call("triggerNotification", { body });
-      return {
-        json: done,
-        text: `notification ${done.notification.notification_id} (${done.notification.event}) to ${done.notification.url}: ${done.notification.state}`,
-      };
-    },
-  },
-  {
+    said: ({ notification: n }) => `notification ${n.notification_id} (${n.event}) to ${n.url}: ${n.state}`,
+  }),
+  callWord({
     words: "notifications resend",
     summary: "send a notification again (a new attempt, signed with its own sent_at)",
-    args: [new Argument("<notification_id>", "the notification")],
-    run: async ({ client }, [id]) => {
-      const n = await client.resendNotification(id!);
-      return { json: n, text: `notification ${n.notification_id}: ${n.state} after ${n.attempts.length} attempt${n.attempts.length === 1 ? "" : "s"}` };
-    },
-  },
-  {
+    call: "resendNotification",
+    args: [[new Argument("<notification_id>", "the notification"), "params.id"]],
+    body: {},
+    shown: (done) => done.notification,
+    said: ({ notification: n }) => `notification ${n.notification_id}: ${n.state} after ${n.attempts.length} attempt${n.attempts.length === 1 ? "" : "s"}`,
+  }),
+  callWord({
     words: "refund settle",
     summary: "settle an accepted refund now",
+    call: "settleRefund",
     args: [
-      new Argument("<refund_reference_id>", "the refund (its refund_reference_id)"),
-      new Argument("<result>", "how it ends").choices(["processed", "failed"]),
+      [new Argument("<refund_reference_id>", "the refund (its refund_reference_id)"), "params.ref"],
+      [new Argument("<result>", "how it ends").choices(["processed", "failed"]), "body.result"],
     ],
-    run: async ({ client }, [reference, result]) => {
-      const refund = await client.settleRefund(reference!, result as "processed" | "failed");
-      return { json: refund, text: `refund ${refund.refund_reference_id} of ${refund.transaction_id}: ${refund.state}` };
-    },
-  },
+    shown: (done) => done.refund,
+    said: ({ refund }) => `refund ${refund.refund_reference_id} of ${refund.transaction_id}: ${refund.state}`,
+  }),
   {
     words: "clock advance",
     summary: "move the sandbox clock (or one merchant's) forward and apply what fell due (refund settlements, payouts, subscription charges)",
@@ -170,17 +158,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       };
     },
   },
-  {
+  callWord({
     words: "notifications deliver",
     summary: "attempt every notification due now and wait for the answers",
-    run: async ({ client }) => {
-      const d = await client.deliverNotifications();
-      return {
-        json: d,
-        text: `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped`,
-      };
-    },
-  },
+    call: "deliverNotifications",
+    body: {},
+    said: (d) =>
+      `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped`,
+  }),
   {
     words: "coverage",
     summary: "the rules of the scenarios in use that answered, and the outcomes never produced; --fail-under exits 1 under a share of rules",
@@ -232,52 +217,41 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: [allOption("the file holds every merchant: replace every merchant's records and the clock")],
     run: stateImport,
   },
-  {
+  callWord({
     words: "snapshot save",
     summary: "keep the state (or one merchant's) under a name, to put it back later",
-    args: [new Argument("<name>", "1 to 64 letters, digits, _ . -")],
-    options: [merchantOption("keep this merchant's records only")],
-    run: async ({ client }, [name], flags) => {
-      const { snapshot } = await client.call("saveSnapshot", {
-        params: { name: name! },
-        body: text(flags, "merchant") ? { merchant_id: text(flags, "merchant") } : {},
-      });
-      return {
-        json: snapshot,
-        text: `snapshot ${snapshot.name}: ${snapshot.records} records of ${snapshot.merchant === null ? "every merchant" : `merchant ${snapshot.merchant}`}`,
-      };
-    },
-  },
-  {
+    call: "saveSnapshot",
+    args: [[new Argument("<name>", "1 to 64 letters, digits, _ . -"), "params.name"]],
+    options: [[merchantOption("keep this merchant's records only"), "body.merchant_id"]],
+    body: {},
+    shown: (done) => done.snapshot,
+    said: ({ snapshot: s }) => `snapshot ${s.name}: ${s.records} records of ${s.merchant === null ? "every merchant" : `merchant ${s.merchant}`}`,
+  }),
+  callWord({
     words: "snapshot restore",
     summary: "put back the one merchant a snapshot holds, or with --all a snapshot of every merchant",
-    args: [new Argument("<name>", "a snapshot's name (snapshot list)")],
-    options: [allOption("the snapshot holds every merchant: replace every merchant's records and the clock")],
-    run: async ({ client }, [name], flags) => {
-      const { snapshot } = await client.call("restoreSnapshot", { params: { name: name! }, body: flags.all === true ? { all: true } : {} });
-      return { json: snapshot, text: `restored snapshot ${snapshot.name} (${snapshot.records} records, saved at ${snapshot.saved_at})` };
-    },
-  },
-  {
+    call: "restoreSnapshot",
+    args: [[new Argument("<name>", "a snapshot's name (snapshot list)"), "params.name"]],
+    options: [[allOption("the snapshot holds every merchant: replace every merchant's records and the clock"), "body.all"]],
+    body: {},
+    shown: (done) => done.snapshot,
+    said: ({ snapshot: s }) => `restored snapshot ${s.name} (${s.records} records, saved at ${s.saved_at})`,
+  }),
+  callWord({
     words: "snapshot list",
     summary: "the snapshots kept, newest first",
-    run: async ({ client }) => {
-      const { snapshots } = await client.call("listSnapshots");
-      return {
-        json: snapshots,
-        text: snapshots.map((s) => `${s.name}  ${s.saved_at}  ${s.records} records  ${s.merchant ?? "every merchant"}`).join("\n") || "no snapshots",
-      };
-    },
-  },
-  {
+    call: "listSnapshots",
+    shown: (done) => done.snapshots,
+    said: ({ snapshots }) =>
+      snapshots.map((s) => `${s.name}  ${s.saved_at}  ${s.records} records  ${s.merchant ?? "every merchant"}`).join("\n") || "no snapshots",
+  }),
+  callWord({
     words: "snapshot delete",
     summary: "forget a snapshot",
-    args: [new Argument("<name>", "a snapshot's name")],
-    run: async ({ client }, [name]) => {
-      const done = await client.call("deleteSnapshot", { params: { name: name! } });
-      return { json: done, text: `deleted snapshot ${done.deleted}` };
-    },
-  },
+    call: "deleteSnapshot",
+    args: [[new Argument("<name>", "a snapshot's name"), "params.name"]],
+    said: (done) => `deleted snapshot ${done.deleted}`,
+  }),
   {
     words: "call",
     summary: "any operator call by its operationId (call --help lists them), its answer as JSON",
@@ -304,46 +278,50 @@ export const COMMANDS: readonly CommandSpec[] = [
 ];
 
 /**
- * `payment capture|cancel|refund|review`: the merchant portal's actions (POST
- * /__sandbox/payments/<id>/<action>), each the merchant's own gateway request; a refusal is the
- * gateway's message.
+ * `payment capture|cancel|refund|review`: the merchant portal's actions (the table's PORTAL_CALLS),
+ * each the merchant's own gateway request; a refusal is the gateway's message.
  */
 function portalCommands(): CommandSpec[] {
-  const said = (r: { transaction: Record<string, string> }) =>
-    `payment ${r.transaction.transaction_id}: ${r.transaction.state} (captured ${r.transaction.captured_amount}, refunded ${r.transaction.refunded_amount} ${r.transaction.currency})`;
-  const id = new Argument("<transaction_id>", "the payment");
-  const run =
-    (
-      operationId: "capturePayment" | "cancelPayment" | "refundPayment" | "reviewPayment",
-      body: (args: string[], flags: Flags) => Record<string, string>,
-    ): CommandSpec["run"] =>
-    async ({ client }, args, flags) => {
-      const done = await client.call(operationId, { params: { transaction_id: args[0]! }, body: body(args, flags) as never });
-      return { json: done, text: said(done) };
-    };
-  const given = (flags: Flags, ...names: string[]) => Object.fromEntries(names.flatMap((n) => (text(flags, n) === undefined ? [] : [[n, text(flags, n)!]])));
+  const said = ({ transaction: t }: { transaction: Record<string, string> }) =>
+    `payment ${t.transaction_id}: ${t.state} (captured ${t.captured_amount}, refunded ${t.refunded_amount} ${t.currency})`;
+  const id: [Argument, "params.transaction_id"] = [new Argument("<transaction_id>", "the payment"), "params.transaction_id"];
   return [
-    {
+    callWord({
       words: "payment capture",
       summary: "capture an authorised payment as its merchant would (all of it, or --amount)",
+      call: PORTAL_CALLS.capture,
       args: [id],
-      options: [new Option("--amount <amount>", "what to capture (default: all of it)")],
-      run: run("capturePayment", (_a, f) => given(f, "amount")),
-    },
-    { words: "payment cancel", summary: "cancel a payment before capture as its merchant would", args: [id], run: run("cancelPayment", () => ({})) },
-    {
+      options: [[new Option("--amount <amount>", "what to capture (default: all of it)"), "body.amount"]],
+      body: {},
+      said,
+    }),
+    callWord({
+      words: "payment cancel",
+      summary: "cancel a payment before capture as its merchant would",
+      call: PORTAL_CALLS.cancel,
+      args: [id],
+      body: {},
+      said,
+    }),
+    callWord({
       words: "payment refund",
       summary: "refund a captured payment as its merchant would (all that is left, or --amount)",
+      call: PORTAL_CALLS.refund,
       args: [id],
-      options: [new Option("--amount <amount>", "what to refund (default: all that is left)"), new Option("--reason <text>", "the refund's reason")],
-      run: run("refundPayment", (_a, f) => given(f, "amount", "reason")),
-    },
-    {
+      options: [
+        [new Option("--amount <amount>", "what to refund (default: all that is left)"), "body.amount"],
+        [new Option("--reason <text>", "the refund's reason"), "body.reason"],
+      ],
+      body: {},
+      said,
+    }),
+    callWord({
       words: "payment review",
       summary: "approve or reject a payment held for review as its merchant would",
-      args: [id, new Argument("<decision>", "approve or reject").choices(["approve", "reject"])],
-      run: run("reviewPayment", (a) => ({ decision: a[1]! })),
-    },
+      call: PORTAL_CALLS.review,
+      args: [id, [new Argument("<decision>", "approve or reject").choices(["approve", "reject"]), "body.decision"]],
+      said,
+    }),
   ];
 }
 

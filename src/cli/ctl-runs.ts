@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseDuration } from "../admin/duration.js";
 import { OPERATOR_CALLS, type OperatorCallId } from "../api/operator-calls.js";
-import { createAdminClient, type AdminClient } from "../api/client.js";
+import { createAdminClient, type AdminClient, type CallAnswer } from "../api/client.js";
 import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
 import { ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { failureOf, Refused } from "./ctl-errors.js";
@@ -239,4 +239,56 @@ export async function anyCall({ client }: Context, args: string[], flags: Flags)
   }
   const answer = await client.call(id as OperatorCallId, { params, query, ...(body !== undefined ? { body } : {}) });
   return { json: answer, text: JSON.stringify(answer, null, 2) };
+}
+
+/** Where a command's argument or option goes in its call: a path parameter, a body field, or the query. */
+type Target = `${"params" | "body" | "query"}.${string}`;
+
+/**
+ * A command that is one operator call, as data: its words, the call's operationId, where each
+ * argument and option goes (in order), the body it always sends, what --json prints and the line a
+ * person reads. callWord() turns it into a command; most of ctl is these.
+ */
+interface CallWord<Id extends OperatorCallId> {
+  words: string;
+  summary: string;
+  call: Id;
+  args?: [Argument, Target][];
+  options?: [Option, Target][];
+  /** sent under every given field: {} for a call that changes something and takes no field */
+  body?: Record<string, unknown>;
+  /** what --json prints (default: the answer) */
+  shown?: (answer: CallAnswer<Id>) => unknown;
+  /** the line on stdout; `given`: the arguments by their targets' names */
+  said(answer: CallAnswer<Id>, given: Record<string, string>): string;
+}
+
+export function callWord<Id extends OperatorCallId>(word: CallWord<Id>): CommandSpec {
+  return {
+    words: word.words,
+    summary: word.summary,
+    args: (word.args ?? []).map(([a]) => a),
+    options: (word.options ?? []).map(([o]) => o),
+    run: async ({ client }, args, flags) => {
+      const input = { params: {} as Record<string, string>, query: {} as Record<string, string>, body: word.body ? { ...word.body } : undefined } as {
+        params: Record<string, string>;
+        query: Record<string, string>;
+        body?: Record<string, unknown>;
+      };
+      const given: Record<string, string> = {};
+      const put = (target: Target, value: string | boolean) => {
+        const [where, name] = target.split(".") as ["params" | "body" | "query", string];
+        if (typeof value === "string") given[name] = value;
+        if (where === "body") (input.body ??= {})[name] = value;
+        else input[where][name] = String(value);
+      };
+      (word.args ?? []).forEach(([, target], i) => args[i] !== undefined && put(target, args[i]!));
+      for (const [option, target] of word.options ?? []) {
+        const value = flags[option.attributeName()];
+        if (value !== undefined) put(target, value);
+      }
+      const answer = await client.call(word.call, input as never);
+      return { json: word.shown ? word.shown(answer) : answer, text: word.said(answer, given) };
+    },
+  };
 }
