@@ -17,6 +17,8 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { packageVersion } from "../../base/paths.js";
 import { connect } from "./redis-link.js";
+import { sharedRequests } from "./shared-requests.js";
+import { answerRollCall } from "./roll-call.js";
 import { createIds } from "../../domain/ids.js";
 import { loadFixtures } from "../fixtures/fixtures.js";
 import { stateFromFixtures } from "../fixtures/initial-state.js";
@@ -43,7 +45,6 @@ import {
   type Locatable,
 } from "../store.js";
 import type { State } from "../../domain/types.js";
-import { REQUEST_LOG_CAPACITY, type Exchange, type RequestLogEntry } from "../request-log.js";
 import type { ScenarioChoice } from "../../scenarios/registry.js";
 
 export interface RedisStoreOptions {
@@ -312,19 +313,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const trimmer = setInterval(trim, 1_000);
   trimmer.unref();
 
-  // ---- the roll call: every running replica says the layout it writes, every 2 s, so that a later
-  // Sandgate can tell whether replicas of an earlier layout still run (and the entries of replicas
-  // that stopped without a word are dropped once a minute old)
-  const me = `${hostname()}:${process.pid}:${tag}`;
-  const beat = async () => {
-    await client.hset(global.replicas, me, JSON.stringify({ layout: REDIS_LAYOUT, version: packageVersion(), seen_at: Date.now() }));
-    const all = await client.hgetall(global.replicas);
-    const gone = Object.entries(all).filter(([, v]) => !((JSON.parse(v) as { seen_at?: number }).seen_at! > Date.now() - 60_000));
-    if (gone.length) await client.hdel(global.replicas, ...gone.map(([k]) => k));
-  };
-  const beating = setInterval(() => void beat().catch(() => undefined), 2_000);
-  beating.unref();
-  await beat().catch(() => undefined);
+  const rollCall = await answerRollCall(link, global.replicas, `${hostname()}:${process.pid}:${tag}`, { layout: REDIS_LAYOUT, version: packageVersion() });
 
   // ---- every merchant, read-only (the settings' turn)
   const held = () => [...partitions.values()].map((p) => p.records);
@@ -337,9 +326,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
         [...partitions.values()].map((p) => p.state),
       ),
   );
-  /** the id of the last request log entry this replica has from the shared log, and the entries' own ids lately taken */
-  let lastRequest = "";
-  const sharedIds = new Set<string>();
+  const requests = sharedRequests(link, global.requests, tag);
 
   /** Every merchant of this generation brought up to date here, without their turns. */
   async function catchUpAll(): Promise<void> {
@@ -359,35 +346,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
         await p.take(reply);
       }),
     );
-  }
-
-  /** The other replicas' request log entries, into this one's log. */
-  async function takeRequests(): Promise<void> {
-    if (!parts) return;
-    const logged = await again(() => client.xrange(global.requests, lastRequest === "" ? "-" : `(${lastRequest}`, "+"));
-    const skipped = (requestId: string) => requestId.startsWith(`req-${tag}-`) || sharedIds.has(requestId); // this replica's own, or sent twice (a lost reply)
-    for (const [id, fields] of logged) {
-      lastRequest = id;
-      // the request's id beside its entry (field i): an entry skipped is never parsed (a batch's
-      // entry and exchange run to tens of KB); an earlier Sandgate's entry has d alone
-      if (fields[2] === "i" && skipped(fields[3]!)) continue;
-      const { entry, exchange } = JSON.parse(fields[1]!) as { entry: RequestLogEntry; exchange?: Exchange };
-      if (skipped(entry.id)) continue;
-      sharedIds.add(entry.id);
-      if (sharedIds.size > REQUEST_LOG_CAPACITY) sharedIds.delete(sharedIds.values().next().value!);
-      parts.requests.addShared(entry, exchange);
-    }
-  }
-
-  /**
-   * This replica's request log entry, to the others (sent on the connection before the answer goes
-   * out). The request's body was masked when it was logged (http/operation.ts): no card number or
-   * security code reaches Redis.
-   */
-  function publishRequest(entry: RequestLogEntry, exchange: Exchange | undefined): void {
-    const d = JSON.stringify({ entry, exchange });
-    // d first: a replica of an earlier Sandgate reads the second value as the entry
-    again(() => client.xadd(global.requests, "MAXLEN", "~", String(REQUEST_LOG_CAPACITY), "*", "d", d, "i", entry.id)).catch(() => undefined);
   }
 
   /** the settings' lease, renewed while this replica holds their turn: a list of every merchant may take longer than the lease */
@@ -414,7 +372,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       try {
         for (let waited = 0; !Number(await take([global.lock], [token, LEASE_MS])); waited++) await sleep(waited < 20 ? 1 : 5);
         globalLease.keep();
-        await Promise.all([checkSettings(), takeRequests()]);
+        await Promise.all([checkSettings(), parts && requests.take(parts.requests)]);
       } catch (err) {
         await releaseGlobal();
         throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
@@ -578,7 +536,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
 
   function share(shared: SharedParts): void {
     parts = shared;
-    parts.requests.share(tag, publishRequest);
+    parts.requests.share(tag, requests.publish);
     parts.scenarios.takeCounts(); // counts are tracked from now on
     if (known.json) adopt(known);
     else lastSettings = "";
@@ -639,8 +597,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     // this replica's locks are given back, so no other replica waits out a lease
     clearInterval(trimmer);
     clearImmediate(trimSoon);
-    clearInterval(beating);
-    await client.hdel(global.replicas, me).catch(() => undefined);
+    await rollCall.stop();
     const busy = () => globalTurns.busy || [...partitions.values()].some((p) => p.turns.busy);
     for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS;) await sleep(5);
     await Promise.all([...[...partitions.values()].map((p) => p.releaseTurn()), releaseGlobal()]);
