@@ -8,12 +8,13 @@ const GATEWAY_PATH = {
 };
 const OPERATOR_PATH = {
   selector: "Literal[value=/^\\/__sandbox(\\/|$)/], TemplateElement[value.raw=/^\\/__sandbox(\\/|$)/]",
-  message: "an operator path is declared once, in src/api/operator-calls.ts: read it from the table (callPath, formPath) or SANDBOX_PATH (src/base/paths.ts)",
+  message:
+    "an operator path is declared once, in the operator-call table (src/api/calls/*.ts): read it from the table (callPath, formPath) or SANDBOX_PATH (src/base/paths.ts)",
 };
 /** The files that declare paths, and the paths each may write: every other file in src/ may write none. */
 const PATH_TABLES = {
   "src/domain/gateway-operations.ts": GATEWAY_PATH,
-  "src/api/operator-calls.ts": OPERATOR_PATH,
+  "src/api/calls/*.ts": OPERATOR_PATH,
   "src/base/paths.ts": OPERATOR_PATH,
 };
 

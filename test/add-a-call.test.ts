@@ -1,4 +1,4 @@
-// Adding an operator call is one entry of the table (src/api/operator-calls.ts) and its handlers
+// Adding an operator call is one entry of the table (a group's file, src/api/calls/*.ts) and its handlers
 // (docs/architecture.md). In a copy of the repository a new call, echoWord (POST
 // /__sandbox/echo/{word}, with a dashboard form), is added that way and nothing else: the copy's
 // own operator-table test then reaches it by every way in (the router, the client, `ctl call`, the
@@ -41,7 +41,7 @@ test("a new call is one table entry and its handlers: router, typed client, ctl 
 
   // the table's entry
   insert(
-    "src/api/operator-calls.ts",
+    "src/api/calls/request-calls.ts",
     "] as const satisfies readonly OperatorCall[];",
     `  {
     method: "post",

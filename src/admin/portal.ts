@@ -17,7 +17,7 @@ import { transition, type Action } from "../domain/transitions.js";
 import { signatureOf } from "../domain/signature.js";
 import type { Transaction } from "../domain/types.js";
 import type { Done } from "./actions.js";
-import { PORTAL_CALLS, type PortalAction } from "../api/operator-calls.js";
+import { PORTAL_CALLS, type PortalAction } from "../api/calls/portal-calls.js";
 
 export { PORTAL_CALLS, type PortalAction };
 /** the actions, in the order a page offers them */

@@ -9,7 +9,9 @@ import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import { ANSWERS, jsonRefusal, xmlRefusal } from "./answers.js";
 import { OUTCOME_HEADER, operationOutcomes } from "../scenarios/outcome-header.js";
-import { OPERATOR_CALLS, outsideUnits, payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-calls.js";
+import { OPERATOR_CALLS } from "./operator-calls.js";
+import { outsideUnits } from "./operator-call.js";
+import { payerPageBody, payerPageFinished, payerPageRefusal, payerPageResult } from "./operator-answers.js";
 import { operatorError } from "./operator-answers.js";
 
 type Json = Record<string, unknown>;

@@ -198,7 +198,7 @@ export const scenarioList = z.strictObject({
 export const scenario = z.looseObject({ name: s, description: s, extends: z.array(s), rules: z.array(z.looseObject({})) });
 export const reloaded = z.strictObject({ errors: z.array(s), scenarios: z.array(s) });
 /** Where a payment stands after its payer (or an operator) acted. */
-export const payerResult = {
+const payerResult = {
   transaction_id: s,
   order_status: s,
   result_info: s,
@@ -208,4 +208,28 @@ export const completed = z.strictObject({
   ...payerResult,
   payment_status: s,
   stage: s.describe("the page the payment now waits at (3ds after a checkout chose it), or empty once finished"),
+});
+
+/** What a payer page answers a script that sends Accept: application/json. */
+export const payerPageResult = z.strictObject({ ...payerResult, next_url: s.optional().describe("the page the payment waits at next (3-D Secure)") });
+export const payerPageRefusal = z.looseObject({
+  error: s.describe("page_not_found, invalid_outcome, invalid_card, form_refused"),
+  message: s,
+  allowed: z.array(s).optional().describe("the outcomes this page offers"),
+  problems: z
+    .array(z.strictObject({ field: s, message: s }))
+    .optional()
+    .describe("the card form's errors"),
+});
+export const payerPageFinished = z.looseObject({ error: z.literal("payment_not_pending"), message: s, ...payerResult });
+
+/** The body a payer page's forms send (or a script: form or JSON): one of outcome, challenge_code, the card form. */
+export const payerPageBody = z.looseObject({
+  outcome: s.optional().describe("an outcome the page offers (paid, failed, cancelled, threeds_passed, ...)"),
+  challenge_code: s.optional().describe("the 3-D Secure page's code"),
+  card: s.optional().describe("the hosted checkout's card form: number"),
+  expiration_month: s.optional(),
+  expiration_year: s.optional(),
+  security_code: s.optional(),
+  holder_name: s.optional(),
 });

@@ -3,7 +3,8 @@
 // scripts); the longer ones are in ctl-runs.ts. src/cli/ctl.ts turns the table into a command line,
 // runs the chosen entry and exits.
 import { Argument, Option } from "commander";
-import { OPERATOR_CALLS, PORTAL_CALLS } from "../api/operator-calls.js";
+import { OPERATOR_CALLS } from "../api/operator-calls.js";
+import { PORTAL_CALLS } from "../api/calls/portal-calls.js";
 import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
 import { Refused } from "./ctl-errors.js";
 import {

@@ -5,7 +5,8 @@ import type { CompletionChoice, CompletionGroup, Stage } from "../domain/complet
 import type { RequestLogEntry } from "../store/request-log.js";
 import type { Notification, Refund, Subscription, Transaction } from "../domain/types.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
-import { formPath, PORTAL_CALLS, type PortalAction } from "../api/operator-calls.js";
+import { formPath } from "../api/operator-calls.js";
+import { PORTAL_CALLS, type PortalAction } from "../api/calls/portal-calls.js";
 
 export interface TransactionFilter {
   merchant_id: string;
