@@ -25,7 +25,7 @@
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { HELD_RECORDS } from "../../src/store/redis/redis-store.js";
+import { HELD_RECORDS } from "../../src/store/redis/held-merchants.js";
 import { COLLECTIONS, globalKeys, partitionKeys } from "../../src/store/redis/redis-scripts.js";
 import { startRedis, type TestRedis } from "../redis-server.js";
 import { startSandgate, type Service } from "./processes.js";

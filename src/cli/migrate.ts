@@ -7,7 +7,8 @@ import { command, parseFlags } from "./command.js";
 import { DEFAULTS } from "../config/config.js";
 import { defaultFixturesDir } from "../base/paths.js";
 import { REDIS_LAYOUT } from "../store/redis/redis-layout.js";
-import { inspectRedisStore, openRedisStore, type RedisStoreOptions } from "../store/redis/redis-store.js";
+import { openRedisStore, type RedisStoreOptions } from "../store/redis/redis-store.js";
+import { inspectRedisStore } from "../store/redis/inspect-store.js";
 
 interface Flags {
   redisUrl?: string;

@@ -313,3 +313,6 @@ function coalesceWrites(redis: Redis): Redis {
   return redis;
 }
 const corked = new WeakSet<Socket>();
+
+/** The address without its password, for messages. */
+export const shown = (url: string) => url.replace(/\/\/([^@/]*)@/, "//***@");

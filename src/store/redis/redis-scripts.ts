@@ -27,6 +27,7 @@
 //   replicas            hash: each running replica → its layout, version and when it was last seen (every 2 s)
 import { KEY_FIELD, type Collection } from "../../domain/types.js";
 import type { Link } from "./redis-link.js";
+import { StoreError } from "../store.js";
 
 export const COLLECTIONS = Object.keys(KEY_FIELD) as Collection[];
 
@@ -367,4 +368,16 @@ export function defineScripts(link: Link): Scripts {
     renew: define("sandgateRenew", RENEW),
     resolve: define("sandgateResolve", RESOLVE),
   };
+}
+
+/**
+ * On a Cluster, braces in the prefix would be read as every key's hash tag: every key on one node
+ * ("team{1}:"), or each key hashed whole and every script refused ("{}"). Refused before connecting.
+ */
+export function checkPrefix(options: { cluster?: boolean | undefined; prefix: string }): void {
+  if (options.cluster && /[{}]/.test(options.prefix)) {
+    throw new StoreError(
+      `--redis-prefix "${options.prefix}" holds { or }: on a Redis Cluster they would choose the hash slot of every key; pick a prefix without braces`,
+    );
+  }
 }
