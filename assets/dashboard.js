@@ -76,12 +76,23 @@
           note.textContent = r.note;
           result.appendChild(note);
         }
-        cell(tr, r.rule, true);
+        cell(tr, ruleShown(r.rule), true);
         signature(cell(tr, ""), r.signature);
         if (open[r.id]) tr.querySelector("details").open = true;
         rows.appendChild(tr);
       });
     body.replaceChildren(rows);
+  }
+
+  // a rule as a tester reads it (src/base/words.ts ruleShown): "<scenario>/(no rule)" is that scenario's default answer
+  function ruleShown(rule) {
+    return rule
+      .split(", ")
+      .map(function (one) {
+        var end = one.lastIndexOf("/(no rule)");
+        return end >= 0 && end === one.length - 10 ? "default answer (scenario " + one.slice(0, end) + ")" : one;
+      })
+      .join(", ");
   }
 
   function poll() {

@@ -108,6 +108,16 @@ describe("pages", () => {
     expect(one).toContain("merchant <code>COV-B</code>");
   });
 
+  test("words a tester reads: a rule-less answer is the scenario's default answer, counts in the right number", async () => {
+    const query = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, order_no: "ORD-1002", encryption_data: ANY_SIGNATURE };
+    const res = await request(app).post("/v1/retrievalTrans").send(query).expect(200);
+    expect(res.get("X-Sandbox-Rule")).toBe("default/(no rule)"); // the header keeps its token
+    const page = (await request(app).get("/__sandbox/ui/requests").expect(200)).text;
+    expect(page).toContain("<code>default answer (scenario default)</code>");
+    expect(page).not.toContain("(no rule)");
+    expect(flashOf((await form("/ui/clock", { advance: "1s" }).expect(303)).headers.location).ok).toMatch(/; 0 changes fell due\.$/);
+  });
+
   test("a message carried back is shown as text", async () => {
     const res = await request(app).get("/__sandbox/").query({ error: "<script>alert(1)</script>" }).expect(200);
     expect(res.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");

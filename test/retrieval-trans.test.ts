@@ -1,5 +1,7 @@
 // POST /v1/retrievalTrans through HTTP: the interface document's result shape, every body format, every way to
 // select, the limit, isolation between merchants and accounts, registered IPs and signatures.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import request from "supertest";
 import { describe, expect, test } from "vitest";
 import { createClock } from "../src/domain/clock.js";
@@ -121,6 +123,25 @@ describe("POST /v1/retrievalTrans: the interface document's result", () => {
       subscription_result: { contract_name: "", recurring_deduction_period: "", recurring_deduction_time: "", recurring_id: "", recurring_status: "" },
       transaction_date: "20261001100000",
     });
+  });
+
+  test("docs/operations.md lists an orders_list element's fields as they come, nested ones too; a search that matched nothing says so in the log", async () => {
+    const page = readFileSync(resolve(import.meta.dirname, "../docs/operations.md"), "utf8");
+    const said = /Each `orders_list` element holds, in\s+this order: ([\s\S]*?)\. Every value is a string/.exec(page)![1]!;
+    const top = said.replace(/\([^)]*\)/g, "");
+    const names = (text: string) => [...text.matchAll(/`([a-z_0-9]+)`/g)].map((m) => m[1]);
+    const { app } = await makeApp();
+    const element = (await query(app, { order_no: "ORD-1002" })).body.orders_list[0] as Record<string, Record<string, unknown>>;
+    expect(names(top)).toEqual(Object.keys(element));
+    const flat = said.replace(/\s+/g, " ");
+    for (const field of ["delivery_information", "subscription_result"]) {
+      const inner = /\(an object: ([^)]*)\)/.exec(flat.slice(flat.indexOf(`\`${field}\``)))![1]!;
+      expect(names(inner), field).toEqual(Object.keys(element[field]!));
+    }
+    const res = await query(app, { order_no: "NO-SUCH-ORDER" });
+    const log = (await request(app).get("/__sandbox/requests").query({ order_no: "NO-SUCH-ORDER" })).body as { requests: { result: string }[] };
+    expect(res.status).toBe(200);
+    expect(log.requests.at(-1)!.result).toBe("OK: no order matched (1 named not found)");
   });
 
   test("the response is signed with the merchant's key over merchant_id, account_id, return_status", async () => {

@@ -5,6 +5,7 @@ import request from "supertest";
 import { describe, expect, test } from "vitest";
 import type { RequestLogEntry } from "../src/store/request-log.js";
 import { KEY_SHOWN, signatureFields } from "../src/domain/signature.js";
+import { GATEWAY_OPERATIONS, type SignedOperation } from "../src/domain/gateway-operations.js";
 import {
   ACME,
   ANY_SIGNATURE,
@@ -18,6 +19,7 @@ import {
   signResponseFields,
   snapshotState,
   textOf,
+  type XmlObject,
 } from "./helpers.js";
 
 type App = Awaited<ReturnType<typeof makeApp>>["app"];
@@ -204,6 +206,76 @@ describe("strict mode", () => {
     expect((await postAuthorise(app, signed(body, ACME.key))).status).toBe(400);
     const res = await postAuthorise(app, signed(body, "sk_test_CI-STRICT-1"));
     expect(res.status, res.text).toBe(200);
+  });
+});
+
+describe("strict mode: a request's own fields are checked before its signature", () => {
+  const path = (op: SignedOperation) => GATEWAY_OPERATIONS[op].path;
+
+  test("an authorise without expiry and security code, wrongly signed → I0001 naming those fields (not I0014), and nothing changes", async () => {
+    const { app, deps } = await strict();
+    const body = directPayment();
+    for (const field of ["expiration_month", "expiration_year", "security_code"]) delete body[field];
+    const before = snapshotState(deps);
+    const res = await postAuthorise(app, body);
+    expect(res.status).toBe(400);
+    expect(textOf(parseXml(res.text).result_info)).toMatch(/^I0001:/);
+    expect(errorFields(res.text)).toEqual(["expiration_month", "expiration_year", "security_code"]);
+    expect(snapshotState(deps)).toEqual(before);
+    // signed correctly, the same body gets the same refusal: the order of checks says nothing of the key
+    const again = await postAuthorise(app, signed(body));
+    expect(textOf(parseXml(again.text).result_info)).toMatch(/^I0001:/);
+  });
+
+  test("fields in order, wrongly signed → I0014 with its <errors> block naming encryption_data", async () => {
+    const { app } = await strict();
+    const res = await postAuthorise(app, directPayment());
+    expect(textOf(parseXml(res.text).result_info)).toMatch(/^I0014:/);
+    expect(errorFields(res.text)).toEqual(["encryption_data"]);
+  });
+
+  test.each([
+    ["capture", { capture_orders: undefined }, "capture_orders", "I0031"],
+    ["retrievalTrans", { start_date: "yesterday" }, "start_date", "I0002"],
+    ["payout", { payment_amount: undefined, source_amount: undefined }, "payment_amount", "I0001"],
+  ] as const)("%s with a bad field, wrongly signed → its field's refusal first (JSON errors)", async (op, change, field, code) => {
+    const { app, deps } = await strict();
+    const before = snapshotState(deps);
+    const body: Record<string, unknown> = { merchant_id: ACME.merchant_id, account_id: ACME.account_id, encryption_data: ANY_SIGNATURE, ...change };
+    const res = await request(app).post(path(op)).send(body);
+    expect(res.status).toBe(400);
+    const answer = res.body as { return_message: string; errors: { field: string }[] };
+    expect(answer.return_message).toMatch(new RegExp(`^${code}:`));
+    expect(answer.errors.map((e) => e.field)).toContain(field);
+    expect(snapshotState(deps)).toEqual(before);
+  });
+});
+
+describe("every refusal lists its errors, as docs/operations.md says", () => {
+  test("an XML refusal of no one field (an unknown scenario) carries <errors> with one error and its text", async () => {
+    const { app } = await makeApp();
+    const res = await request(app).post("/v1/authorise").set("X-Sandbox-Scenario", "no-such-scenario").send(directPayment());
+    expect(res.status).toBe(400);
+    const parsed = parseXml(res.text);
+    const info = textOf(parsed.result_info);
+    const error = (parsed.errors as XmlObject).error as XmlObject;
+    expect(textOf(error.field)).toBe("");
+    expect(info).toContain(textOf(error.message));
+    expect(textOf(error.message).length).toBeGreaterThan(0);
+  });
+
+  test("a JSON refusal of no one field carries errors too", async () => {
+    const { app } = await makeApp();
+    const res = await request(app).post(GATEWAY_OPERATIONS.retrievalTrans.path).set("X-Sandbox-Scenario", "no-such-scenario").send({
+      merchant_id: ACME.merchant_id,
+      account_id: ACME.account_id,
+      encryption_data: ANY_SIGNATURE,
+    });
+    expect(res.status).toBe(400);
+    const answer = res.body as { return_message: string; errors: { field: string; message: string }[] };
+    expect(answer.errors).toHaveLength(1);
+    expect(answer.errors[0]!.field).toBe("");
+    expect(answer.return_message).toContain(answer.errors[0]!.message);
   });
 });
 

@@ -21,6 +21,7 @@ import {
   text,
   type CommandSpec,
 } from "./ctl-runs.js";
+import { counted } from "../base/words.js";
 
 /** `ctl call --help`: every call of the table, as the router and the OpenAPI document have them. */
 const CALL_LIST = OPERATOR_CALLS.map((c) => `  ${c.operationId.padEnd(22)} ${c.method.toUpperCase().padEnd(6)} ${c.path}`).join("\n");
@@ -110,7 +111,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: [[new Argument("<recurring_id>", "the subscription"), "params.recurring_id"]],
     body: {},
     shown: (done) => done.subscription,
-    said: ({ subscription: sub }) => `subscription ${sub.recurring_id}: ${sub.deductions} charge${sub.deductions === 1 ? "" : "s"}, ${sub.state}`,
+    said: ({ subscription: sub }) => `subscription ${sub.recurring_id}: ${counted(Number(sub.deductions), "charge")}, ${sub.state}`,
   }),
   callWord({
     words: "notifications trigger",
@@ -130,7 +131,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: [[new Argument("<notification_id>", "the notification"), "params.id"]],
     body: {},
     shown: (done) => done.notification,
-    said: ({ notification: n }) => `notification ${n.notification_id}: ${n.state} after ${n.attempts.length} attempt${n.attempts.length === 1 ? "" : "s"}`,
+    said: ({ notification: n }) => `notification ${n.notification_id}: ${n.state} after ${counted(n.attempts.length, "attempt")}`,
   }),
   callWord({
     words: "refund settle",
@@ -155,7 +156,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       const whose = moved.merchant_id ? `merchant ${moved.merchant_id}'s clock` : "clock";
       return {
         json: moved,
-        text: `${whose}: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${moved.applied} due change${moved.applied === 1 ? "" : "s"} applied`,
+        text: `${whose}: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${counted(moved.applied, "due change")} applied`,
       };
     },
   },
@@ -164,8 +165,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "attempt every notification due now and wait for the answers",
     call: "deliverNotifications",
     body: {},
-    said: (d) =>
-      `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped`,
+    said: (d) => `${counted(d.attempts, "attempt")}; notifications: ${d.delivered} delivered, ${d.pending} pending, ${d.failed} failed, ${d.dropped} dropped`,
   }),
   {
     words: "coverage",

@@ -10,6 +10,7 @@ import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
 import { ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { failureOf, Refused } from "./ctl-errors.js";
 import type { Argument, Option } from "commander";
+import { counted } from "../base/words.js";
 
 export interface Context {
   client: AdminClient;
@@ -156,7 +157,7 @@ export async function requestsCount(ctx: Context, flags: Flags): Promise<Answer>
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
-  const said = `${found} request${found === 1 ? "" : "s"}${what ? ` (${what})` : ""}`;
+  const said = `${counted(found, "request")}${what ? ` (${what})` : ""}`;
   const failed =
     exactly !== undefined && found !== exactly
       ? `expected ${exactly}, found ${said}`
@@ -179,7 +180,7 @@ export async function requestsHar(ctx: Context, _args: string[], flags: Flags): 
   const har = (await ctx.client.requestsHar({ merchant_id: text(flags, "merchant"), limit })) as { log?: { entries?: unknown[] } };
   const entries = har.log?.entries?.length ?? 0;
   writeOut(file, `${JSON.stringify(har, null, 2)}\n`);
-  return { json: { file: resolve(file), entries }, text: `wrote ${entries} request${entries === 1 ? "" : "s"} to ${file} (HAR 1.2)` };
+  return { json: { file: resolve(file), entries }, text: `wrote ${counted(entries, "request")} to ${file} (HAR 1.2)` };
 }
 
 /** `state export --out <file>`: the state file written where asked. */
@@ -188,7 +189,7 @@ export async function stateExport(ctx: Context, _args: string[], flags: Flags): 
   const body = await ctx.client.exportState(text(flags, "merchant"));
   const records = Math.max(0, body.trimEnd().split("\n").length - 2);
   writeOut(file, body);
-  return { json: { file: resolve(file), records }, text: `wrote ${records} record${records === 1 ? "" : "s"} to ${file}` };
+  return { json: { file: resolve(file), records }, text: `wrote ${counted(records, "record")} to ${file}` };
 }
 
 /** `state import <file> [--all]`: the state replaced by a file `state export` wrote (--all: one of every merchant). */
@@ -203,7 +204,7 @@ export async function stateImport(ctx: Context, [file]: string[], flags: Flags):
   const total = Object.values(done.records).reduce((a, n) => a + n, 0);
   return {
     json: done,
-    text: `imported ${total} record${total === 1 ? "" : "s"}${done.merchant === null ? ": the whole state was replaced" : ` of merchant ${done.merchant}`}`,
+    text: `imported ${counted(total, "record")}${done.merchant === null ? ": the whole state was replaced" : ` of merchant ${done.merchant}`}`,
   };
 }
 

@@ -2,6 +2,7 @@
 // can reach it may drive the operator API and the dashboard without ADMIN_TOKEN, and make it send
 // notifications to any host without --notify-allow. Fine on a laptop; worth knowing on a network.
 import type { Config } from "./config.js";
+import { counted } from "../base/words.js";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
 
@@ -25,6 +26,6 @@ const SHORT_TOKEN = 16;
 export function tokenWarning(config: Pick<Config, "adminToken">): string | undefined {
   const length = config.adminToken?.length ?? SHORT_TOKEN;
   return length < SHORT_TOKEN
-    ? `ADMIN_TOKEN is ${length} character${length === 1 ? "" : "s"} long: anyone who can reach /__sandbox can guess a short token; use ${SHORT_TOKEN} or more (openssl rand -hex 16)`
+    ? `ADMIN_TOKEN is ${counted(length, "character")} long: anyone who can reach /__sandbox can guess a short token; use ${SHORT_TOKEN} or more (openssl rand -hex 16)`
     : undefined;
 }

@@ -1,5 +1,6 @@
 // The dashboard's coverage view: per scenario in use, how many answers each rule decided (never
 // in red), and per operation which outcomes of the catalogue were produced and which never were.
+import { counted } from "../base/words.js";
 import { outcomeCoverage, ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
 import { BASE, e, frame, table } from "./frame.js";
 import { callPath } from "../api/operator-calls.js";
@@ -23,7 +24,7 @@ export function coveragePage(r: CoverageReport, merchant: string, byMerchant: Co
       const answered = s.rules.filter((rule) => rule.answers).map((rule) => [`<code>${e(rule.rule)}</code>`, e(rule.answers)]);
       const never = s.rules.filter((rule) => !rule.answers);
       const folded = never.length
-        ? `<details class="never"><summary>${e(never.length)} rule${never.length === 1 ? "" : "s"} never answered</summary><p>${never.map((rule) => `<code>${e(rule.rule)}</code>`).join(" ")}</p></details>`
+        ? `<details class="never"><summary>${e(counted(never.length, "rule"))} never answered</summary><p>${never.map((rule) => `<code>${e(rule.rule)}</code>`).join(" ")}</p></details>`
         : "";
       return `<section class="card"><h2>Scenario <code>${e(s.name)}</code></h2>${answered.length ? table(["Rule", "Answers"], answered, `coverage-${s.name}`) : `<p class="hint">No rule of it answered yet.</p>`}${folded}</section>`;
     })

@@ -14,6 +14,7 @@ import { sendHtml } from "../render/layout.js";
 import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "../admin/actions.js";
 import { pathParam } from "../admin/shared.js";
 import { PORTAL_ACTIONS, PORTAL_CALLS, runPortal, type PortalResult } from "../admin/portal.js";
+import { counted } from "../base/words.js";
 
 /** What the flash says after a portal action: what the gateway did, and where the payment stands. */
 const portalSaid = ({ action, result, transaction: tx }: PortalResult): string => {
@@ -116,7 +117,7 @@ export function formRoutes(server: Deps): Router {
       res,
       `${BASE}/`,
       () => advanceClock(deps, { advance: text(req, "advance"), ...(merchant ? { merchant_id: merchant } : {}) }),
-      (v) => `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "Clock"} advanced to ${v.now}; ${v.applied} change(s) fell due.`,
+      (v) => `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "Clock"} advanced to ${v.now}; ${counted(v.applied, "change")} fell due.`,
     );
   });
 
@@ -192,7 +193,7 @@ export function formRoutes(server: Deps): Router {
       res,
       `${BASE}/ui/subscriptions`,
       () => chargeSubscriptionNow(deps, pathParam(req, "recurring_id")),
-      (s) => `Subscription ${s.recurring_id}: ${s.deductions} charge(s), ${s.state}.`,
+      (s) => `Subscription ${s.recurring_id}: ${counted(Number(s.deductions), "charge")}, ${s.state}.`,
     );
   });
 

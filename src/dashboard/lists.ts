@@ -1,4 +1,5 @@
 // The dashboard's other lists: the live request log, notifications, payouts, subscriptions.
+import { ruleShown } from "../base/words.js";
 import { codes } from "../domain/codes.js";
 import { EXCHANGES_KEPT, type RequestLogEntry } from "../store/request-log.js";
 import type { Notification, Payout, Subscription } from "../domain/types.js";
@@ -86,7 +87,7 @@ export function payoutsPage(list: Payout[], flash?: Flash): string {
     `<span class="mono">${e(p.transaction_id)}</span>`,
     `${e(p.amount_beneficiary_receives)} ${e(p.request.payment_currency ?? "")}`,
     e(p.status) + (p.failure_type ? ` <span class="hint">${e(p.failure_type)}</span>` : ""),
-    `<code>${e(p.rule)}</code>`,
+    `<code>${e(ruleShown(p.rule))}</code>`,
     p.status === "PENDING"
       ? postButton(
           `${formPath("completePayout", { transaction_id: p.transaction_id })}`,

@@ -1,6 +1,7 @@
 // The dashboard's Playground tab: forms that make a payment as a merchant would (a card payment, a
 // hosted checkout, an APM payment), and the result of one with its links (the transaction's page,
 // the payer page it waits at). dashboard/playground.ts sends the forms to the gateway.
+import { ruleShown } from "../base/words.js";
 import { resultInfo, type PaymentState } from "../domain/codes.js";
 import { orderStatusOf } from "../domain/payment.js";
 import type { Stage } from "../domain/completion.js";
@@ -201,7 +202,7 @@ export function playgroundResultPage(r: PlaygroundResult): string {
 <dt>payment_status</dt><dd id="tx-status">${statusBadge(tx.state)}</dd>
 <dt>order_status</dt><dd id="order-status">${e(orderStatusOf(tx.state))}</dd>
 <dt>result_info</dt><dd id="result-info">${e(resultInfo(tx.result))}</dd>
-<dt>Decided by</dt><dd><code id="rule">${e(last?.rule ?? "")}</code> <span class="hint">(${e(last?.event ?? "")}, by ${e(last?.source ?? "")})</span></dd>
+<dt>Decided by</dt><dd><code id="rule">${e(ruleShown(last?.rule ?? ""))}</code> <span class="hint">(${e(last?.event ?? "")}, by ${e(last?.source ?? "")})</span></dd>
 <dt>Merchant / account</dt><dd>${e(tx.merchant_id)} / ${e(tx.account_id)}</dd>
 <dt>order_no</dt><dd>${e(tx.order_no)}</dd>
 <dt>Amount</dt><dd>${e(tx.amount)} ${e(tx.currency)}</dd>

@@ -7,6 +7,7 @@ import type { Notification, Refund, Subscription, Transaction } from "../domain/
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { formPath } from "../api/operator-calls.js";
 import { PORTAL_CALLS, type PortalAction } from "../api/calls/portal-calls.js";
+import { counted, ruleShown } from "../base/words.js";
 
 export interface TransactionFilter {
   merchant_id: string;
@@ -95,7 +96,7 @@ ${d.completion
     e(h.event),
     e(h.payment_status),
     e(h.result),
-    `<code>${e(h.rule)}</code>`,
+    `<code>${e(ruleShown(h.rule))}</code>`,
     e(h.source),
     e(h.request_id ?? ""),
   ]);
@@ -123,7 +124,7 @@ ${d.completion
   const sub = d.subscription;
   const subscription = sub
     ? `<section class="card" id="subscription"><h2>Subscription <code>${e(sub.recurring_id)}</code></h2>
-<p>recurring_status ${e(codes.recurring_status[sub.state])} (${e(sub.state)}), ${e(sub.deductions)} charge(s) made, next due ${e(sub.next_deduction_at)}.</p>
+<p>recurring_status ${e(codes.recurring_status[sub.state])} (${e(sub.state)}), ${e(counted(sub.deductions, "charge"))} made, next due ${e(sub.next_deduction_at)}.</p>
 ${sub.state === "active" ? postButton(`${formPath("chargeSubscription", { recurring_id: sub.recurring_id })}`, "Charge the next deduction now", {}, { back, kind: "", test: "charge-now" }) : ""}</section>`
     : "";
   return frame(
@@ -206,7 +207,7 @@ function probeState(n: Notification, verdicts: ProbeVerdicts): string {
 export function notificationsTable(list: Notification[], back: string, verdicts: ProbeVerdicts = new Map()): string {
   const rows = list.map((n) => {
     const attempts = n.attempts.length
-      ? `<details><summary>${e(n.attempts.length)} attempt(s)</summary>${n.attempts
+      ? `<details><summary>${e(counted(n.attempts.length, "attempt"))}</summary>${n.attempts
           .map(
             (a) =>
               `<div>#${e(a.attempt)} ${e(a.at)} ${e(a.reason)}: ${a.http_status === null ? e(a.error) : `HTTP ${e(a.http_status)}`} (${e(a.duration_ms)} ms)${a.response_body ? `<pre>${e(a.response_body)}</pre>` : ""}</div>`,
@@ -237,7 +238,7 @@ export function requestsTable(list: RequestLogEntry[]): string {
     e(r.order_no),
     e(r.http_status),
     e(r.result) + (r.note ? `<div class="hint">${e(r.note)}</div>` : ""),
-    `<code>${e(r.rule)}</code>`,
+    `<code>${e(ruleShown(r.rule))}</code>`,
     r.signature
       ? `<details><summary class="${r.signature.matched ? "sig-ok" : "sig-bad"}">${r.signature.matched ? "matched" : "mismatched"}</summary><div>expected <code>${e(r.signature.expected)}</code></div><div>received <code>${e(r.signature.received)}</code></div><div>signing string (key masked)</div><pre>${e(r.signature.signingString)}</pre></details>`
       : `<span class="hint">—</span>`,

@@ -62,6 +62,8 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Batch
       [arrayField]: list(spec.order).describe(`at most ${batch.limit} orders; a form may send them as a JSON string or with index keys`),
     }),
     emptyResult: { [arrayField]: [] },
+    // the order list itself (each order's fields are that order's result, not the request's refusal)
+    checkFields: (body) => readOrders(body, arrayField, batch.limit),
     handle(request, deps) {
       const orders = readOrders(request.body, arrayField, batch.limit);
       const rules = new Set<string>();

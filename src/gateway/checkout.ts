@@ -36,6 +36,7 @@ function payerRequest(body: Body, request: PaymentRequest): PayerRequest {
 export const checkout: Operation = {
   ...gatewayOperation("checkout"),
   request: paymentRequest,
+  checkFields: validateCheckout,
   handle({ requestId, body, caller, baseUrl, now, decision, via }, deps) {
     const request = validateCheckout(body);
     const fields = requestFields(body);

@@ -19,6 +19,7 @@ const optimiseRequest = obj({
 export const paymentMethodsOptimise: Operation = {
   ...gatewayOperation("paymentMethodsOptimise"),
   request: withEnvelope(optimiseRequest.shape),
+  checkFields: (body) => validate(optimiseRequest, body),
   handle({ body, caller }, deps) {
     const request = validate(optimiseRequest, body);
     const query = { currency: request.currency.toUpperCase(), amount: formatAmount(request.amount), country: request.billing_country.toUpperCase() };

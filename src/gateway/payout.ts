@@ -2,7 +2,17 @@
 // scenario picks the status → store → notify → answer with the payout (JSON numbers for amounts).
 import { GatewayError } from "../domain/codes.js";
 import { catalogue } from "../domain/outcomes.js";
-import { clearingSystem, createPayout, differingFields, planPayout, quotePayout, type FeePaidBy, type PayoutRule } from "../domain/payout-rules.js";
+import {
+  clearingSystem,
+  createPayout,
+  differingFields,
+  planPayout,
+  quotePayout,
+  type FeePaidBy,
+  type PayoutPricing,
+  type PayoutRule,
+} from "../domain/payout-rules.js";
+import type { Body } from "../http/body.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
 import { notifyPayout, payoutResponse } from "../notify/payout-notice.js";
 import { fail, validate } from "../http/fields.js";
@@ -12,15 +22,18 @@ import type { Payout } from "../domain/types.js";
 import { payoutFields, payoutProblems, payoutRequest, withNestedObjects } from "./payout-schema.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
 
+const readPayout = (body: Body, pricing: PayoutPricing) => validate(payoutRequest, body, payoutProblems(body, pricing));
+
 export const payout: Operation = {
   ...gatewayOperation("payout"),
   request: payoutRequest,
   // rules match nested paths (beneficiary.bank_details.account_number) also when a form sent JSON strings
   scenarioView: (body) => ({ operation: "payout", fields: withNestedObjects(body), fallback: "COMPLETED" }),
 
+  checkFields: (body, deps) => readPayout(body, deps.payoutPricing),
   handle({ body, caller, now, decision }, deps) {
     const pricing = deps.payoutPricing;
-    const request = payoutFields(validate(payoutRequest, body, payoutProblems(body, pricing)));
+    const request = payoutFields(readPayout(body, pricing));
     const merchantId = caller.merchant.merchant_id;
     const earlier = deps.store.records.payoutByRequest(merchantId, request.request_id);
     if (earlier) return replay(earlier, request);

@@ -6,7 +6,7 @@
 import { codes } from "../domain/codes.js";
 import type { Operation } from "../http/operation.js";
 import type { Refund } from "../domain/types.js";
-import { readSelection, selectionRequest, selectRecords } from "./selection.js";
+import { readSelection, selectionRequest, selectRecords, searchResult } from "./selection.js";
 import { refundElement } from "../render/refund-element.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
 
@@ -17,6 +17,7 @@ export const retrievalRefund: Operation = {
   ...gatewayOperation("retrievalRefund"),
   request: selectionRequest(SELECTORS),
   emptyResult: { refund_orders: [] },
+  checkFields: (body) => readSelection(body, SELECTORS, SEARCH_LIMIT),
 
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, SEARCH_LIMIT);
@@ -31,9 +32,8 @@ export const retrievalRefund: Operation = {
         return refund ? [refund] : [];
       },
     };
-    const refund_orders = selectRecords(lookup, selection, scope, (r) => r.refund_date)
-      .filter((s) => "record" in s)
-      .map(({ record }) => refundElement(record, records.transaction(record.transaction_id)));
+    const selected = selectRecords(lookup, selection, scope, (r) => r.refund_date);
+    const refund_orders = selected.filter((s) => "record" in s).map(({ record }) => refundElement(record, records.transaction(record.transaction_id)));
     const json = {
       ...scope,
       encryption_data: "",
@@ -41,6 +41,10 @@ export const retrievalRefund: Operation = {
       return_message: codes.return_status.ok_message,
       refund_orders,
     };
-    return { json, changed: false, result: `${codes.return_status.ok_message}: ${refund_orders.length} refunds listed` };
+    return {
+      json,
+      changed: false,
+      result: `${codes.return_status.ok_message}: ${searchResult(refund_orders.length, "refund", selected.length - refund_orders.length)}`,
+    };
   },
 };

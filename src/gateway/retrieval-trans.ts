@@ -5,7 +5,7 @@
 import { codes } from "../domain/codes.js";
 import type { Operation } from "../http/operation.js";
 import { foundElement, missingElement } from "../render/query-element.js";
-import { readSelection, selectionRequest, selectRecords } from "./selection.js";
+import { readSelection, selectionRequest, selectRecords, searchResult } from "./selection.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
 
 const QUERY_LIMIT = 100;
@@ -15,6 +15,7 @@ export const retrievalTrans: Operation = {
   ...gatewayOperation("retrievalTrans"),
   request: selectionRequest(SELECTORS),
   emptyResult: { orders_list: [] },
+  checkFields: (body) => readSelection(body, SELECTORS, QUERY_LIMIT),
   handle({ body, caller }, deps) {
     const selection = readSelection(body, SELECTORS, QUERY_LIMIT);
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
@@ -27,9 +28,8 @@ export const retrievalTrans: Operation = {
         return tx ? [tx] : [];
       },
     };
-    const orders_list = selectRecords(lookup, selection, scope, (tx) => tx.created_at).map((s) =>
-      "record" in s ? foundElement(s.record, records) : missingElement(s.missing),
-    );
+    const selected = selectRecords(lookup, selection, scope, (tx) => tx.created_at);
+    const orders_list = selected.map((s) => ("record" in s ? foundElement(s.record, records) : missingElement(s.missing)));
     const json = {
       ...scope,
       encryption_data: "",
@@ -37,6 +37,7 @@ export const retrievalTrans: Operation = {
       return_message: codes.return_status.ok_message,
       orders_list,
     };
-    return { json, changed: false, result: `${codes.return_status.ok_message}: ${orders_list.length} orders listed` };
+    const found = selected.filter((s) => "record" in s).length;
+    return { json, changed: false, result: `${codes.return_status.ok_message}: ${searchResult(found, "order", selected.length - found)}` };
   },
 };

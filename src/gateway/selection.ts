@@ -4,6 +4,7 @@
 // turns into an array); with none, the most recent records of the account. Optional
 // start_date/end_date (YYYYMMDDhhmmss, both inclusive to the second). Always scoped to the caller's
 // merchant_id and account_id: another merchant's or account's record is "not found", never shown.
+import { counted } from "../base/words.js";
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { parseCompactDate } from "../domain/dates.js";
 import type { Body } from "../http/body.js";
@@ -147,3 +148,7 @@ function newestFirst<T>(records: T[], dateOf: (record: T) => string): T[] {
     .sort((a, b) => b.time - a.time || b.index - a.index)
     .map((e) => e.record);
 }
+
+/** What a search found, for the request log: "2 orders matched", "no order matched (1 named not found)". */
+export const searchResult = (found: number, noun: string, missing: number): string =>
+  `${found ? counted(found, noun) : `no ${noun}`} matched${missing ? ` (${missing} named not found)` : ""}`;

@@ -8,6 +8,7 @@ import { cancelSubscription } from "../schedule/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
 import { obj, optionalId, text, validate, withEnvelope } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
+import type { Body } from "../http/body.js";
 import type { Subscription } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
@@ -26,15 +27,15 @@ function findSubscription(records: Repository, scope: Scope, recurringId: string
   return mine.findLast((s) => (!recurringId || s.recurring_id === recurringId) && (!orderNo || s.order_no === orderNo || deductionOf(s)));
 }
 
+const readCancel = (body: Body) =>
+  validate(cancelRequest, body, text(body.recurring_id) || text(body.order_no) ? [] : [{ field: "recurring_id", message: "is required (or order_no)" }]);
+
 export const subscriptionCancel: Operation = {
   ...gatewayOperation("subscriptionCancel"),
   request: withEnvelope(cancelRequest.shape),
+  checkFields: readCancel,
   handle({ body, caller }, deps): Reply {
-    const request = validate(
-      cancelRequest,
-      body,
-      text(body.recurring_id) || text(body.order_no) ? [] : [{ field: "recurring_id", message: "is required (or order_no)" }],
-    );
+    const request = readCancel(body);
     const recurringId = request.recurring_id ?? "";
     const orderNo = request.order_no ?? "";
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };

@@ -3,7 +3,7 @@
 // (status, headers, body, and what a scenario does to the transport). No node:http or Express here:
 // gateway-server.ts reads a request off the socket into an input and writes the answer back; the
 // playground calls the core directly. The path every gateway request takes, in one place:
-//   parse body → identify caller → check signature → catch up with time → decide →
+//   parse body → identify caller → check signature (strict: its fields first) → catch up with time → decide →
 //   operation.handle (validate → change state) → commit → render with encryption_data → log.
 // A GatewayError thrown anywhere is rendered in the operation's format; nothing else reaches the client.
 import type { z } from "zod";
@@ -69,6 +69,12 @@ export interface Operation {
   orders?: { arrayField: string; statusField: string; messageField: string };
   /** JSON fields a refusal still carries, e.g. { capture_orders: [] }, so the answer keeps its shape */
   emptyResult?: Record<string, unknown>;
+  /**
+   * The checks handle starts with, on the body alone (missing and malformed fields; no record looked
+   * up): in strict mode they run before the signature's, so a request hears first of the field to fix.
+   * Throws the GatewayError handle would.
+   */
+  checkFields(body: Body, deps: Deps): unknown;
   /** what the scenario rules match for the whole request; authorise adds the token's card, say */
   scenarioView?(body: Body, caller: Caller, deps: Deps): ScenarioView;
   handle(request: OperationRequest, deps: Deps): Reply | Promise<Reply>;
@@ -205,7 +211,11 @@ async function decideAndHandle(op: Operation, deps: Deps, input: GatewayInput, r
     body,
   );
   seen.signature = signature;
-  if (signature.mode === "strict" && !signature.matched) refuseMismatch(signature, requestId);
+  if (signature.mode === "strict" && !signature.matched) {
+    // the request's own fields first, then its signature: what to fix first is told first
+    op.checkFields(body, deps);
+    refuseMismatch(signature, requestId);
+  }
   const baseUrl = deps.config.baseUrl ?? origin(input);
   // what fell due by the sandbox's clock happens first; the request itself is dated by the merchant's own
   const sandboxNow = deps.clock.now();

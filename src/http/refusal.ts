@@ -8,10 +8,20 @@ import { text } from "./fields.js";
 import type { Reply } from "./reply.js";
 import type { Format } from "../domain/gateway-operations.js";
 
+/**
+ * What a refusal lists under errors: its fields' problems, or, for a refusal of no one field (the
+ * body, the store, an unregistered IP), one error with an empty field and the refusal's text.
+ */
+function problemsOf(err: GatewayError): FieldProblem[] {
+  if (err.problems.length) return err.problems;
+  return [{ field: "", message: err.info.slice(err.info.indexOf(":") + 1) }];
+}
+
 /** `extras`: fields a JSON refusal still carries so its shape matches a success (an empty order array, say). */
 export function refuse(format: Format, err: GatewayError, body: Body, extras: Record<string, unknown> = {}): Reply {
   const base = { status: err.httpStatus, changed: false, result: err.info };
   const echo = (f: string) => text(body[f]);
+  const problems = problemsOf(err);
   if (format === "xml") {
     const xml: XmlNode[] = [
       ["merchant_id", echo("merchant_id")],
@@ -20,17 +30,16 @@ export function refuse(format: Format, err: GatewayError, body: Body, extras: Re
       ["order_status", "0"],
       ["result_info", err.info],
     ];
-    if (err.problems.length)
-      xml.push([
-        "errors",
-        err.problems.map((p): XmlNode => [
-          "error",
-          [
-            ["field", p.field],
-            ["message", p.message],
-          ],
-        ]),
-      ]);
+    xml.push([
+      "errors",
+      problems.map((p): XmlNode => [
+        "error",
+        [
+          ["field", p.field],
+          ["message", p.message],
+        ],
+      ]),
+    ]);
     return { ...base, xml };
   }
   if (format === "json") {
@@ -42,7 +51,7 @@ export function refuse(format: Format, err: GatewayError, body: Body, extras: Re
       return_message: err.info,
     };
     Object.assign(json, extras);
-    if (err.problems.length) json.errors = err.problems;
+    json.errors = problems;
     return { ...base, json };
   }
   return { ...base, html: errorPage(err.info, err.problems) };

@@ -5,16 +5,15 @@
 import { escapeText } from "../base/markup.js";
 import { attr, textTable, xmlSafe } from "../render/report-text.js";
 import type { ProbeResult, ReceiverCheckReport, SendResult } from "./run.js";
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+import { counted } from "../base/words.js";
 
 /** "401 in 3 ms", or what happened instead of an answer */
 const answerOf = (s: SendResult) => (s.http_status === null ? s.error.replace(/^could not deliver: /, "") : `${s.http_status} in ${s.duration_ms} ms`);
 
 function summaryLine(report: ReceiverCheckReport): string {
   const { pass, warning, fail, not_run } = report.summary;
-  const counts = [`${pass} pass`, plural(warning, "warning"), plural(fail, "failure"), ...(not_run ? [`${not_run} not run`] : [])].join(", ");
-  return `${plural(report.probes.length + not_run, "probe")}: ${counts}${report.passed ? "" : " — the receiver does not pass"}`;
+  const counts = [`${pass} pass`, counted(warning, "warning"), counted(fail, "failure"), ...(not_run ? [`${not_run} not run`] : [])].join(", ");
+  return `${counted(report.probes.length + not_run, "probe")}: ${counts}${report.passed ? "" : " — the receiver does not pass"}`;
 }
 
 export function terminalReport(report: ReceiverCheckReport): string {
