@@ -5,7 +5,7 @@
 // scenario; the next start finds dist/ current and says nothing of the kind.
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { freePort } from "../scripts/redis-server.js";
@@ -23,11 +23,22 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(checkout, { recursive: true, force: true }));
 
-/** `npm start` in the checkout until it prints its URL; then a payment, then SIGTERM. */
-async function npmStart(): Promise<{ stdout: string; stderr: string; url: string; order_status: string }> {
+/** This machine's addresses other than loopback (none in some containers). */
+const outsideAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === "IPv4" && !a.internal)
+    .map((a) => a!.address);
+
+/**
+ * `npm start` in the checkout until it prints its URL, its port chosen as the README says (PORT, or
+ * `npm start -- --port`); then a payment, a try from this machine's other addresses, then SIGTERM.
+ */
+async function npmStart(portBy: "PORT" | "--port"): Promise<{ stdout: string; stderr: string; url: string; order_status: string; outside: string[] }> {
   const port = await freePort();
-  const { BASE_URL: _vite, ...env } = process.env;
-  const child = spawn("npm", ["start", "--silent"], { cwd: checkout, env: { ...env, PORT: String(port), LOG_LEVEL: "warn" }, detached: true });
+  const { BASE_URL: _vite, PORT: _port, HOST: _host, ...env } = process.env;
+  const args = portBy === "PORT" ? ["start", "--silent"] : ["start", "--silent", "--", "--port", String(port)];
+  const child = spawn("npm", args, { cwd: checkout, env: { ...env, ...(portBy === "PORT" ? { PORT: String(port) } : {}), LOG_LEVEL: "warn" }, detached: true });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -43,9 +54,18 @@ async function npmStart(): Promise<{ stdout: string; stderr: string; url: string
     });
     const res = await fetch(`${url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) });
     const order_status = textOf(parseXml(await res.text()).order_status);
+    // loopback only: from another address of this machine nothing answers
+    const outside: string[] = [];
+    for (const address of outsideAddresses()) {
+      const reached = await fetch(`http://${address}:${port}/__sandbox/health`, { signal: AbortSignal.timeout(2_000) }).then(
+        () => true,
+        () => false,
+      );
+      if (reached) outside.push(address);
+    }
     process.kill(-child.pid!, "SIGTERM");
     await exited;
-    return { stdout, stderr, url, order_status };
+    return { stdout, stderr, url, order_status, outside };
   } finally {
     try {
       process.kill(-child.pid!, "SIGKILL");
@@ -55,20 +75,22 @@ async function npmStart(): Promise<{ stdout: string; stderr: string; url: string
   }
 }
 
-test("the README's npm start: the first start says it compiles dist/, then serves the fixtures on the port it prints; the next start does not compile", async () => {
+test("the README's npm start: an unbuilt checkout compiles dist/ first, then serves the fixtures on loopback at the port chosen (PORT or --port); the next start does not compile", async () => {
   const readme = { path: "README.md", text: readFileSync(join(ROOT, "README.md"), "utf8") };
   const [setUp] = fencedBlocks(readme, ["sh"]);
-  expect(setUp!.text).toMatch(
-    /^npm install && npm start\s+# port 8080 on every interface: prints http:\/\/127\.0\.0\.1:8080; bundled fixtures, default scenario/m,
-  );
+  expect(setUp!.text).toMatch(/^npm install && npm start\s+# port 8080 on loopback: prints http:\/\/127\.0\.0\.1:8080; bundled fixtures, default scenario/m);
+  expect(setUp!.text).toMatch(/^PORT=9000 npm start\s+# another port \(or: npm start -- --port 9000\)/m);
 
-  const first = await npmStart();
+  const first = await npmStart("PORT");
   expect(first.stderr).toMatch(/sandgate: compiling dist\/ \(first start, or the sources changed\)/);
   expect(first.stdout).toMatch(/Sandgate listening on http:\/\/127\.0\.0\.1:\d+ \(scenario default, signatures lenient\)/);
   expect(first.order_status).toBe("1"); // the fixture merchant's payment, approved
   await expect(fetch(`${first.url}/__sandbox/health`)).rejects.toThrow(); // SIGTERM stopped it
 
-  const next = await npmStart();
+  expect(first.outside).toEqual([]);
+
+  const next = await npmStart("--port");
   expect(next.stderr).not.toMatch(/compiling/);
   expect(next.order_status).toBe("1");
+  expect(next.outside).toEqual([]);
 }, 180_000);

@@ -64,7 +64,13 @@ interface OptionSpec {
 
 export const OPTIONS: readonly OptionSpec[] = [
   { key: "port", flag: "--port", env: "PORT", kind: "number", description: "TCP port to listen on (0 picks a free one)" },
-  { key: "host", flag: "--host", env: "HOST", kind: "string", description: "interface to bind" },
+  {
+    key: "host",
+    flag: "--host",
+    env: "HOST",
+    kind: "string",
+    description: "interface to bind: 127.0.0.1 (this machine only) by default, 0.0.0.0 for every interface",
+  },
   { key: "scenario", flag: "--scenario", env: "SCENARIO", kind: "string", description: "global scenario name" },
   { key: "scenarios", flag: "--scenarios", env: "SCENARIOS", kind: "string", description: "folder of scenario files" },
   { key: "fixtures", flag: "--fixtures", env: "FIXTURES", kind: "string", description: "folder of fixture JSON files (read-only initial state)" },
@@ -253,7 +259,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 
 export const DEFAULTS: Config = {
   port: 8080,
-  host: "0.0.0.0",
+  host: "127.0.0.1",
   scenario: "default",
   scenarios: defaultScenariosDir,
   fixtures: defaultFixturesDir,
