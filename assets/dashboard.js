@@ -84,7 +84,7 @@
     body.replaceChildren(rows);
   }
 
-  // a rule as a tester reads it (src/base/words.ts ruleShown): "<scenario>/(no rule)" is that scenario's default answer
+  // a rule as a tester reads it: the browser's copy of ruleShown (src/base/words.ts; this script has no build step)
   function ruleShown(rule) {
     return rule
       .split(", ")

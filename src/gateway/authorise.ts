@@ -1,5 +1,6 @@
 // POST /v1/authorise: a direct payment (card or token) answered in XML, or an APM payment
 // (payment_method without card/token_id) answered with the payer's issuer_url.
+import { isNoRule } from "../base/words.js";
 import { resultInfo } from "../domain/codes.js";
 import { spacedDate } from "../domain/dates.js";
 import { paymentOutcome, type PaymentOutcome } from "../domain/outcomes.js";
@@ -166,7 +167,7 @@ function payByApm({ requestId, body, caller, baseUrl, now, decision, via }: Oper
   // pending until the payer acts, unless a rule decides now (the default's e-mail markers, say)
   const outcome = paymentOutcome(decision.outcome);
   const pageId = deps.store.ids.hex("page", 24);
-  const rule = decision.rule.endsWith("(no rule)") ? "builtin/apm-pending" : decision.rule;
+  const rule = isNoRule(decision.rule) ? "builtin/apm-pending" : decision.rule;
   const tx = createTransaction(
     {
       kind: "apm",

@@ -55,6 +55,7 @@ export interface BatchOperation extends Operation {
 export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): BatchOperation {
   const { batch, ...row } = gatewayOperation(spec.name);
   const arrayField = batch.field;
+  const ordersOf = (body: Body) => readOrders(body, arrayField, batch.limit);
   return {
     orders: { arrayField, statusField: spec.statusField, messageField: spec.messageField },
     ...row,
@@ -63,9 +64,9 @@ export function batchOperation<O extends OrderFields>(spec: BatchSpec<O>): Batch
     }),
     emptyResult: { [arrayField]: [] },
     // the order list itself (each order's fields are that order's result, not the request's refusal)
-    checkFields: (body) => readOrders(body, arrayField, batch.limit),
+    checkFields: ordersOf,
     handle(request, deps) {
-      const orders = readOrders(request.body, arrayField, batch.limit);
+      const orders = ordersOf(request.body);
       const rules = new Set<string>();
       const results = orders.map((raw) => runOrder(spec, raw, request, deps, rules));
       const failed = results.filter((r) => r[spec.statusField] === codes.batch_status.failed).length;

@@ -1,6 +1,7 @@
 // POST /v1/checkout: the redirect (iFrame) payment. The payment request without card data
 // becomes a pending transaction, and the answer is the interface document's loading page that submits itself
 // (theForm) to Sandgate's hosted checkout, where the payer pays.
+import { isNoRule } from "../base/words.js";
 import { resultInfo } from "../domain/codes.js";
 import { paymentOutcome } from "../domain/outcomes.js";
 import { createTransaction } from "../domain/payment.js";
@@ -43,7 +44,7 @@ export const checkout: Operation = {
     const outcome = paymentOutcome("checkout_pending");
     const pageId = deps.store.ids.hex("page", 24);
     // the outcome is fixed (the payer decides at the hosted checkout); a matching rule may still shape latency or notifications
-    const rule = decision.rule.endsWith("(no rule)") ? "builtin/checkout-pending" : decision.rule;
+    const rule = isNoRule(decision.rule) ? "builtin/checkout-pending" : decision.rule;
     const tx = createTransaction(
       {
         kind: "checkout",

@@ -6,6 +6,7 @@ import { codes } from "../domain/codes.js";
 import { rankPaymentMethods } from "../domain/payment-methods.js";
 import { formatAmount } from "../domain/money.js";
 import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";
+import type { Body } from "../http/body.js";
 import type { Operation } from "../http/operation.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
@@ -16,12 +17,14 @@ const optimiseRequest = obj({
   billing_country: requiredCountry(),
 });
 
+const readOptimise = (body: Body) => validate(optimiseRequest, body);
+
 export const paymentMethodsOptimise: Operation = {
   ...gatewayOperation("paymentMethodsOptimise"),
   request: withEnvelope(optimiseRequest.shape),
-  checkFields: (body) => validate(optimiseRequest, body),
+  checkFields: readOptimise,
   handle({ body, caller }, deps) {
-    const request = validate(optimiseRequest, body);
+    const request = readOptimise(body);
     const query = { currency: request.currency.toUpperCase(), amount: formatAmount(request.amount), country: request.billing_country.toUpperCase() };
     const payment_methods = rankPaymentMethods(caller.account.payment_methods, loadPaymentMethods(deps.config.fixtures), query);
     const json = {

@@ -4,6 +4,7 @@
 // Up to 100 selected values. A selected value without refunds simply lists nothing: the interface document's
 // refund element has no "not found" field.
 import { codes } from "../domain/codes.js";
+import type { Body } from "../http/body.js";
 import type { Operation } from "../http/operation.js";
 import type { Refund } from "../domain/types.js";
 import { readSelection, selectionRequest, selectRecords, searchResult } from "./selection.js";
@@ -13,14 +14,16 @@ import { gatewayOperation } from "../domain/gateway-operations.js";
 const SEARCH_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id", "refund_reference_id"] as const;
 
+const readSelected = (body: Body) => readSelection(body, SELECTORS, SEARCH_LIMIT);
+
 export const retrievalRefund: Operation = {
   ...gatewayOperation("retrievalRefund"),
   request: selectionRequest(SELECTORS),
   emptyResult: { refund_orders: [] },
-  checkFields: (body) => readSelection(body, SELECTORS, SEARCH_LIMIT),
+  checkFields: readSelected,
 
   handle({ body, caller }, deps) {
-    const selection = readSelection(body, SELECTORS, SEARCH_LIMIT);
+    const selection = readSelected(body);
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
     const { records } = deps.store;
     const lookup = {

@@ -3,6 +3,7 @@
 // start_date/end_date; with no selector, the account's most recent ones. The interface document: up to 100
 // orders per request, and only from the merchant's registered IP addresses.
 import { codes } from "../domain/codes.js";
+import type { Body } from "../http/body.js";
 import type { Operation } from "../http/operation.js";
 import { foundElement, missingElement } from "../render/query-element.js";
 import { readSelection, selectionRequest, selectRecords, searchResult } from "./selection.js";
@@ -11,13 +12,15 @@ import { gatewayOperation } from "../domain/gateway-operations.js";
 const QUERY_LIMIT = 100;
 const SELECTORS = ["order_no", "transaction_id"] as const;
 
+const readSelected = (body: Body) => readSelection(body, SELECTORS, QUERY_LIMIT);
+
 export const retrievalTrans: Operation = {
   ...gatewayOperation("retrievalTrans"),
   request: selectionRequest(SELECTORS),
   emptyResult: { orders_list: [] },
-  checkFields: (body) => readSelection(body, SELECTORS, QUERY_LIMIT),
+  checkFields: readSelected,
   handle({ body, caller }, deps) {
-    const selection = readSelection(body, SELECTORS, QUERY_LIMIT);
+    const selection = readSelected(body);
     const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
     const { records } = deps.store;
     const lookup = {

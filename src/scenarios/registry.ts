@@ -3,6 +3,7 @@
 // scenario, per-merchant bindings, and the decision for a request:
 //   X-Sandbox-Outcome header (names the outcome itself, see outcome-header.ts)
 //     >  X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
+import { NO_RULE } from "../base/words.js";
 import { watch, type FSWatcher } from "node:fs";
 import { GatewayError } from "../domain/codes.js";
 import { cardNumbersNamed, evaluate } from "./conditions.js";
@@ -85,7 +86,7 @@ export interface RegistryOptions {
 const noRuleNames = new Map<string, string>();
 function noRule(scenario: string): string {
   let name = noRuleNames.get(scenario);
-  if (name === undefined) noRuleNames.set(scenario, (name = `${scenario}/(no rule)`));
+  if (name === undefined) noRuleNames.set(scenario, (name = `${scenario}${NO_RULE}`));
   return name;
 }
 

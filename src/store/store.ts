@@ -127,6 +127,9 @@ export class StoreUnavailable extends Error {
   override name = "StoreUnavailable";
 }
 
+/** What failed, as the 503 its unit answers: a StoreUnavailable (a refusal, a lost turn) as it is, anything else by its message. */
+export const asUnavailable = (err: unknown): StoreUnavailable => (err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message));
+
 /** The turn ran out before the unit's changes were written (a replica cut off from Redis for longer than the lease): nothing of them was. */
 export class TurnLost extends StoreUnavailable {
   override name = "TurnLost";

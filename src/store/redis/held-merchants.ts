@@ -2,7 +2,7 @@
 // served last; the least recently served dropped while more records than allowed are held; each
 // partition's group commit; a merchant's whole loads a few at a time.
 import { createSlots } from "../../base/slots.js";
-import { groupCommit, StoreUnavailable } from "../store.js";
+import { groupCommit, asUnavailable } from "../store.js";
 import type { ScenarioRegistry } from "../../scenarios/registry.js";
 import { Partition, type PartitionContext } from "./redis-partition.js";
 import { acquireKeys } from "./redis-scripts.js";
@@ -111,7 +111,7 @@ export class HeldMerchants {
             await p.write(false);
           } catch (err) {
             this.spoil(p);
-            throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+            throw asUnavailable(err);
           }
         })),
       );

@@ -10,7 +10,7 @@ import { KEY_FIELD, type Collection } from "../../domain/types.js";
 import { createRepository, type Repository } from "../../domain/records.js";
 import { COLLECTIONS, INSTALL, acquireKeys, commitKeys, installKeys, resolveKeys, type PartitionKeys, type Scripts } from "./redis-scripts.js";
 import { createTurns, LEASE_MS, leaseKeeper, type Turns } from "./turns.js";
-import { StoreUnavailable, TurnLost } from "../store.js";
+import { asUnavailable, StoreUnavailable, TurnLost } from "../store.js";
 import { STATE_VERSION, type State } from "../../domain/types.js";
 import type { Link } from "./redis-link.js";
 import { NTH_COUNTER_LIMIT, type ScenarioRegistry } from "../../scenarios/registry.js";
@@ -154,7 +154,7 @@ export class Partition {
       } catch (err) {
         this.epoch = "";
         await this.releaseTurn();
-        throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+        throw asUnavailable(err);
       }
       return;
     }

@@ -41,7 +41,7 @@ import {
   TAKE,
 } from "./redis-scripts.js";
 import { layoutAt, REDIS_LAYOUT, takeLayoutOne, type EarlierSandbox } from "./redis-layout.js";
-import { StoreError, StoreUnavailable, TurnLost, type SharedParts, type Store, type UnitScope, type Locatable } from "../store.js";
+import { StoreError, asUnavailable, StoreUnavailable, TurnLost, type SharedParts, type Store, type UnitScope, type Locatable } from "../store.js";
 import type { State } from "../../domain/types.js";
 
 export interface RedisStoreOptions {
@@ -114,8 +114,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     generationChanged: () => held.dropAll(),
     onTurn: async () => parts && requests.take(parts.requests),
   });
-  /** What failed, as the 503 its unit answers (a refusal keeps its reason). */
-  const unavailable = (err: unknown) => (err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message));
 
   // ---- merchants held in memory
   const fixtureMerchants = fixtures.merchants.map((m) => m.merchant_id);
@@ -204,7 +202,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       const [entered, checked] = await Promise.allSettled([p.turns.enter(), settings.check()]);
       if (entered.status === "rejected") throw entered.reason;
       try {
-        if (checked.status === "rejected") throw unavailable(checked.reason);
+        if (checked.status === "rejected") throw asUnavailable(checked.reason);
         return await work(view({ partition: p }));
       } catch (err) {
         if (!(again && err instanceof TurnLost && run < 3)) throw err;
@@ -224,7 +222,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     if (merchantId !== undefined) return merchantUnit(merchantId, work, Boolean(scope && "merchant" in scope && scope.again));
     if (here) return work(view(here));
     if (scope) {
-      await settings.check().catch((err: unknown) => Promise.reject(unavailable(err)));
+      await settings.check().catch((err: unknown) => Promise.reject(asUnavailable(err)));
       return work(view({ none: true }));
     }
     return globalUnit(here, work, true);
@@ -317,7 +315,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
         return p.write(true).catch((err: unknown) => {
           held.spoil(p);
           void p.releaseTurn();
-          throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+          throw asUnavailable(err);
         });
       return held.commitOf(p)();
     }

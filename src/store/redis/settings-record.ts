@@ -4,7 +4,7 @@
 // settings' own turn (the lock, its lease renewed while held), which this file takes and gives back.
 import { createIds, type Ids } from "../../domain/ids.js";
 import type { ScenarioChoice } from "../../scenarios/registry.js";
-import { StoreRefusal, StoreUnavailable, type SharedParts } from "../store.js";
+import { StoreRefusal, asUnavailable, StoreUnavailable, type SharedParts } from "../store.js";
 import type { Link } from "./redis-link.js";
 import { newerLayout, REDIS_LAYOUT } from "./redis-layout.js";
 import type { globalKeys, Script, Scripts } from "./redis-scripts.js";
@@ -69,7 +69,7 @@ export class SettingsRecord {
           await Promise.all([this.check(), hooks.onTurn()]);
         } catch (err) {
           await this.release();
-          throw err instanceof StoreUnavailable ? err : new StoreUnavailable((err as Error).message);
+          throw asUnavailable(err);
         }
       },
       async () => {
