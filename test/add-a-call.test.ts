@@ -58,7 +58,7 @@ test("a new call is one table entry and its handlers: router, typed client, ctl 
   insert("src/server/operator.ts", '  on("getHealth", ', '  on("echoWord", (req, res) => void res.json({ echo: String(req.params.word) }));\n');
   insert(
     "src/dashboard/forms.ts",
-    '  onForm("advanceClock", ',
+    '  onForm("resetState", ',
     '  onForm("echoWord", (req, res) => act(req, res, `${BASE}/`, () => ({ value: pathParam(req, "word") }), (word) => `Echo: ${word}`));\n',
   );
   // a merchant's test using the client: the answer is typed from the entry's schema

@@ -1,5 +1,6 @@
 // The interface document's "Direct payment result (XML)" and "APM payment result (XML)", element by element,
 // checked on real responses; and every field of the interface document's payment and APM requests accepted.
+import { createClock } from "../src/domain/clock.js";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
@@ -118,7 +119,7 @@ describe("direct payment result: the interface document's element table", () => 
 
   test("recurring_deduction_time is one interval after the payment, in UTC", async () => {
     const now = new Date("2026-03-10T08:15:30.000Z");
-    const { app } = await makeApp({ clock: { now: () => now, advance: () => now, offsetMs: () => 0, setOffset: () => undefined } });
+    const { app } = await makeApp({ clock: createClock(() => now.getTime()) });
     const res = await postAuthorise(app, directPayment({ subscription: { interval: "week", interval_count: "2" } }));
     const xml = parseXml(res.text);
     expect(textOf(xml.recurring_deduction_time)).toBe("2026-03-24 08:15:30");

@@ -1,4 +1,5 @@
 // The default scenario's magic values give their outcomes; 3-D Secure, tokens and merchants.
+import { createClock } from "../src/domain/clock.js";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import request from "supertest";
@@ -141,7 +142,7 @@ describe("card expiry", () => {
 
   test("a card is valid through the last day of its expiry month", async () => {
     const now = new Date("2030-12-31T23:59:59.000Z");
-    const { app } = await makeApp({ clock: { now: () => now, advance: () => now, offsetMs: () => 0, setOffset: () => undefined } });
+    const { app } = await makeApp({ clock: createClock(() => now.getTime()) });
     const ok = await postAuthorise(app, directPayment({ expiration_year: "2030", expiration_month: "12" }));
     expect(textOf(parseXml(ok.text).order_status)).toBe("1");
     const expired = await postAuthorise(app, directPayment({ expiration_year: "2030", expiration_month: "11" }));

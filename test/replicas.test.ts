@@ -69,6 +69,14 @@ describe("replicas on one Redis", () => {
       expect((await json(r, "/__sandbox/clock?merchant_id=CLOCKED-A")).body.offset_ms).toBe(7_200_000);
       expect((await json(r, "/__sandbox/clock?merchant_id=CLOCKED-B")).body.offset_ms).toBe(0);
     }
+    // frozen through B: A dates the merchant's next payment at the moment it stands at
+    const frozen = await json(b!, "/__sandbox/clock/freeze", { method: "POST", body: JSON.stringify({ merchant_id: "CLOCKED-A" }) });
+    expect(frozen.body).toMatchObject({ frozen: true });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await json(a!, "/__sandbox/clock?merchant_id=CLOCKED-A")).body).toMatchObject({ now: frozen.body.now, frozen: true });
+    const standing = parseXml((await post(a!, "/v1/authorise", directPayment({ merchant_id: "CLOCKED-A", account_id: "A1" }))).text);
+    const dated = (await json(b!, `/__sandbox/transactions?merchant_id=CLOCKED-A`)).body.transactions as { transaction_id: string; created_at: string }[];
+    expect(dated.find((t) => t.transaction_id === String(standing.transaction_id))?.created_at).toBe(frozen.body.now);
   });
 
   test("the state file: B exports what A wrote; imported through A, both replicas see exactly the file", async () => {
@@ -221,6 +229,13 @@ describe("replicas on one Redis", () => {
     expect(advanced.body.offset_ms).toBe(2 * 86_400_000);
     const after = Date.parse(String((await json(a!, "/__sandbox/health")).body.time));
     expect(after - before).toBeGreaterThanOrEqual(2 * 86_400_000);
+    // frozen on A, it stands still on B too; unfrozen on B, it runs on A
+    const frozen = await json(a!, "/__sandbox/clock/freeze", { method: "POST", body: "{}" });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await json(b!, "/__sandbox/health")).body.time).toBe(frozen.body.now);
+    expect((await json(b!, "/__sandbox/clock/unfreeze", { method: "POST", body: "{}" })).body.frozen).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(Date.parse(String((await json(a!, "/__sandbox/health")).body.time)) - Date.parse(String(frozen.body.now))).toBeGreaterThanOrEqual(1000);
 
     const p = await authorised(a!);
     expect((await json(b!, "/__sandbox/reset", { method: "POST", body: JSON.stringify({ all: true }) })).status).toBe(200);

@@ -11,9 +11,8 @@ import { notifyPayout } from "../notify/payout-notice.js";
 import { notifyRefund } from "../notify/events.js";
 import { finishPayment } from "../pages/finish.js";
 import type { Payout, Refund, Subscription, Transaction } from "../domain/types.js";
-import { parseDuration } from "./duration.js";
-import { applyDue, bringUpToDate } from "../schedule/scheduler.js";
-import { clockBody, completeBody, failPayoutBody, resetBody, settleBody } from "../api/operator-bodies.js";
+import { bringUpToDate } from "../schedule/scheduler.js";
+import { completeBody, failPayoutBody, resetBody, settleBody } from "../api/operator-bodies.js";
 
 interface Problem {
   status: number;
@@ -24,54 +23,7 @@ interface Problem {
 }
 export type Done<T> = { value: T } | { problem: Problem };
 
-const problem = (status: number, error: string, message: string): { problem: Problem } => ({ problem: { status, error, message } });
-
-/** One call moves the clock at most ten years: every deduction, refund and payout due in between is made, in order. */
-const MAX_ADVANCE_MS = 3660 * 86_400_000;
-
-/**
- * `{advance: "90s"}` or `{advance_seconds: 90}`: moves the sandbox clock forward and applies what
- * fell due; with `merchant_id`, that merchant's clock only (its refunds settle, payouts move,
- * subscriptions charge and its new records are dated ahead; every other merchant's time stays).
- */
-export async function advanceClock(deps: Deps, raw: unknown): Promise<Done<{ now: string; offset_ms: number; applied: number; merchant_id?: string }>> {
-  const parsed = clockBody.safeParse(raw ?? {});
-  const body = parsed.data;
-  const ms = !body
-    ? undefined
-    : body.advance_seconds !== undefined && body.advance_seconds !== ""
-      ? Number(body.advance_seconds) * 1000
-      : parseDuration(body.advance);
-  if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
-    return problem(
-      400,
-      "invalid_advance",
-      'send {"advance":"90s"} (s, m, h, d, w) or {"advance_seconds":90}; the clock only moves forward, at most 3660 days per call',
-    );
-  }
-  const merchantId = body!.merchant_id;
-  if (merchantId !== undefined) {
-    // the merchant's own clock: its record carries how far it runs ahead, in its own unit
-    const offset = await deps.store.unit(
-      async (store) => {
-        if (!store.records.merchant(merchantId)) return undefined;
-        store.records.advanceMerchantClock(merchantId, ms);
-        await store.commit();
-        return store.records.merchant(merchantId)!.clock_offset_ms ?? 0;
-      },
-      { merchant: merchantId },
-    );
-    if (offset === undefined) return problem(404, "merchant_not_found", `Sandgate knows no merchant ${merchantId} (a fixture's, or one that made a request)`);
-    const applied = await applyDue(deps);
-    return {
-      value: { merchant_id: merchantId, now: new Date(deps.clock.now().getTime() + offset).toISOString(), offset_ms: deps.clock.offsetMs() + offset, applied },
-    };
-  }
-  deps.clock.advance(ms);
-  await deps.store.commit(); // the clock itself (with a shared store, every replica's)
-  const applied = await applyDue(deps);
-  return { value: { now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs(), applied } };
-}
+export const problem = (status: number, error: string, message: string): { problem: Problem } => ({ problem: { status, error, message } });
 
 const RESET_FORMS = 'send {"merchant_id": "<id>"} to reset one merchant, or {"all": true} to reset every merchant';
 

@@ -72,7 +72,7 @@ export async function restoreSnapshot(deps: Deps, name: string, all: boolean): P
 /** The state as it is now (what fell due applied first) as a file: every merchant's, or one's. */
 export async function currentStateFile(deps: Deps, merchant: string | null): Promise<string> {
   await applyDue(deps);
-  return writeStateFile(deps.store.data, { merchant, exportedAt: deps.clock.now().toISOString(), clockOffsetMs: deps.clock.offsetMs() });
+  return writeStateFile(deps.store.data, { merchant, exportedAt: deps.clock.now().toISOString(), clock: deps.clock.setting() });
 }
 
 /** A state file read whole, put in place of the state: all of it (the clock too), or the one merchant it holds. */
@@ -80,7 +80,7 @@ export async function putBack(deps: Deps, { header, records }: StateFile): Promi
   const to: State = { version: STATE_VERSION, seed: header.seed, counters: { ...header.counters }, ...records };
   if (header.merchant === null) {
     await deps.store.restore(to);
-    deps.clock.setOffset?.(header.clock_offset_ms);
+    deps.clock.adopt({ offset_ms: header.clock_offset_ms, ...(header.clock_frozen_at_ms === undefined ? {} : { frozen_at: header.clock_frozen_at_ms }) });
     await deps.store.commit(); // the clock (with a shared store, every replica's)
   } else await deps.store.restore(to, header.merchant);
 }

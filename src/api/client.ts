@@ -88,7 +88,13 @@ export interface AdminClient {
   /** moves the sandbox clock forward ("90s", "2h", "3d", "1w", or seconds) and applies what fell due */
   /** `merchant`: that merchant's clock only */
   advanceClock(by: string | number, options?: { merchant?: string }): Promise<CallAnswer<"advanceClock">>;
-  clock(): Promise<CallAnswer<"getClock">>;
+  /** sets the clock to a later moment ("2027-01-01T00:00:00Z"); a moment before its time is refused (clock_backwards) and changes nothing */
+  setClock(to: string, options?: { merchant?: string }): Promise<CallAnswer<"setClock">>;
+  /** time stands still for the clock (the sandbox's, or `merchant`'s) until unfreezeClock; an advance or a set still moves it */
+  freezeClock(options?: { merchant?: string }): Promise<CallAnswer<"freezeClock">>;
+  unfreezeClock(options?: { merchant?: string }): Promise<CallAnswer<"unfreezeClock">>;
+  /** the sandbox's clock, or `merchant`'s own */
+  clock(options?: { merchant?: string }): Promise<CallAnswer<"getClock">>;
   /** attempts every notification due now */
   deliverNotifications(): Promise<CallAnswer<"deliverNotifications">>;
   resendNotification(notificationId: string): Promise<Notification>;
@@ -108,6 +114,9 @@ export interface AdminClient {
 }
 
 type Query = Record<string, string | number | undefined>;
+
+/** a clock call's body field: one merchant's clock, or (none) the sandbox's */
+const whose = (options: { merchant?: string }) => (options.merchant ? { merchant_id: options.merchant } : {});
 
 /** A merchant as the operator API shows it. */
 type MerchantView = CallAnswer<"provisionMerchant">["merchant"];
@@ -182,9 +191,12 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
         .subscription,
     advanceClock: (by, options = {}) =>
       send("advanceClock", {
-        body: { ...(typeof by === "number" ? { advance_seconds: by } : { advance: by }), ...(options.merchant ? { merchant_id: options.merchant } : {}) },
+        body: { ...(typeof by === "number" ? { advance_seconds: by } : { advance: by }), ...whose(options) },
       }),
-    clock: () => send("getClock"),
+    setClock: (to, options = {}) => send("setClock", { body: { to, ...whose(options) } }),
+    freezeClock: (options = {}) => send("freezeClock", { body: whose(options) }),
+    unfreezeClock: (options = {}) => send("unfreezeClock", { body: whose(options) }),
+    clock: (options = {}) => send("getClock", options.merchant ? { query: { merchant_id: options.merchant } } : {}),
     deliverNotifications: () => send("deliverNotifications", { body: {} }),
     resendNotification: async (notificationId) =>
       (await send<{ notification: Notification }>("resendNotification", { params: { id: notificationId }, body: {} })).notification,

@@ -61,7 +61,12 @@ export const coverage = z.looseObject({
   scenarios: z.array(z.looseObject({ name: s, rules: z.array(z.looseObject({ rule: s, answers: int })) })),
   operations: z.array(z.looseObject({ operation: s, produced: z.record(s, int), never: z.array(s) })),
 });
-export const clock = z.strictObject({ now: s, offset_ms: z.number() });
+export const clock = z.strictObject({
+  now: s,
+  offset_ms: z.number(),
+  frozen: z.boolean().describe("it stands still (frozen, or a merchant's over the frozen sandbox clock)"),
+  merchant_id: s.optional(),
+});
 export const snapshotInfo = z.strictObject({
   name: s,
   merchant: s.nullable().describe("the one merchant it holds, or null: every merchant"),

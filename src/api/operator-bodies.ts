@@ -9,12 +9,26 @@ import { z } from "zod";
 /** PUT /__sandbox/scenarios/global and /scenarios/bindings/{merchantId} */
 export const scenarioNameBody = z.strictObject({ name: z.string().describe("a scenario's name (GET /__sandbox/scenarios lists them)") });
 
+const merchantClock = z.string().min(1).optional().describe("this merchant's clock only (default: the sandbox's, every merchant's)");
+
 /** POST /__sandbox/clock: one of the two */
 export const clockBody = z.strictObject({
   advance: z.string().optional().describe("how far: 90s, 15m, 2h, 3d, 1w"),
   advance_seconds: z.union([z.number(), z.string()]).optional().describe("how far, in seconds"),
-  merchant_id: z.string().min(1).optional().describe("this merchant's clock only (default: the sandbox's, every merchant's)"),
+  merchant_id: merchantClock,
 });
+
+/** POST /__sandbox/clock/set */
+export const clockSetBody = z.strictObject({
+  to: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, "a moment in ISO 8601 with its zone: 2027-01-01T00:00:00Z")
+    .describe("the moment the clock reads from now on: later than its time (a clock only moves forward)"),
+  merchant_id: merchantClock,
+});
+
+/** POST /__sandbox/clock/freeze and /clock/unfreeze */
+export const clockWhoseBody = z.strictObject({ merchant_id: merchantClock });
 
 /** POST /__sandbox/reset: one merchant's records, or everything; nothing else (an empty body resets nothing) */
 export const resetBody = z.union([

@@ -22,6 +22,7 @@ import {
   type CommandSpec,
 } from "./ctl-runs.js";
 import { counted } from "../base/words.js";
+import type { CallAnswer } from "../api/client.js";
 
 /** `ctl call --help`: every call of the table, as the router and the OpenAPI document have them. */
 const CALL_LIST = OPERATOR_CALLS.map((c) => `  ${c.operationId.padEnd(22)} ${c.method.toUpperCase().padEnd(6)} ${c.path}`).join("\n");
@@ -29,6 +30,22 @@ const CALL_LIST = OPERATOR_CALLS.map((c) => `  ${c.operationId.padEnd(22)} ${c.m
 const merchantOption = (what: string) => new Option("--merchant <id>", what);
 /** on a shared sandbox what replaces every merchant's records (every team's) is said, never the default */
 const allOption = (what: string) => new Option("--all", what);
+
+/** What a clock command says: whose clock, where it stands now, what fell due. */
+const clockSaid = (moved: CallAnswer<"getClock"> & { applied?: number }): string =>
+  `${moved.merchant_id ? `merchant ${moved.merchant_id}'s clock` : "clock"}: ${moved.frozen ? "frozen at" : "now"} ${moved.now} (${Math.round(moved.offset_ms / 1000)}s ahead of real time)${moved.applied === undefined ? "" : `; ${counted(moved.applied, "due change")} applied`}`;
+
+/** a clock call of the table as a command: its own arguments, and --merchant for one merchant's clock */
+const clockWord = (words: string, summary: string, call: "setClock" | "freezeClock" | "unfreezeClock", args: [Argument, `body.${string}`][] = []) =>
+  callWord({
+    words,
+    summary,
+    call,
+    args,
+    options: [[merchantOption("this merchant's clock only; every other merchant's stays"), "body.merchant_id"]],
+    body: {},
+    said: clockSaid,
+  });
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -153,13 +170,28 @@ export const COMMANDS: readonly CommandSpec[] = [
       durationMs(by!, "clock advance");
       const merchant = text(flags, "merchant");
       const moved = await client.advanceClock(by!, merchant ? { merchant } : {});
-      const whose = moved.merchant_id ? `merchant ${moved.merchant_id}'s clock` : "clock";
-      return {
-        json: moved,
-        text: `${whose}: now ${moved.now} (${moved.offset_ms / 1000}s ahead of real time); ${counted(moved.applied, "due change")} applied`,
-      };
+      return { json: moved, text: clockSaid(moved) };
     },
   },
+  callWord({
+    words: "clock show",
+    summary: "the sandbox clock, or one merchant's: its time, how far it runs ahead of real time, whether it is frozen",
+    call: "getClock",
+    options: [[merchantOption("this merchant's own clock"), "query.merchant_id"]],
+    said: clockSaid,
+  }),
+  clockWord(
+    "clock set",
+    "set the clock (the sandbox's, or one merchant's) to a later moment and apply what fell due; an earlier moment is refused",
+    "setClock",
+    [[new Argument("<moment>", "ISO 8601 with its zone: 2027-01-01T00:00:00Z"), "body.to"]],
+  ),
+  clockWord(
+    "clock freeze",
+    "stop the clock (the sandbox's, or one merchant's): time stands still until unfrozen; advance and set still move it",
+    "freezeClock",
+  ),
+  clockWord("clock unfreeze", "let a frozen clock run on from where it stood", "unfreezeClock"),
   callWord({
     words: "notifications deliver",
     summary: "attempt every notification due now and wait for the answers",
@@ -332,7 +364,7 @@ export const GROUPS: Record<string, string> = {
   payment: "the merchant portal's actions on a payment: capture, cancel, refund, review",
   refund: "refunds: settle",
   merchant: "merchants: key",
-  clock: "the sandbox clock: advance",
+  clock: "the sandbox clock, or one merchant's: show, advance, set, freeze, unfreeze",
   notifications: "the notification outbox: deliver, trigger, resend",
   payout: "payouts: complete, fail",
   subscription: "subscriptions: charge",

@@ -7,6 +7,7 @@ import { codes } from "../domain/codes.js";
 import type { Deps } from "../deps/deps.js";
 import { dashboardUnits, depsOf } from "../http/in-unit.js";
 import { listSnapshots } from "../admin/snapshots-api.js";
+import { everyClock } from "../admin/clock-moves.js";
 import { completionChoices, stageOf } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
 import { type Flash } from "./frame.js";
@@ -28,7 +29,7 @@ import { ruleCoverage } from "../scenarios/coverage.js";
 import { PROBES, type Verdict } from "../receiver-check/probes.js";
 import { verdictOn } from "../receiver-check/run.js";
 import type { ProbeVerdicts } from "./transactions.js";
-import type { Notification } from "../domain/types.js";
+import type { Notification, Transaction } from "../domain/types.js";
 import { allowedActions, refundable } from "../admin/portal.js";
 
 /** Each receiver-check probe's verdict on what its receiver answered last, as the check judged it. */
@@ -72,8 +73,7 @@ export function dashboard(server: Deps): Router {
       errors: registry.errors(),
       merchants: merchants(deps),
       keys: deps.store.data.merchants.map(({ merchant_id, name, secret_key }) => ({ merchant_id, name, secret_key })),
-      now: deps.clock.now().toISOString(),
-      offsetMs: deps.clock.offsetMs(),
+      clocks: everyClock(deps),
       snapshots: await listSnapshots(deps),
     };
     sendHtml(res, 200, overviewPage(data, flashOf(req)));
@@ -95,11 +95,16 @@ export function dashboard(server: Deps): Router {
         (!filter.order_no || t.order_no === filter.order_no) &&
         (!filter.status || t.state === filter.status || codes.payment_status[t.state] === filter.status),
     );
+    // newest first by one time, the sandbox's: each record's own time less how far its merchant's clock leads
+    const sandboxNow = deps.clock.now();
+    const lead = new Map<string, number>();
+    const leadOf = (id: string) => lead.get(id) ?? lead.set(id, deps.store.records.nowOf(id, sandboxNow).getTime() - sandboxNow.getTime()).get(id)!;
+    const onSandboxClock = (t: Transaction) => Date.parse(t.created_at) - leadOf(t.merchant_id);
     const newest = found
       .slice()
-      .sort((a, b) => b.created_at.localeCompare(a.created_at))
+      .sort((a, b) => onSandboxClock(b) - onSandboxClock(a))
       .slice(0, LIST_LIMIT);
-    sendHtml(res, 200, transactionsPage(newest, filter, found.length, merchants(deps), flashOf(req)));
+    sendHtml(res, 200, transactionsPage(newest, filter, found.length, merchants(deps), everyClock(deps).merchants, flashOf(req)));
   });
 
   router.get("/ui/transactions/:id", inUnit.transaction, async (req, res) => {

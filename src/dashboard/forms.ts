@@ -11,10 +11,17 @@ import { deleteSnapshot, restoreSnapshot, saveSnapshot } from "../admin/snapshot
 import { BASE, type Flash } from "./frame.js";
 import { confirmResetPage } from "./overview.js";
 import { sendHtml } from "../render/layout.js";
-import { advanceClock, chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "../admin/actions.js";
+import { chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow, settleRefundNow, type Done } from "../admin/actions.js";
 import { pathParam } from "../admin/shared.js";
 import { PORTAL_ACTIONS, PORTAL_CALLS, runPortal, type PortalResult } from "../admin/portal.js";
-import { counted } from "../base/words.js";
+import { counted, durationText } from "../base/words.js";
+import { advanceClock, freezeClock, setClock, unfreezeClock, type ClockReading } from "../admin/clock-moves.js";
+
+const CLOCK_MOVES = { advanceClock, setClock, freezeClock, unfreezeClock };
+
+/** What the flash says after a clock move: whose clock, where it stands now, what fell due. */
+const clockSaid = (v: ClockReading & { applied: number }): string =>
+  `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "The sandbox clock"} ${v.frozen ? "stands at" : "reads"} ${v.now} (${durationText(v.offset_ms)} ahead of real time${v.frozen ? ", frozen" : ""}); ${counted(v.applied, "change")} fell due.`;
 
 /** What the flash says after a portal action: what the gateway did, and where the payment stands. */
 const portalSaid = ({ action, result, transaction: tx }: PortalResult): string => {
@@ -109,17 +116,18 @@ export function formRoutes(server: Deps): Router {
     );
   });
 
-  onForm("advanceClock", (req, res) => {
-    const deps = depsOf(res, server);
-    const merchant = text(req, "merchant_id");
-    return act(
-      req,
-      res,
-      `${BASE}/`,
-      () => advanceClock(deps, { advance: text(req, "advance"), ...(merchant ? { merchant_id: merchant } : {}) }),
-      (v) => `${v.merchant_id ? `Merchant ${v.merchant_id}'s clock` : "Clock"} advanced to ${v.now}; ${counted(v.applied, "change")} fell due.`,
-    );
-  });
+  // the clock card's buttons: one form, each button posting to its call's /ui/ twin
+  const clockForm = (id: "advanceClock" | "setClock" | "freezeClock" | "unfreezeClock", body: (req: Request) => Record<string, string>) =>
+    onForm(id, (req, res) => {
+      const merchant = text(req, "merchant_id");
+      const input = { ...body(req), ...(merchant ? { merchant_id: merchant } : {}) };
+      return act(req, res, `${BASE}/`, () => CLOCK_MOVES[id](depsOf(res, server), input), clockSaid);
+    });
+  clockForm("advanceClock", (req) => ({ advance: text(req, "advance") }));
+  // a datetime-local field has no zone: the dashboard's times are UTC
+  clockForm("setClock", (req) => ({ to: /(Z|[+-]\d{2}:\d{2})$/.test(text(req, "to")) ? text(req, "to") : `${text(req, "to")}Z` }));
+  clockForm("freezeClock", () => ({}));
+  clockForm("unfreezeClock", () => ({}));
 
   onForm("resetState", (req, res) => {
     const deps = depsOf(res, server);

@@ -2,6 +2,40 @@
 import type { Scenario } from "../scenarios/schema.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { formPath } from "../api/operator-calls.js";
+import type { ClockReading } from "../admin/clock-moves.js";
+import { durationText } from "../base/words.js";
+
+const ahead = (c: ClockReading) => `${durationText(c.offset_ms)} ahead of real time${c.frozen ? ", frozen" : ""}`;
+
+/**
+ * The clock card: the sandbox's time, each merchant's whose clock differs (with its offset), and one
+ * form whose buttons move the chosen clock: advance, set to a later moment, freeze, unfreeze.
+ */
+function clockCard(d: OverviewData): string {
+  const { sandbox, merchants } = d.clocks;
+  const own = merchants.map((c) => [`<code>${e(c.merchant_id ?? "")}</code>`, e(c.now), e(ahead(c))]);
+  return `<section class="card" id="clock">
+<h2>Clock</h2>
+<p>Sandbox time: <strong id="clock-now">${e(sandbox.now)}</strong> <span class="hint" id="clock-offset">(${e(ahead(sandbox))})</span></p>
+${merchants.length ? `<p class="hint">Merchants on a clock of their own:</p>${table(["Merchant", "Its time", "Offset"], own, "merchant-clocks")}` : ""}
+<form method="post" action="${formPath("advanceClock")}" class="clock-form">
+<div><label for="clock-merchant">Whose clock</label><select id="clock-merchant" name="merchant_id"><option value="">The sandbox's (every merchant)</option>${options(d.merchants, "")}</select></div>
+<div class="row">
+<div><label for="advance">Advance by</label><input id="advance" name="advance" placeholder="90s, 2h, 3d, 1w"></div>
+<div class="shrink"><button type="submit" id="advance-clock">Advance</button></div>
+</div>
+<div class="row">
+<div><label for="clock-to">Set to (UTC, later only)</label><input id="clock-to" name="to" type="datetime-local" step="1"></div>
+<div class="shrink"><button type="submit" id="set-clock" formaction="${formPath("setClock")}" class="secondary">Set</button></div>
+</div>
+<div class="row">
+<div class="shrink"><button type="submit" id="freeze-clock" formaction="${formPath("freezeClock")}" class="secondary">Freeze</button></div>
+<div class="shrink"><button type="submit" id="unfreeze-clock" formaction="${formPath("unfreezeClock")}" class="secondary">Unfreeze</button></div>
+</div>
+</form>
+<p class="hint">Refunds settle, payouts move on and subscriptions charge as their time comes. A frozen clock stands still until unfrozen; advancing or setting it still moves it. One merchant's clock moves that merchant's time only (a CI job's), every other merchant's stays.</p>
+</section>`;
+}
 
 export interface OverviewData {
   global: string;
@@ -11,8 +45,8 @@ export interface OverviewData {
   merchants: string[];
   /** every merchant's secret key: the dashboard is behind ADMIN_TOKEN when one is set */
   keys: { merchant_id: string; name: string; secret_key: string }[];
-  now: string;
-  offsetMs: number;
+  /** the sandbox's clock, and each merchant's that differs from it */
+  clocks: { sandbox: ClockReading; merchants: ClockReading[] };
   /** QA snapshots kept, newest first */
   snapshots: { name: string; merchant: string | null; saved_at: string; records: number }[];
 }
@@ -48,16 +82,7 @@ ${errors}
 </form>
 <p>In force now: <strong id="current-global">${e(d.global)}</strong></p>
 </section>
-<section class="card" id="clock">
-<h2>Clock</h2>
-<p>Sandbox time: <strong id="clock-now">${e(d.now)}</strong> <span class="hint">(${e(Math.round(d.offsetMs / 1000))} s ahead of real time)</span></p>
-<form method="post" action="${formPath("advanceClock")}" class="row">
-<div><label for="advance">Advance by</label><input id="advance" name="advance" placeholder="90s, 2h, 3d, 1w" required></div>
-<div><label for="advance-merchant">Whose</label><select id="advance-merchant" name="merchant_id"><option value="">Every merchant (the sandbox's)</option>${options(d.merchants, "")}</select></div>
-<div class="shrink"><button type="submit" id="advance-clock">Advance</button></div>
-</form>
-<p class="hint">Refunds settle, payouts move on and subscriptions charge as their time comes. One merchant's clock moves that merchant's time only (a CI job's), every other merchant's stays.</p>
-</section>
+${clockCard(d)}
 </div>
 <section class="card" id="bindings">
 <h2>Merchant bindings</h2>

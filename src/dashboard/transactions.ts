@@ -4,6 +4,8 @@ import { codes, resultInfo, type PaymentState } from "../domain/codes.js";
 import type { CompletionChoice, CompletionGroup, Stage } from "../domain/completion.js";
 import type { RequestLogEntry } from "../store/request-log.js";
 import type { Notification, Refund, Subscription, Transaction } from "../domain/types.js";
+import type { ClockReading } from "../admin/clock-moves.js";
+import { durationText } from "../base/words.js";
 import { BASE, e, frame, options, postButton, table, type Flash } from "./frame.js";
 import { formPath } from "../api/operator-calls.js";
 import { PORTAL_CALLS, type PortalAction } from "../api/calls/portal-calls.js";
@@ -24,7 +26,17 @@ export const statusBadge = (state: PaymentState) => {
 
 const txLink = (id: string) => `<a href="${BASE}/ui/transactions/${encodeURIComponent(id)}" class="mono">${e(id)}</a>`;
 
-export function transactionsPage(list: Transaction[], filter: TransactionFilter, total: number, merchants: string[], flash?: Flash): string {
+export function transactionsPage(
+  list: Transaction[],
+  filter: TransactionFilter,
+  total: number,
+  merchants: string[],
+  clocks: ClockReading[],
+  flash?: Flash,
+): string {
+  // each row is dated by its merchant's own clock: say which run on one of their own
+  const own = clocks.map((c) => `<code>${e(c.merchant_id ?? "")}</code> ${e(durationText(c.offset_ms))} ahead${c.frozen ? " (frozen)" : ""}`);
+  const dated = own.length ? ` Each is dated by its merchant's clock: ${own.join(", ")} of real time.` : "";
   const rows = list.map((t) => [
     e(t.created_at.replace("T", " ").slice(0, 19)),
     `<code>${e(t.merchant_id)}</code>`,
@@ -46,7 +58,7 @@ export function transactionsPage(list: Transaction[], filter: TransactionFilter,
 <div class="shrink"><button type="submit" id="apply-filter">Filter</button> <a href="${BASE}/ui/transactions">Clear</a></div>
 <datalist id="known-merchants">${merchants.map((m) => `<option value="${e(m)}">`).join("")}</datalist>
 </form>
-<p class="hint">${e(list.length)} of ${e(total)} shown, newest first.</p>
+<p class="hint" id="list-dates">${e(list.length)} of ${e(total)} shown, newest first.${dated}</p>
 <section class="card">${table(["Created", "Merchant", "order_no", "Transaction", "Kind", "Amount", "payment_status", "Result"], rows, "transactions")}</section>`,
     flash,
   );

@@ -6,6 +6,7 @@
 // state at start and after a reset. Keys never change once a record is added.
 import type { CardToken, Merchant, Notification, Payout, Refund, State, Subscription, Transaction } from "./types.js";
 import { DueQueue } from "./due-queue.js";
+import { clockKey, clockSettingOf, RUNNING, timeOn, type ClockSetting } from "./clock.js";
 import { KEY_FIELD, type Collection } from "./types.js";
 
 type RecordOf<C extends Collection> = State[C][number];
@@ -39,10 +40,12 @@ export interface Repository {
   /** forgets a record another replica forgot */
   forget(collection: Collection, key: string): void;
   merchant(merchantId: string): Merchant | undefined;
-  /** the merchant's own now: the sandbox's, plus how far its clock was advanced on its own */
+  /** the merchant's own now: the sandbox's, plus how far its clock was moved on its own (or where it stands, frozen) */
   nowOf(merchantId: string, sandboxNow: Date): Date;
-  /** moves one merchant's clock ahead (its due records fall due earlier in the sandbox's time); the merchant goes into the next commit */
-  advanceMerchantClock(merchantId: string, ms: number): void;
+  /** the merchant's own clock, over the sandbox's time (none of its own: running with the sandbox's) */
+  clockOf(merchantId: string): ClockSetting;
+  /** puts a merchant's clock at a new setting (its due records are queued again at their new place); the merchant goes into the next commit */
+  setMerchantClock(merchantId: string, setting: ClockSetting): void;
   addMerchant(merchant: Merchant): void;
 
   transaction(transactionId: string): Transaction | undefined;
@@ -152,11 +155,18 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
   const dirty = new Map<object, Collection>();
   let removed: { c: Collection; k: string }[] = [];
 
-  // A merchant's clock may run ahead of the sandbox's (its clock_offset_ms): its records' times are
-  // its own, and the due queues hold each in the sandbox's time (its time less the offset), so one
-  // queue serves every merchant and "due by now" is asked with the sandbox's now.
-  const offsetOf = (merchantId: string) => merchants.get(merchantId)?.clock_offset_ms ?? 0;
-  const sandboxTime = (merchantId: string, iso: string) => Date.parse(iso) - offsetOf(merchantId);
+  // A merchant's clock may run ahead of the sandbox's (its clock_offset_ms) or stand still (its
+  // clock_frozen_at_ms): its records' times are its own, and the due queues hold each in the
+  // sandbox's time (its time less the offset), so one queue serves every merchant and "due by now"
+  // is asked with the sandbox's now. A frozen merchant's record is due at once when its clock
+  // stands past it (earliest first), and is not queued at all until the clock moves when not.
+  const clockOf = (merchantId: string): ClockSetting => clockSettingOf(merchants.get(merchantId));
+  const sandboxTime = (merchantId: string, iso: string) => {
+    const clock = clockOf(merchantId);
+    const at = Date.parse(iso);
+    if (clock.frozen_at === undefined) return at - clock.offset_ms;
+    return at <= clock.frozen_at ? at - clock.frozen_at : NaN;
+  };
   const refundQueue = new DueQueue<Refund>((r, at) => r.state === "accepted" && sandboxTime(r.merchant_id, r.due_at) === at);
   const payoutQueue = new DueQueue<Payout>((p, at) => p.status === "PENDING" && sandboxTime(p.merchant_id, p.due_at) === at);
   const subscriptionQueue = new DueQueue<Subscription>((s, at) => s.state === "active" && sandboxTime(s.merchant_id, s.next_deduction_at) === at);
@@ -292,12 +302,12 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
         index[collection](record as never);
         return;
       }
-      const offset = collection === "merchants" ? offsetOf(key) : 0;
+      const clockBefore = collection === "merchants" ? clockKey(clockOf(key)) : "";
       for (const field of Object.keys(held)) if (!(field in record)) delete held[field];
       Object.assign(held, record);
       // keys never change, so only the due queues and the pending set can need it again
       requeue[collection]?.(held as never);
-      if (collection === "merchants" && offsetOf(key) !== offset) requeueMerchant(key);
+      if (collection === "merchants" && clockKey(clockOf(key)) !== clockBefore) requeueMerchant(key);
     },
     forget(collection, key) {
       if (collection !== "notifications") return;
@@ -311,14 +321,17 @@ export function createRepository(state: State, onLookup?: OnLookup): Repository 
     merchant: (id) => merchants.get(id),
     addMerchant: (m) => add("merchants", m),
     nowOf(merchantId, sandboxNow) {
-      const offset = offsetOf(merchantId);
-      return offset ? new Date(sandboxNow.getTime() + offset) : sandboxNow;
+      const clock = clockOf(merchantId);
+      return clock === RUNNING ? sandboxNow : new Date(timeOn(clock, sandboxNow.getTime()));
     },
-    advanceMerchantClock(merchantId, ms) {
+    clockOf,
+    setMerchantClock(merchantId, setting) {
       const m = merchants.get(merchantId);
       if (!m) return;
       if (onLookup && !dirty.has(m)) onLookup("merchants", m);
-      m.clock_offset_ms = (m.clock_offset_ms ?? 0) + ms;
+      m.clock_offset_ms = setting.offset_ms;
+      if (setting.frozen_at === undefined) delete m.clock_frozen_at_ms;
+      else m.clock_frozen_at_ms = setting.frozen_at;
       dirty.set(m, "merchants");
       requeueMerchant(merchantId);
     },

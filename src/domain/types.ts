@@ -28,6 +28,8 @@ export interface Merchant {
   provisioned?: boolean;
   /** how far this merchant's own clock runs ahead of the sandbox's (ctl clock advance --merchant); none: 0 */
   clock_offset_ms?: number;
+  /** while set, this merchant's clock stands still at this moment, ms since the epoch (ctl clock freeze --merchant) */
+  clock_frozen_at_ms?: number;
 }
 
 export interface CardToken {

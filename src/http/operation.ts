@@ -354,13 +354,15 @@ function record(
   signature: SignatureCheck | null,
   exchange: Exchange,
 ): void {
+  const merchantId = text(body.merchant_id);
   const entry = {
     id,
-    at: deps.clock.now().toISOString(),
+    // dated by the merchant's own clock, as its records are (a request naming no merchant: the sandbox's)
+    at: deps.store.records.nowOf(merchantId, deps.clock.now()).toISOString(),
     operation: op.name,
     path: op.path,
     ip: normaliseIp(input.clientAddress),
-    merchant_id: text(body.merchant_id),
+    merchant_id: merchantId,
     account_id: text(body.account_id),
     ...ordersOf(body),
     http_status: reply.status ?? 200,

@@ -4,8 +4,8 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import { adminSession } from "../dashboard/session.js";
 import { dashboard } from "../dashboard/dashboard.js";
 import type { Deps } from "../deps/deps.js";
-import { advanceClock, resetState, settleRefundNow } from "../admin/actions.js";
-import type { Store } from "../store/store.js";
+import { resetState, settleRefundNow } from "../admin/actions.js";
+import { advanceClock, freezeClock, readClock, setClock, unfreezeClock } from "../admin/clock-moves.js";
 import { scenariosApi } from "../admin/scenarios.js";
 import { answerJson, pathParam, problem, queryText, whereQuery } from "../admin/shared.js";
 import { applyDue } from "../schedule/scheduler.js";
@@ -153,24 +153,12 @@ function operatorCalls(server: Deps, on: On): void {
     res.json({ cleared: queryText(req, "merchant_id") ?? "all" });
   });
 
-  on("getClock", async (req, res) => {
-    const deps = depsOf(res, server);
-    const merchant = queryText(req, "merchant_id");
-    const ownOffset = (store: Store) => {
-      const m = store.records.merchant(merchant!);
-      return m && (m.clock_offset_ms ?? 0);
-    };
-    const offset = merchant === undefined ? 0 : await deps.store.unit(ownOffset, { merchant });
-    if (offset === undefined) return problem(res, 404, "merchant_not_found", `Sandgate knows no merchant ${merchant}`);
-    res.json({ now: new Date(deps.clock.now().getTime() + offset).toISOString(), offset_ms: deps.clock.offsetMs() + offset });
-  });
-
-  // { "advance": "90s" | "2h" | "3d" | "1w" } or { "advance_seconds": 90 }: moves the sandbox clock
-  // forward and applies what fell due (refund settlement, ...).
-  on("advanceClock", async (req, res) => {
-    const deps = depsOf(res, server);
-    return answerJson(res, await advanceClock(deps, req.body ?? {}), (v) => v);
-  });
+  on("getClock", async (req, res) => answerJson(res, await readClock(depsOf(res, server), queryText(req, "merchant_id")), (v) => v));
+  // the moves of a test clock: forward by a duration, to a later moment, frozen, running again
+  on("advanceClock", async (req, res) => answerJson(res, await advanceClock(depsOf(res, server), req.body ?? {}), (v) => v));
+  on("setClock", async (req, res) => answerJson(res, await setClock(depsOf(res, server), req.body ?? {}), (v) => v));
+  on("freezeClock", async (req, res) => answerJson(res, await freezeClock(depsOf(res, server), req.body ?? {}), (v) => v));
+  on("unfreezeClock", async (req, res) => answerJson(res, await unfreezeClock(depsOf(res, server), req.body ?? {}), (v) => v));
 
   on("listTransactions", async (req, res) => {
     const deps = depsOf(res, server);

@@ -9,6 +9,7 @@
 // short, or holding a record that is not one; nothing is applied until the whole file has been read.
 import { COLLECTIONS } from "./redis/redis-scripts.js";
 import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
+import type { ClockSetting } from "../domain/clock.js";
 import * as stored from "./fixtures/fixtures.js";
 import type { z } from "zod";
 
@@ -22,6 +23,8 @@ interface ExportHeader {
   exported_at: string;
   seed: string;
   clock_offset_ms: number;
+  /** present while the sandbox's clock is frozen: the moment it stands at */
+  clock_frozen_at_ms?: number;
   counters: Record<string, number>;
 }
 
@@ -42,13 +45,14 @@ export class StateFileError extends Error {
 }
 
 /** The lines of a state (or of one merchant's part of it), header first and the count last. */
-export function writeStateFile(state: State, meta: { merchant: string | null; exportedAt: string; clockOffsetMs: number }): string {
+export function writeStateFile(state: State, meta: { merchant: string | null; exportedAt: string; clock: ClockSetting }): string {
   const header: ExportHeader = {
     sandgate_state: STATE_FORMAT_VERSION,
     merchant: meta.merchant,
     exported_at: meta.exportedAt,
     seed: state.seed,
-    clock_offset_ms: meta.clockOffsetMs,
+    clock_offset_ms: meta.clock.offset_ms,
+    ...(meta.clock.frozen_at === undefined ? {} : { clock_frozen_at_ms: meta.clock.frozen_at }),
     counters: { ...state.counters },
   };
   const lines = [JSON.stringify(header)];
@@ -88,9 +92,10 @@ export function readStateFile(text: string): StateFile {
     typeof header.seed !== "string" ||
     (header.merchant !== null && typeof header.merchant !== "string") ||
     typeof header.clock_offset_ms !== "number" ||
+    (header.clock_frozen_at_ms !== undefined && typeof header.clock_frozen_at_ms !== "number") ||
     !isCounters(header.counters)
   ) {
-    throw new StateFileError(1, "the header's seed, merchant, clock_offset_ms or counters is missing or of the wrong type");
+    throw new StateFileError(1, "the header's seed, merchant, clock_offset_ms, clock_frozen_at_ms or counters is missing or of the wrong type");
   }
   const records = Object.fromEntries(COLLECTIONS.map((c) => [c, []])) as unknown as StateFile["records"];
   const keys = new Map<Collection, Set<string>>(COLLECTIONS.map((c) => [c, new Set()]));

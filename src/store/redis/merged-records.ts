@@ -3,6 +3,7 @@
 // due). A change is made in the unit of the merchant it belongs to, never through this view.
 import { StoreError } from "../store.js";
 import type { Repository } from "../../domain/records.js";
+import { RUNNING } from "../../domain/clock.js";
 import { STATE_VERSION, type State } from "../../domain/types.js";
 import { COLLECTIONS } from "./redis-scripts.js";
 
@@ -59,7 +60,8 @@ export function mergedRecords(parts: () => Iterable<Repository>, byMerchant: (me
     merchant: (id) => byMerchant(id)?.merchant(id),
     addMerchant: readOnly,
     nowOf: (id, sandboxNow) => byMerchant(id)?.nowOf(id, sandboxNow) ?? sandboxNow,
-    advanceMerchantClock: readOnly,
+    clockOf: (id) => byMerchant(id)?.clockOf(id) ?? RUNNING,
+    setMerchantClock: readOnly,
     transaction: (id) => first(parts(), (r) => r.transaction(id)),
     transactionsByOrder: (m, o) => byMerchant(m)?.transactionsByOrder(m, o) ?? none,
     transactionByPage: (id) => first(parts(), (r) => r.transactionByPage(id)),

@@ -13,6 +13,8 @@ import { createTurns, LEASE_MS, leaseKeeper, type Turns } from "./turns.js";
 /** What replicas share besides records. */
 interface Settings {
   clock_offset_ms: number;
+  /** while set, the sandbox's clock stands still there */
+  clock_frozen_at_ms?: number;
   scenario: ScenarioChoice;
 }
 
@@ -95,7 +97,13 @@ export class SettingsRecord {
 
   private now(): Settings | undefined {
     const parts = this.hooks.parts();
-    return parts && { clock_offset_ms: parts.clock.offsetMs(), scenario: parts.scenarios.choice() };
+    if (!parts) return undefined;
+    const clock = parts.clock.setting();
+    return {
+      clock_offset_ms: clock.offset_ms,
+      ...(clock.frozen_at === undefined ? {} : { clock_frozen_at_ms: clock.frozen_at }),
+      scenario: parts.scenarios.choice(),
+    };
   }
 
   /** Settings another replica wrote (or Redis held at the start), in force here. */
@@ -107,7 +115,7 @@ export class SettingsRecord {
     const parts = this.hooks.parts();
     if (!parts || !next.json) return;
     const s = JSON.parse(next.json) as Settings;
-    parts.clock.setOffset?.(s.clock_offset_ms);
+    parts.clock.adopt({ offset_ms: s.clock_offset_ms, ...(s.clock_frozen_at_ms === undefined ? {} : { frozen_at: s.clock_frozen_at_ms }) });
     parts.scenarios.adopt(s.scenario);
     this.lastSettings = JSON.stringify(this.now());
   }
