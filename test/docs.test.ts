@@ -136,6 +136,7 @@ const RUN_BY: [page: string, holding: string, test: string][] = [
   ["docs/scenarios.md", "yaml-language-server", "readme-scenario.test.ts"],
   ["docs/scenarios.md", "/__sandbox/coverage?merchant_id=CI-JOB-42", "docs-reference.test.ts"],
   ["docs/scenarios.md", '"merchant_id": "CI-JOB-42"', "docs-reference.test.ts"],
+  ["docs/scenarios.md", "--operations used", "coverage-scope.test.ts"],
   ["docs/signatures.md", "sha256sum", "docs.test.ts"],
 ];
 

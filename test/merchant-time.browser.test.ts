@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
-import { ACME, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
+import { ACME, directPayment, nextOrderNo } from "./helpers.js";
 import { CHROMIUM, HAS_CHROMIUM, launch, screenshot, signIn, startMerchant, watchedPage, type MerchantSite } from "./browser-helpers.js";
 
 const HOUR = 3_600_000;

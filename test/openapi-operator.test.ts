@@ -302,6 +302,22 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("post", "/__sandbox/clock", await api().post("/__sandbox/clock").send({ advance: "1h", merchant_id: ACME.merchant_id }));
     check("get", "/__sandbox/clock", await api().get("/__sandbox/clock").query({ merchant_id: ACME.merchant_id }));
     check("get", "/__sandbox/clock", await api().get("/__sandbox/clock").query({ merchant_id: "OPENAPI-CLOCK" }));
+    // a test clock's moves: freeze, set (a moment before refused), unfreeze; of a merchant, and of no one known
+    for (const move of ["freeze", "unfreeze"]) {
+      check("post", `/__sandbox/clock/${move}`, await api().post(`/__sandbox/clock/${move}`).send({ merchant_id: ACME.merchant_id }));
+      check("post", `/__sandbox/clock/${move}`, await api().post(`/__sandbox/clock/${move}`).send({ merchant_id: "OPENAPI-CLOCK" }));
+      check("post", `/__sandbox/clock/${move}`, await api().post(`/__sandbox/clock/${move}`).send({ merchant_id: 7 }));
+    }
+    // a few hours on only: the later tests' cards must not expire in the merchant's time
+    const later = new Date(Date.now() + 3 * 3_600_000).toISOString();
+    check("post", "/__sandbox/clock/set", await api().post("/__sandbox/clock/set").send({ to: later, merchant_id: ACME.merchant_id }));
+    check("post", "/__sandbox/clock/set", await api().post("/__sandbox/clock/set").send({ to: "2020-01-01T00:00:00Z", merchant_id: ACME.merchant_id }));
+    check("post", "/__sandbox/clock/set", await api().post("/__sandbox/clock/set").send({ to: "2035-01-01T00:00:00Z", merchant_id: "OPENAPI-CLOCK" }));
+  });
+
+  test("coverage scoped: some operations' rules, one scenario's; an unknown operation refused", async () => {
+    check("get", "/__sandbox/coverage", await api().get("/__sandbox/coverage").query({ operations: "authorise,refund", scenario: "default" }));
+    check("get", "/__sandbox/coverage", await api().get("/__sandbox/coverage").query({ operations: "teleport" }));
   });
 
   test("the merchant portal: capture, refund, cancel, review; a body it does not take, an unknown payment, what the state forbids", async () => {

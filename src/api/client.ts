@@ -98,7 +98,8 @@ export interface AdminClient {
   /** attempts every notification due now */
   deliverNotifications(): Promise<CallAnswer<"deliverNotifications">>;
   resendNotification(notificationId: string): Promise<Notification>;
-  coverage(merchantId?: string): Promise<CoverageReport>;
+  /** `scope`: the rules of some operations only (a list, or "used": those its requests used), of one scenario only */
+  coverage(merchantId?: string, scope?: { operations?: readonly string[] | "used"; scenario?: string }): Promise<CoverageReport>;
   clearCoverage(merchantId?: string): Promise<void>;
   /**
    * Checks a merchant's notification receiver: genuine, duplicate, forged, tampered, stale,
@@ -200,7 +201,14 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     deliverNotifications: () => send("deliverNotifications", { body: {} }),
     resendNotification: async (notificationId) =>
       (await send<{ notification: Notification }>("resendNotification", { params: { id: notificationId }, body: {} })).notification,
-    coverage: (merchantId) => send("getCoverage", { query: { merchant_id: merchantId } }),
+    coverage: (merchantId, scope = {}) =>
+      send("getCoverage", {
+        query: {
+          merchant_id: merchantId,
+          operations: typeof scope.operations === "string" ? scope.operations : scope.operations?.join(","),
+          scenario: scope.scenario,
+        },
+      }),
     clearCoverage: async (merchantId) => {
       await send("clearCoverage", { query: { merchant_id: merchantId } });
     },

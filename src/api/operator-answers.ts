@@ -58,6 +58,9 @@ export const verifyReport = z.looseObject({
 });
 export const coverage = z.looseObject({
   merchant_id: s.nullable(),
+  scope: z
+    .strictObject({ operations: z.array(s).nullable(), scenario: s.nullable() })
+    .describe("what was counted (null: every operation, the scenarios that answered)"),
   scenarios: z.array(z.looseObject({ name: s, rules: z.array(z.looseObject({ rule: s, answers: int })) })),
   operations: z.array(z.looseObject({ operation: s, produced: z.record(s, int), never: z.array(s) })),
 });

@@ -204,7 +204,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "the rules of the scenarios in use that answered, and the outcomes never produced; --fail-under exits 1 under a share of rules",
     options: [
       merchantOption("one merchant's coverage (default: every merchant's)"),
-      new Option("--fail-under <percent>", "exit 1 when fewer than this percent of the rules answered"),
+      new Option("--operations <list>", 'count the rules of these operations only (authorise,capture,refund), or "used": those the requests used'),
+      new Option("--scenario <name>", "count that scenario's rules only, answered or not (default: the scenarios that answered)"),
+      new Option("--fail-under <percent>", "exit 1 when fewer than this percent of the rules counted answered"),
     ],
     run: coverage,
   },

@@ -7,7 +7,7 @@ import { parseDuration } from "../admin/duration.js";
 import { OPERATOR_CALLS, type OperatorCallId } from "../api/operator-calls.js";
 import { createAdminClient, type AdminClient, type CallAnswer } from "../api/client.js";
 import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
-import { ruleCoverage, type CoverageReport } from "../scenarios/coverage.js";
+import { ruleCoverage, scopeText, type CoverageReport } from "../scenarios/coverage.js";
 import { failureOf, Refused } from "./ctl-errors.js";
 import type { Argument, Option } from "commander";
 import { counted } from "../base/words.js";
@@ -84,7 +84,8 @@ export async function health(ctx: Context, _args: string[], flags: Flags): Promi
 
 function coverageText(report: CoverageReport, rules: ReturnType<typeof ruleCoverage>): string {
   const whose = report.merchant_id ? `merchant ${report.merchant_id}` : "all merchants";
-  const lines = [`Coverage of ${whose}: ${rules.answered} of ${rules.total} rules answered (${rules.percent}%)`];
+  const counted = report.scope.operations || report.scope.scenario ? ` (counted: ${scopeText(report.scope)})` : "";
+  const lines = [`Coverage of ${whose}: ${rules.answered} of ${rules.total} rules answered (${rules.percent}%)${counted}`];
   if (!report.scenarios.length) lines.push("  no request was decided by a scenario");
   for (const s of report.scenarios) {
     const never = s.rules.filter((r) => !r.answers).map((r) => r.rule);
@@ -107,7 +108,11 @@ export async function coverage(ctx: Context, _args: string[], flags: Flags): Pro
   if (threshold !== undefined && (given!.trim() === "" || !Number.isFinite(threshold) || threshold < 0 || threshold > 100)) {
     throw new Refused(`--fail-under must be a percentage from 0 to 100, got "${given}"`);
   }
-  const report = await ctx.client.coverage(text(flags, "merchant"));
+  const operations = text(flags, "operations");
+  const report = await ctx.client.coverage(text(flags, "merchant"), {
+    ...(operations === undefined ? {} : { operations: operations === "used" ? "used" : operations.split(",") }),
+    ...(text(flags, "scenario") === undefined ? {} : { scenario: text(flags, "scenario") }),
+  });
   const rules = ruleCoverage(report);
   // compared unrounded: 2 of 3 rules is under 66.7; no rule in use is 0%
   const exact = rules.total ? (rules.answered * 100) / rules.total : 0;

@@ -25,7 +25,7 @@ import { queryText, pathParam } from "../admin/shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { playgroundRoutes } from "./playground.js";
 import { formRoutes } from "./forms.js";
-import { ruleCoverage } from "../scenarios/coverage.js";
+import { readScope, ruleCoverage } from "../scenarios/coverage.js";
 import { PROBES, type Verdict } from "../receiver-check/probes.js";
 import { verdictOn } from "../receiver-check/run.js";
 import type { ProbeVerdicts } from "./transactions.js";
@@ -167,8 +167,19 @@ export function dashboard(server: Deps): Router {
               .filter((m) => m !== ""),
           ),
         ].sort();
-    const byMerchant = seen.map((m) => deps.scenarios.coverage.report(m)).filter((report) => ruleCoverage(report).answered > 0);
-    sendHtml(res, 200, coveragePage(deps.scenarios.coverage.report(merchant || undefined), merchant, byMerchant));
+    // what is counted: some operations' rules only ("used": those each merchant's requests used), one scenario's
+    const asked = { operations: queryText(req, "operations")?.trim() || undefined, scenario: queryText(req, "scenario") || undefined };
+    const scopeOf = (m: string | undefined) =>
+      readScope(asked, { scenario: (name) => registry.get(name) !== undefined, used: () => deps.scenarios.coverage.operationsUsed(m) });
+    const scope = scopeOf(merchant || undefined);
+    const refused = "refused" in scope ? scope.refused : undefined;
+    const counted = (m: string | undefined) => {
+      const own = scopeOf(m);
+      return deps.scenarios.coverage.report(m, "refused" in own ? {} : own);
+    };
+    const byMerchant = seen.map(counted).filter((report) => ruleCoverage(report).answered > 0);
+    const filter = { merchant, operations: asked.operations ?? "", scenario: asked.scenario ?? "", scenarios: registry.list().map((x) => x.name) };
+    sendHtml(res, 200, coveragePage(counted(merchant || undefined), filter, byMerchant, refused));
   });
 
   // the page only; its script posts the recording to POST /__sandbox/verify (admin/verify-api.ts)

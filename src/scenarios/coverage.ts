@@ -4,7 +4,7 @@
 // (CI jobs isolate themselves by merchant_id), for at most COVERAGE_MERCHANT_LIMIT merchants.
 import { catalogue } from "../domain/outcomes.js";
 import { ruleName } from "./conditions.js";
-import type { Scenario, Then } from "./schema.js";
+import { RULE_OPERATIONS, type Rule, type Scenario, type Then } from "./schema.js";
 
 const COVERAGE_MERCHANT_LIMIT = 1000;
 
@@ -24,15 +24,72 @@ function outcomeNames(shown: Shown): readonly string[] {
 }
 
 interface Tally {
-  scenarios: Set<string>;
-  rules: Map<string, number>;
+  /** by the scenario that answered: its rules' answers (an inherited rule counts where it answered) */
+  rules: Map<string, Map<string, number>>;
   outcomes: Map<Shown, Map<string, number>>;
+  /** the operations the merchant's requests were decided for */
+  operations: Set<string>;
+}
+
+/** What a report counts: the rules of some operations only (a card-only shop's), of one scenario only. */
+export interface CoverageScope {
+  /** rule operations (authorise, capture, refund, ...): a rule for none of them is left out; a rule for any operation stays */
+  operations?: readonly string[];
+  /** that scenario's rules only, answered or not (default: the scenarios that answered) */
+  scenario?: string;
 }
 
 export interface CoverageReport {
   merchant_id: string | null;
+  /** what was counted: every operation and scenario in use when null */
+  scope: { operations: string[] | null; scenario: string | null };
   scenarios: { name: string; rules: { rule: string; answers: number }[] }[];
   operations: { operation: Shown; produced: Record<string, number>; never: string[] }[];
+}
+
+/**
+ * A scope as a caller writes it: `operations` a comma list of rule operations, or "used" (those the
+ * merchant's requests were decided for); `scenario` a scenario's name. An unknown one is refused
+ * with what is known.
+ */
+export function readScope(
+  given: { operations?: string; scenario?: string },
+  known: { scenario(name: string): boolean; used(): string[] },
+): CoverageScope | { refused: string } {
+  const scope: CoverageScope = {};
+  if (given.operations !== undefined) {
+    const named =
+      given.operations.trim() === "used"
+        ? known.used()
+        : given.operations
+            .split(",")
+            .map((o) => o.trim())
+            .filter(Boolean);
+    const unknown = named.filter((o) => !RULE_OPERATIONS.includes(o));
+    if (given.operations.trim() !== "used" && (unknown.length || named.length === 0))
+      return {
+        refused: `operations must be "used" or a comma list of ${RULE_OPERATIONS.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}`,
+      };
+    scope.operations = named;
+  }
+  if (given.scenario !== undefined) {
+    if (!known.scenario(given.scenario)) return { refused: `no scenario ${JSON.stringify(given.scenario)} (GET /__sandbox/scenarios lists them)` };
+    scope.scenario = given.scenario;
+  }
+  return scope;
+}
+
+/** the operations a rule can answer (its `when.operation`), or undefined: any */
+function ruleOperations(rule: Pick<Rule, "when">): readonly string[] | undefined {
+  const named = rule.when?.operation;
+  if (typeof named === "string") return [named];
+  if (Array.isArray(named)) return named.map(String);
+  if (named && typeof named === "object") {
+    const test = named as { equals?: unknown; in?: unknown[] };
+    if (typeof test.equals === "string") return [test.equals];
+    if (Array.isArray(test.in)) return test.in.map(String);
+  }
+  return undefined;
 }
 
 /** The share of the rules of the scenarios in use that decided at least one answer (a rule two scenarios share counts once). */
@@ -81,7 +138,7 @@ export class Coverage {
     let t = this.tallies.get(merchantId);
     if (!t) {
       if (this.tallies.size >= COVERAGE_MERCHANT_LIMIT) this.tallies.delete(this.tallies.keys().next().value!);
-      this.tallies.set(merchantId, (t = { scenarios: new Set(), rules: new Map(), outcomes: new Map() }));
+      this.tallies.set(merchantId, (t = { rules: new Map(), outcomes: new Map(), operations: new Set() }));
     }
     return t;
   }
@@ -89,8 +146,10 @@ export class Coverage {
   /** A scenario decision: its scenario, the rules that matched ("scenario/id"), and what it decided. */
   decided(merchantId: string, scenario: string, matched: readonly string[], operation: string, outcome: string, then: Then): void {
     const t = this.tally(merchantId);
-    t.scenarios.add(scenario);
-    for (const rule of matched) t.rules.set(rule, (t.rules.get(rule) ?? 0) + 1);
+    t.operations.add(operation);
+    let answered = t.rules.get(scenario);
+    if (!answered) t.rules.set(scenario, (answered = new Map()));
+    for (const rule of matched) answered.set(rule, (answered.get(rule) ?? 0) + 1);
     const shown = shownOf(operation);
     if (shown) this.produced(merchantId, shown, outcomeOf(shown, outcome, then));
   }
@@ -115,27 +174,50 @@ export class Coverage {
     else this.tallies.delete(merchantId);
   }
 
-  /** One merchant's coverage, or every merchant's added up. */
-  report(merchantId?: string): CoverageReport {
-    const tallies = merchantId === undefined ? [...this.tallies.values()] : [this.tallies.get(merchantId)].filter((t): t is Tally => t !== undefined);
-    const used = [...new Set(tallies.flatMap((t) => [...t.scenarios]))].sort();
-    const answers = (rule: string) => tallies.reduce((n, t) => n + (t.rules.get(rule) ?? 0), 0);
+  /** the operations a merchant's requests (or every merchant's) were decided for, sorted */
+  operationsUsed(merchantId?: string): string[] {
+    const tallies = this.talliesOf(merchantId);
+    return [...new Set(tallies.flatMap((t) => [...t.operations]))].sort();
+  }
+
+  private talliesOf(merchantId: string | undefined): Tally[] {
+    return merchantId === undefined ? [...this.tallies.values()] : [this.tallies.get(merchantId)].filter((t): t is Tally => t !== undefined);
+  }
+
+  /** One merchant's coverage, or every merchant's added up; `scope` narrows what is counted. */
+  report(merchantId?: string, scope: CoverageScope = {}): CoverageReport {
+    const tallies = this.talliesOf(merchantId);
+    const used = scope.scenario !== undefined ? [scope.scenario] : [...new Set(tallies.flatMap((t) => [...t.rules.keys()]))].sort();
+    const answers = (scenario: string, rule: string) => tallies.reduce((n, t) => n + (t.rules.get(scenario)?.get(rule) ?? 0), 0);
+    const inScope = (rule: Rule) => {
+      const named = ruleOperations(rule);
+      return !scope.operations || !named || named.some((o) => scope.operations!.includes(o));
+    };
     const scenarios = used.flatMap((name) => {
       const s = this.scenarioOf(name);
-      return s ? [{ name, rules: s.rules.map(ruleName).map((rule) => ({ rule, answers: answers(rule) })) }] : [];
+      return s ? [{ name, rules: s.rules.filter(inScope).map((rule) => ({ rule: ruleName(rule), answers: answers(name, ruleName(rule)) })) }] : [];
     });
-    const operations = (Object.keys(SECTIONS) as Shown[]).map((operation) => {
-      const produced: Record<string, number> = {};
-      for (const t of tallies) for (const [name, n] of t.outcomes.get(operation) ?? []) produced[name] = (produced[name] ?? 0) + n;
-      return { operation, produced, never: outcomeNames(operation).filter((n) => !(n in produced)) };
-    });
-    return { merchant_id: merchantId ?? null, scenarios, operations };
+    const shownInScope = scope.operations && new Set(scope.operations.map(shownOf));
+    const operations = (Object.keys(SECTIONS) as Shown[])
+      .filter((operation) => !shownInScope || shownInScope.has(operation))
+      .map((operation) => {
+        const produced: Record<string, number> = {};
+        for (const t of tallies) for (const [name, n] of t.outcomes.get(operation) ?? []) produced[name] = (produced[name] ?? 0) + n;
+        return { operation, produced, never: outcomeNames(operation).filter((n) => !(n in produced)) };
+      });
+    return {
+      merchant_id: merchantId ?? null,
+      scope: { operations: scope.operations ? [...scope.operations] : null, scenario: scope.scenario ?? null },
+      scenarios,
+      operations,
+    };
   }
 }
 
 /** The report as Markdown, for a CI job to publish (e.g. as a job summary). */
 export function coverageMarkdown(r: CoverageReport): string {
   const lines = [`# Sandgate coverage${r.merchant_id ? ` of merchant ${r.merchant_id}` : " (all merchants)"}`, ""];
+  if (r.scope.operations || r.scope.scenario) lines.push(`Counted: ${scopeText(r.scope)}.`, "");
   if (r.scenarios.length === 0) lines.push("No request was decided by a scenario.", "");
   for (const s of r.scenarios) {
     lines.push(`## Scenario \`${s.name}\``, "", "| rule | answers |", "| --- | ---: |");
@@ -151,4 +233,10 @@ export function coverageMarkdown(r: CoverageReport): string {
     lines.push(`| ${o.operation} | ${produced} | ${o.never.join(", ") || "—"} |`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** what a report counted, in words: "the rules of authorise, capture, refund in scenario default" */
+export function scopeText(scope: CoverageReport["scope"]): string {
+  const ops = scope.operations ? `the rules of ${scope.operations.join(", ")}` : "every rule";
+  return `${ops}${scope.scenario ? ` in scenario ${scope.scenario}` : " of the scenarios that answered"}`;
 }

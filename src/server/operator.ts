@@ -26,7 +26,7 @@ import { harOf } from "../admin/har-export.js";
 import { verifyApi } from "../admin/verify-api.js";
 import { stateApi } from "../admin/state-api.js";
 import { snapshotsApi } from "../admin/snapshots-api.js";
-import { coverageMarkdown } from "../scenarios/coverage.js";
+import { coverageMarkdown, readScope } from "../scenarios/coverage.js";
 import { packageVersion } from "../base/paths.js";
 import { filterProblem, type RequestFilter, type RequestLogEntry } from "../store/request-log.js";
 
@@ -143,7 +143,13 @@ function operatorCalls(server: Deps, on: On): void {
   // which rules answered and which outcomes were never produced: ?merchant_id= (default: all), ?format=markdown
   on("getCoverage", (req, res) => {
     const deps = depsOf(res, server);
-    const report = deps.scenarios.coverage.report(queryText(req, "merchant_id"));
+    const merchant = queryText(req, "merchant_id");
+    const scope = readScope(
+      { operations: queryText(req, "operations"), scenario: queryText(req, "scenario") },
+      { scenario: (name) => deps.scenarios.get(name) !== undefined, used: () => deps.scenarios.coverage.operationsUsed(merchant) },
+    );
+    if ("refused" in scope) return problem(res, 400, "invalid_scope", scope.refused);
+    const report = deps.scenarios.coverage.report(merchant, scope);
     if (queryText(req, "format") === "markdown") res.type("text/markdown; charset=utf-8").send(coverageMarkdown(report));
     else res.json(report);
   });

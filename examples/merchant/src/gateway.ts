@@ -59,6 +59,23 @@ export function readXml(xml: string): Record<string, string> {
 
 export class GatewayError extends Error {}
 
+/** What the shop tells its payer for a declined card, by the gateway's result code (result_info "D0051:..."); never why a card was flagged. */
+const DECLINED: Record<string, string> = {
+  D0051: "There is not enough money on this card.",
+  D0054: "This card has expired.",
+  D0082: "The security code does not match: check the three digits on the back.",
+  D0091: "Your bank did not answer in time: please try again.",
+  D0301: "Your bank could not confirm it is you.",
+};
+
+/** The sentence the shop shows its payer after a card payment. */
+export function payerMessage(payment: { status: string; resultInfo: string }): string {
+  if (payment.status === "1") return "Thank you: your payment is approved.";
+  if (payment.status === "-1") return "Confirm the payment with your bank.";
+  if (payment.status === "-2") return "We are checking your payment and will email you shortly.";
+  return DECLINED[payment.resultInfo.slice(0, 5)] ?? "Your bank declined the payment: try another card.";
+}
+
 export interface Order {
   transactionId: string;
   orderNo: string;
@@ -123,6 +140,7 @@ export function createGateway(baseUrl: string, merchant: Merchant) {
         ...(p.notifyUrl ? { notify_url: p.notifyUrl } : {}),
       });
       return {
+        status: answer.order_status!,
         approved: answer.order_status === "1",
         needsChallenge: answer.order_status === "-1",
         challengeUrl: answer.issuer_url ?? "",

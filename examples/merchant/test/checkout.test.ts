@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdminClient } from "sandgate";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
-import { createGateway, GatewayError } from "../src/gateway.js";
+import { createGateway, GatewayError, payerMessage } from "../src/gateway.js";
 
 const url = inject("sandgateUrl");
 // a fixture merchant of Sandgate: manual capture on A10001, APMs (auto capture) on A10002
@@ -72,6 +72,56 @@ describe("paying by card", () => {
       await admin.unbindScenario("SHOP-CI-1");
     }
     expect((await ci.payByCard({ orderNo: orderNo("UNBOUND"), amount: "10.00", currency: "EUR", ...card })).approved).toBe(true);
+  });
+});
+
+// The shop's words to its payer, for every answer a card payment can get: Sandgate's magic cards
+// and amount endings (docs/scenarios.md) give each one on demand.
+const ANSWERS: [what: string, change: { card?: string; amount?: string }, message: string][] = [
+  ["an approved Visa", {}, "Thank you: your payment is approved."],
+  ["an approved Mastercard", { card: "5555555555554444" }, "Thank you: your payment is approved."],
+  ["do not honor", { card: "4000000000000002" }, "Your bank declined the payment: try another card."],
+  ["insufficient funds", { card: "4000000000009995" }, "There is not enough money on this card."],
+  ["an expired card", { card: "4000000000000069" }, "This card has expired."],
+  ["a wrong security code", { card: "4000000000000127" }, "The security code does not match: check the three digits on the back."],
+  ["a stolen card, not said so", { card: "4000000000009979" }, "Your bank declined the payment: try another card."],
+  ["a lost card, not said so", { card: "4000000000009987" }, "Your bank declined the payment: try another card."],
+  ["the issuer timing out", { card: "4000000000000119" }, "Your bank did not answer in time: please try again."],
+  ["a 3-D Secure challenge", { card: "4000002760003184" }, "Confirm the payment with your bank."],
+  ["3-D Secure failed", { card: "4000008400001629" }, "Your bank could not confirm it is you."],
+  ["held for review", { card: "4000000000009235" }, "We are checking your payment and will email you shortly."],
+  ["rejected by risk", { card: "4100000000000019" }, "Your bank declined the payment: try another card."],
+  ["an amount ending .05", { amount: "10.05" }, "Your bank declined the payment: try another card."],
+  ["an amount ending .51", { amount: "10.51" }, "There is not enough money on this card."],
+  ["an amount ending .54", { amount: "10.54" }, "This card has expired."],
+  ["an amount ending .91", { amount: "10.91" }, "Your bank did not answer in time: please try again."],
+  ["an amount ending .77", { amount: "10.77" }, "We are checking your payment and will email you shortly."],
+];
+
+describe("what the payer is told", () => {
+  test.each(ANSWERS)("%s", async (_what, change, message) => {
+    const payment = await shop.payByCard({
+      orderNo: orderNo("SAY"),
+      amount: change.amount ?? "15.00",
+      currency: "USD",
+      ...card,
+      ...(change.card ? { card: change.card } : {}),
+    });
+    expect(payerMessage(payment)).toBe(message);
+  });
+
+  test("a refund that fails days later is seen as failed, and one that takes an hour settles when its time comes", async () => {
+    const no = orderNo("LATE");
+    const payment = await shop.payByCard({ orderNo: no, amount: "30.00", currency: "USD", ...card });
+    const order = { transactionId: payment.transactionId, orderNo: no, currency: "USD", amount: "30.00" };
+    await shop.capture(order);
+    // .13 is accepted now and fails later; .17 settles an hour after it is accepted
+    const failing = await shop.refund(order, "5.13", "damaged");
+    const slow = await shop.refund(order, "5.17", "late delivery");
+    expect([failing.accepted, slow.accepted]).toEqual([true, true]);
+    await admin.advanceClock("2h", { merchant: "M10001" });
+    const states = Object.fromEntries((await admin.refunds({ transaction_id: payment.transactionId })).map((r) => [r.refund_reference_id, r.state]));
+    expect([states[failing.reference], states[slow.reference]]).toEqual(["failed", "processed"]);
   });
 });
 

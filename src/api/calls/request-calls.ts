@@ -87,9 +87,15 @@ export const REQUEST_CALLS = [
     operationId: "getCoverage",
     scope: "all",
     summary: "rules that answered, outcomes never produced (format=markdown: the same as Markdown)",
-    query: { merchant_id: "one merchant's (default: all)", format: "markdown: text/markdown instead of JSON" },
+    query: {
+      merchant_id: "one merchant's (default: all)",
+      operations: 'the rules of these operations only, a comma list (authorise,capture,refund), or "used": those the merchant\'s requests were decided for',
+      scenario: "that scenario's rules only, answered or not (default: the scenarios that answered)",
+      format: "markdown: text/markdown instead of JSON",
+    },
     answer: coverage,
     text: "text/markdown",
+    problems: { 400: "invalid_scope: an unknown operation or scenario" },
   },
   {
     method: "delete",
