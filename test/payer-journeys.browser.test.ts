@@ -64,6 +64,16 @@ describe.skipIf(!HAS_CHROMIUM)(`payer journeys in Chromium (needs ${CHROMIUM}: a
     const { page, problems, orderNo } = await start({ items: "Tent#,#T-1#,#30.00#,#1#;#Stove#,#S-2#,#6.25#,#2" }, CHECKOUT);
     expect(await page.textContent('dd[data-field="amount"]')).toBe("42.50 EUR");
     expect(await page.locator("table.items tbody tr").count()).toBe(2);
+    // the tester panel in groups, each decline by its reason with its code; giving up apart, last
+    expect(await page.$$eval(".tester-group h3", (hs) => hs.map((h) => h.textContent))).toEqual([
+      "Approve",
+      "Decline",
+      "3-D Secure and review",
+      "Wait",
+      "End without paying",
+    ]);
+    expect(await page.textContent('button[data-outcome="insufficient_funds"]')).toBe("Insufficient funds D0051");
+    expect(await page.locator('.tester-group.apart button[data-outcome="cancelled"]').count()).toBe(1);
     await screenshot(page, "payer-hosted-checkout");
     await payByCard(page, "4242424242424242");
     const params = await finished(page, orderNo, "1", "payment.authorised");

@@ -66,6 +66,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA playground in Chromium (needs ${CHROMIUM}
     await page.click("#playground-checkout-submit");
     await page.waitForURL(/\/__sandbox\/ui\/playground\/result\/\d+$/);
     expect(await text("#outcome")).toBe("Waiting for the payer");
+    // no payment method is named before the payer chose one
+    expect(await text("#paid-with")).toBe("not chosen yet: the payer chooses at the checkout page");
     await shot(page, "checkout-started");
     const id = await text("#transaction-link");
     await page.click("#open-payer-page");
@@ -84,6 +86,29 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA playground in Chromium (needs ${CHROMIUM}
     await shot(page, "checkout-returned");
     expect(sandbox.deps.store.data.transactions.length).toBe(before + 1);
     expect(sandbox.deps.store.records.transaction(id!)).toMatchObject({ kind: "checkout", state: "authorised", card_masked: "424242******4242" });
+  });
+
+  test("the account follows the merchant: only the chosen merchant's accounts are offered, each once, and choosing another merchant picks one of its own", async () => {
+    await page.click('a[data-tab="playground"]');
+    const offered = () =>
+      page.$$eval("#card-account optgroup:not([hidden]) option", (options) =>
+        options.map((o) => `${(o.parentElement as HTMLOptGroupElement).label} ${(o as HTMLOptionElement).value}`),
+      );
+    const before = await offered();
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((o) => o.startsWith("M10001 "))).toBe(true);
+    await page.selectOption("#card-merchant", "M10002");
+    const after = await offered();
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((o) => o.startsWith("M10002 "))).toBe(true);
+    expect(new Set(after).size).toBe(after.length);
+    const chosen = await page.inputValue("#card-account");
+    expect(after.map((o) => o.split(" ").at(-1))).toContain(chosen);
+    // and the payment goes through as that merchant's
+    await page.fill("#card-card", "4242424242424242");
+    await page.click("#playground-card-submit");
+    await page.waitForURL(/\/__sandbox\/ui\/playground\/result\/\d+$/);
+    expect(await text("#outcome")).toMatch(/^Approved/);
   });
 
   test("nothing went wrong in the browser (no script error, no blocked resource)", () => {

@@ -152,6 +152,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the portal on a transaction's page in Chromium (
     expect(await queried(id)).toMatchObject({ state: "partially_refunded", refunded_amount: "20.00" });
     expect(await paymentStatus(id)).toBe("4000");
     expect(await page.textContent("#history")).toContain("portal");
+    // the refund's reason is in its row of the Refunds table
+    expect(await page.locator("#refunds tbody tr", { hasText: "20.00" }).textContent()).toContain("scratched box");
 
     // more than is left: the gateway's own refusal, and nothing changes
     await page.fill("#refund-amount", "60.00");
@@ -162,6 +164,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the portal on a transaction's page in Chromium (
 
     const toCancel = await payment();
     await open(toCancel);
+    // what ends the payment stands apart, after Capture, past a line
+    expect(await page.locator("#portal-ending [data-action=cancel]").count()).toBe(1);
+    expect(await page.locator("#portal-capture [data-action=cancel]").count()).toBe(0);
+    const [capture, cancel] = [await page.locator("[data-action=capture]").boundingBox(), await page.locator("[data-action=cancel]").boundingBox()];
+    expect(cancel!.y - (capture!.y + capture!.height)).toBeGreaterThan(40);
     await page.click("[data-action=cancel]");
     expect(await flash()).toBe(`Cancelled: payment ${toCancel} is now cancelled (captured 0.00, refunded 0.00 USD).`);
     expect(await page.locator("#portal form").count()).toBe(0);

@@ -4,7 +4,7 @@
 import { ruleShown } from "../base/words.js";
 import { resultInfo, type PaymentState } from "../domain/codes.js";
 import { orderStatusOf } from "../domain/payment.js";
-import type { Stage } from "../domain/completion.js";
+import { paidWith, type Stage } from "../domain/completion.js";
 import type { Exchange, RequestLogEntry } from "../store/request-log.js";
 import type { Merchant, Transaction } from "../domain/types.js";
 import { statusBadge } from "./transactions.js";
@@ -81,7 +81,7 @@ function merchantFields(kind: PlaygroundKind, d: PlaygroundData, v: PlaygroundVa
   const groups = d.merchants
     .map(
       (m) =>
-        `<optgroup label="${e(`${m.merchant_id} · ${m.name}`)}">${m.accounts.map((a) => `<option value="${e(a.account_id)}" title="${e(`${a.account_name}: ${a.payment_methods.join(", ")}`)}"${a.account_id === v.account_id ? " selected" : ""}>${e(`${a.account_id} · ${methodsShown(a.payment_methods)}`)}</option>`).join("")}</optgroup>`,
+        `<optgroup label="${e(`${m.merchant_id} · ${m.name}`)}" data-merchant="${e(m.merchant_id)}">${m.accounts.map((a) => `<option value="${e(a.account_id)}" title="${e(`${a.account_name}: ${a.payment_methods.join(", ")}`)}"${a.account_id === v.account_id ? " selected" : ""}>${e(`${a.account_id} · ${methodsShown(a.payment_methods)}`)}</option>`).join("")}</optgroup>`,
     )
     .join("");
   const known = d.merchants.some((m) => m.accounts.some((a) => a.account_id === v.account_id));
@@ -116,7 +116,7 @@ function paymentForm(kind: PlaygroundKind, d: PlaygroundData): string {
 <h2>${e(f.title)}</h2>
 <p class="hint">${f.intro}</p>
 ${error}
-<form method="post" action="${BASE}/ui/playground">
+<form method="post" action="${BASE}/ui/playground" data-playground>
 <input type="hidden" name="kind" value="${kind}">
 ${merchantFields(kind, d, v)}
 ${kindFields(kind, d, v)}
@@ -147,6 +147,8 @@ ${PLAYGROUND_KINDS.map((kind) => paymentForm(kind, d)).join("\n")}
 </div>
 <datalist id="test-cards">${cards}</datalist>
 <datalist id="payment-methods">${methods}</datalist>`,
+    undefined,
+    "playground.js",
   );
 }
 
@@ -206,7 +208,7 @@ export function playgroundResultPage(r: PlaygroundResult): string {
 <dt>Merchant / account</dt><dd>${e(tx.merchant_id)} / ${e(tx.account_id)}</dd>
 <dt>order_no</dt><dd>${e(tx.order_no)}</dd>
 <dt>Amount</dt><dd>${e(tx.amount)} ${e(tx.currency)}</dd>
-<dt>Paid with</dt><dd>${e(tx.card_masked || tx.payment_method || "—")}</dd>
+<dt>Paid with</dt><dd id="paid-with">${e(paidWith(tx) ?? (r.stage === "checkout" ? "not chosen yet: the payer chooses at the checkout page" : "—"))}</dd>
 ${request}
 </dl>
 ${answer}</section>

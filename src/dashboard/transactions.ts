@@ -1,7 +1,7 @@
 // The dashboard's transactions: the filtered list, newest first, and one transaction with its
 // history, refunds, subscription, notifications, requests and the forced steps it allows.
 import { codes, resultInfo, type PaymentState } from "../domain/codes.js";
-import type { CompletionChoice, CompletionGroup, Stage } from "../domain/completion.js";
+import { paidWith, type CompletionChoice, type CompletionGroup, type Stage } from "../domain/completion.js";
 import type { RequestLogEntry } from "../store/request-log.js";
 import type { Notification, Refund, Subscription, Transaction } from "../domain/types.js";
 import type { ClockReading } from "../admin/clock-moves.js";
@@ -115,6 +115,7 @@ ${d.completion
   const refunds = d.refunds.map((r) => [
     `<code>${e(r.refund_reference_id)}</code>`,
     `${e(r.refund_amount)} ${e(r.currency)}`,
+    r.refund_reason ? e(r.refund_reason) : `<span class="hint">—</span>`,
     e(r.state),
     e(r.refund_date.replace("T", " ").slice(0, 19)),
     e(r.refund_processing_date.replace("T", " ").slice(0, 19)),
@@ -146,7 +147,7 @@ ${sub.state === "active" ? postButton(`${formPath("chargeSubscription", { recurr
 <section class="card"><dl class="summary">
 <dt>Merchant / account</dt><dd>${e(tx.merchant_id)} / ${e(tx.account_id)}</dd>
 <dt>order_no</dt><dd>${e(tx.order_no)}</dd>
-<dt>Kind</dt><dd>${e(tx.kind)}${tx.payment_method ? ` (${e(tx.payment_method)})` : ""}</dd>
+<dt>Kind</dt><dd>${e(tx.kind)}${paidWith(tx) && tx.payment_method ? ` (${e(tx.payment_method)})` : ""}</dd>
 <dt>Amount</dt><dd>${e(tx.amount)} ${e(tx.currency)} · captured ${e(tx.captured_amount)} · refunded ${e(tx.refunded_amount)}</dd>
 <dt>payment_status</dt><dd id="tx-status">${statusBadge(tx.state)}</dd>
 <dt>result_info</dt><dd>${e(resultInfo(tx.result))}</dd>
@@ -159,7 +160,7 @@ ${sub.state === "active" ? postButton(`${formPath("chargeSubscription", { recurr
 ${complete}
 ${portal}
 <section class="card"><h2>History</h2>${table(["At", "What", "payment_status", "Result", "Rule", "By", "Request"], history, "history")}</section>
-<section class="card"><h2>Refunds</h2>${table(["Reference", "Amount", "State", "Requested", "Settled", ""], refunds, "refunds")}</section>
+<section class="card"><h2>Refunds</h2>${table(["Reference", "Amount", "Reason", "State", "Requested", "Settled", ""], refunds, "refunds")}</section>
 ${subscription}
 <section class="card"><h2>Notifications</h2>${notificationsTable(d.notifications, back)}</section>
 <section class="card"><h2>Requests for this order</h2>${requestsTable(d.requests)}</section>`,
@@ -191,7 +192,14 @@ function portalSection(tx: Transaction, offer: PortalOffer, back: string): strin
         return `<div class="buttons" id="portal-review">${postButton(action("review"), "Approve", { decision: "approve" }, { back, kind: "", test: "review-approve" })}${postButton(action("review"), "Reject", { decision: "reject" }, { back, kind: "danger", test: "review-reject" })}</div>`;
     }
   });
-  const offered = forms.length ? forms.join("\n") : `<p class="hint">Nothing: a payment that is ${e(tx.state)} takes no capture, cancel, refund or review.</p>`;
+  // what ends the payment stands apart, below what moves it on: a click meant for Capture never lands on it
+  const ending = offer.actions.includes("cancel")
+    ? `<div class="apart" id="portal-ending"><p class="hint">Ends the payment: a cancelled authorisation can no longer be captured.</p>${forms[offer.actions.indexOf("cancel")]}</div>`
+    : "";
+  const moving = forms.filter((_, i) => offer.actions[i] !== "cancel").join("\n");
+  const offered = forms.length
+    ? `${moving}\n${ending}`
+    : `<p class="hint">Nothing: a payment that is ${e(tx.state)} takes no capture, cancel, refund or review.</p>`;
   return `<section class="card" id="portal"><h2>Merchant portal</h2>
 <p class="hint">What the merchant may do to this payment by hand now. Each is the merchant's own gateway request (History says <em>portal</em>): the same rules, scenario, notifications and request log as one from its server, and the gateway's message when it refuses.</p>
 ${offered}</section>`;

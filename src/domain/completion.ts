@@ -19,6 +19,10 @@ export function stageOf(tx: Transaction): Stage | undefined {
   return "3ds";
 }
 
+/** How the payer paid, once known: a hosted checkout still waiting at its page has no method yet (its payer has not chosen). */
+export const paidWith = (tx: Pick<Transaction, "state" | "result" | "kind" | "card_masked" | "payment_method">): string | undefined =>
+  tx.card_masked || (stageOf(tx as Transaction) === "checkout" ? undefined : tx.payment_method || undefined);
+
 /** An authorise outcome the hosted checkout can end in: anything but waiting without a page. */
 const fitsCheckout = (o: PaymentOutcome) => o.state !== "pending" || o.threeds === "challenge" || o.result === "pending_checkout";
 

@@ -47,20 +47,28 @@ const summary = ({ tx, merchantName }: Pick<PageContext, "tx" | "merchantName">,
 const button = (outcome: string, label: string, kind = "secondary") =>
   `<button type="submit" name="outcome" value="${e(outcome)}" data-outcome="${e(outcome)}" class="${kind}">${e(label)}</button>`;
 
-const testerPanel = (action: string, intro: string, buttons: string) => `<section class="card tester" aria-label="Tester panel">
+/** A group of the tester panel: its heading and buttons; `apart` for what ends the payment without paying (set below the rest). */
+type TesterGroup = [heading: string, buttons: string, apart?: "apart"];
+
+const testerPanel = (action: string, intro: string, groups: TesterGroup[]) => `<section class="card tester" aria-label="Tester panel">
 <h2>Tester panel</h2>
 <p class="hint">${e(intro)} CI can do the same without a browser: <code>POST</code> this page's address with <code>outcome=&lt;name&gt;</code>.</p>
-<form method="post" action="${e(action)}" class="buttons">${buttons}</form>
+<form method="post" action="${e(action)}">${groups
+  .map(([heading, buttons, apart]) => `<div class="tester-group${apart ? " apart" : ""}"><h3>${e(heading)}</h3><div class="buttons">${buttons}</div></div>`)
+  .join("")}</form>
 </section>`;
 
 const problemList = (problems: FieldProblem[]) =>
   problems.length ? `<ul class="errors" id="card-errors">${problems.map((p) => `<li><code>${e(p.field)}</code> ${e(p.message)}</li>`).join("")}</ul>` : "";
 
-/** The declines of the catalogue, as buttons labelled with their result text. */
+/** The declines of the catalogue, as buttons labelled with their reason, the result code beside it. */
 const declineButtons = () =>
   Object.entries(catalogue.authorise)
     .filter(([, o]) => o.state === "declined")
-    .map(([name, o]) => button(name, `Decline: ${resultInfo(o.result)}`, "secondary"))
+    .map(([name, o]) => {
+      const [code, text] = resultInfo(o.result).split(/:(.*)/s) as [string, string];
+      return `<button type="submit" name="outcome" value="${e(name)}" data-outcome="${e(name)}" class="secondary decline">${e(text)} <span class="code">${e(code)}</span></button>`;
+    })
     .join("");
 
 export function checkoutPage(ctx: PageContext, items: ItemLine[], problems: FieldProblem[] = [], holder = ""): string {
@@ -89,16 +97,13 @@ ${problemList(problems)}
 <p><button type="submit" id="pay">Pay ${e(tx.amount)} ${e(tx.currency)}</button></p>
 </form>
 </section>
-${testerPanel(
-  action,
-  "Force an outcome instead of paying by card.",
-  button("paid", "Approve", "") +
-    declineButtons() +
-    button("threeds", "3-D Secure challenge") +
-    button("review", "Hold for review") +
-    button("pending", "Leave pending") +
-    button("cancelled", "Cancel (payer gives up)", "danger"),
-)}`,
+${testerPanel(action, "Force an outcome instead of paying by card.", [
+  ["Approve", button("paid", "Approve", "")],
+  ["Decline", declineButtons()],
+  ["3-D Secure and review", button("threeds", "Ask for a 3-D Secure challenge") + button("review", "Hold for review")],
+  ["Wait", button("pending", "Leave pending")],
+  ["End without paying", button("cancelled", "Cancel (the payer gives up)", "danger"), "apart"],
+])}`,
     { banner: "hosted checkout" },
   );
 }
@@ -115,7 +120,10 @@ ${summary(ctx, [["Card", "card", e(ctx.tx.card_masked || "—")]])}
 <div class="row"><input id="challenge_code" name="challenge_code" inputmode="numeric" autocomplete="one-time-code" required><button type="submit" id="submit-code" class="shrink">Submit code</button></div>
 </form>
 </section>
-${testerPanel(ctx.action, "Pass, fail or abandon the challenge.", button("threeds_passed", "Pass", "") + button("threeds_failed", "Fail") + button("abandoned", "Abandon", "danger"))}`,
+${testerPanel(ctx.action, "Pass, fail or abandon the challenge.", [
+  ["The challenge", button("threeds_passed", "Pass", "") + button("threeds_failed", "Fail")],
+  ["End without paying", button("abandoned", "Abandon (the payer gives up)", "danger"), "apart"],
+])}`,
     { banner: "3-D Secure challenge" },
   );
 }
@@ -128,15 +136,12 @@ export function apmPage(ctx: PageContext, methodLabel: string): string {
 <p class="hint">The payer's ${e(methodLabel)} page: say what the payer did.</p>
 ${summary(ctx, [["Payment method", "payment_method", e(ctx.tx.payment_method)]])}
 </section>
-${testerPanel(
-  ctx.action,
-  "Each button ends the payment the way the payment method would.",
-  button("paid", "Paid", "") +
-    button("failed", "Failed") +
-    button("cancelled", "Cancelled") +
-    button("expired", "Expired") +
-    button("pending", "Leave pending"),
-)}`,
+${testerPanel(ctx.action, "Each button ends the payment the way the payment method would.", [
+  ["Paid", button("paid", "Paid", "")],
+  ["Not paid", button("failed", "Failed") + button("expired", "Expired")],
+  ["Wait", button("pending", "Leave pending")],
+  ["End without paying", button("cancelled", "Cancelled (the payer gives up)", "danger"), "apart"],
+])}`,
     { banner: "payment method page" },
   );
 }
