@@ -92,7 +92,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the QA playground in Chromium (needs ${CHROMIUM}
     await page.click('a[data-tab="playground"]');
     const offered = () =>
       page.$$eval("#card-account optgroup:not([hidden]) option", (options) =>
-        options.map((o) => `${(o.parentElement as HTMLOptGroupElement).label} ${(o as HTMLOptionElement).value}`),
+        options.map((o) => `${(o.parentElement as unknown as { label: string }).label} ${(o as unknown as { value: string }).value}`),
       );
     const before = await offered();
     expect(before.length).toBeGreaterThan(0);
