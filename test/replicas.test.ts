@@ -244,6 +244,22 @@ describe("replicas on one Redis", () => {
     expect(fixtures.length).toBeGreaterThan(0);
   });
 
+  test("a scenario saved from the editor on one replica is in force on the other, and a bad one is saved on neither", async () => {
+    const [a, b] = await replicas();
+    const source =
+      "name: shared-short\ndescription: x\nextends: default\nrules:\n  - id: r\n    when: { operation: authorise, card: '4111111111111111' }\n    then: { outcome: insufficient_funds }\n";
+    const bad = await json(a!, "/__sandbox/scenarios", {
+      method: "POST",
+      body: JSON.stringify({ source: source.replace("authorise", "nowhere").replace("shared-short", "shared-bad") }),
+    });
+    expect(bad.status).toBe(422);
+    expect((await json(a!, "/__sandbox/scenarios", { method: "POST", body: JSON.stringify({ source }) })).status).toBe(201);
+    expect((await json(b!, "/__sandbox/scenarios/bindings/EDITED-M", { method: "PUT", body: JSON.stringify({ name: "shared-short" }) })).status).toBe(200);
+    const paid = parseXml((await post(b!, "/v1/authorise", directPayment({ merchant_id: "EDITED-M", account_id: "A1", card: "4111111111111111" }))).text);
+    expect(paid.result_info).toBe("D0051:Insufficient funds");
+    for (const r of [a!, b!]) expect((await json(r, "/__sandbox/scenarios/shared-bad")).status).toBe(404);
+  });
+
   test("--merchant-keys random: a merchant provisioned on one replica has the same random key on the other, which accepts its signature", async () => {
     const [a, b] = await replicas(2, undefined, ["--merchant-keys", "random", "--signature-mode", "strict"]);
     const made = await json(a!, "/__sandbox/merchants/TEAM-R", { method: "PUT" });

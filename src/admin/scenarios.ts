@@ -5,7 +5,8 @@ import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
 import { problem, pathParam } from "./shared.js";
-import { scenarioNameBody } from "../api/operator-bodies.js";
+import { scenarioCheckBody, scenarioNameBody, scenarioSourceBody } from "../api/operator-bodies.js";
+import { saveScenario } from "./scenario-editor.js";
 
 export function scenariosApi(server: Deps, on: On): void {
   const registry = server.scenarios;
@@ -64,6 +65,28 @@ export function scenariosApi(server: Deps, on: On): void {
       return problem(res, 404, "not_bound", `merchant ${pathParam(req, "merchantId")} has no scenario binding`);
     await deps.store.commit();
     res.json({ merchant_id: pathParam(req, "merchantId"), scenario: registry.global() });
+  });
+
+  // the editor's two calls: check a text (and try a request on it), save it
+  on("checkScenario", (req, res) => {
+    const body = scenarioCheckBody.safeParse(req.body ?? {});
+    if (!body.success)
+      return problem(res, 400, "invalid_body", 'send {"source": "<the scenario as YAML or JSON>", "sample": {"operation": "authorise", "fields": {...}}}');
+    const checked = registry.check(body.data.source, body.data.sample);
+    res.json({
+      valid: checked.problems.length === 0,
+      ...(checked.name ? { name: checked.name } : {}),
+      problems: checked.problems,
+      ...(checked.scenario ? { rules: checked.scenario.rules.length } : {}),
+      ...(checked.answer ? { answer: { rules: checked.answer.rules, outcome: checked.answer.then.outcome ?? null, then: checked.answer.then } } : {}),
+    });
+  });
+  on("saveScenario", async (req, res) => {
+    const body = scenarioSourceBody.safeParse(req.body ?? {});
+    if (!body.success) return problem(res, 400, "invalid_body", 'send {"source": "<the scenario as YAML or JSON>"}');
+    const done = await saveScenario(depsOf(res, server), body.data.source);
+    if ("problems" in done) return res.status(422).json({ error: "invalid_scenario", message: done.message, problems: done.problems });
+    res.status(201).json(done.saved);
   });
 
   // re-reads the folder now (files also reload by themselves when edited)

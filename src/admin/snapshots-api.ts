@@ -6,7 +6,7 @@ import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import { STATE_VERSION, type State } from "../domain/types.js";
 import { applyDue } from "../schedule/scheduler.js";
-import { readStateFile, writeStateFile, type StateFile } from "../store/state-export.js";
+import { readStateFile, StateFileError, writeStateFile, type StateFile } from "../store/state-export.js";
 import { endsOf, type ShelfEnds } from "../store/store.js";
 import type { Done } from "./actions.js";
 import type { On } from "./call-handlers.js";
@@ -72,13 +72,25 @@ export async function restoreSnapshot(deps: Deps, name: string, all: boolean): P
 /** The state as it is now (what fell due applied first) as a file: every merchant's, or one's. */
 export async function currentStateFile(deps: Deps, merchant: string | null): Promise<string> {
   await applyDue(deps);
-  return writeStateFile(deps.store.data, { merchant, exportedAt: deps.clock.now().toISOString(), clock: deps.clock.setting() });
+  return writeStateFile(deps.store.data, {
+    merchant,
+    exportedAt: deps.clock.now().toISOString(),
+    clock: deps.clock.setting(),
+    scenarios: deps.scenarios.own(),
+  });
 }
 
 /** A state file read whole, put in place of the state: all of it (the clock too), or the one merchant it holds. */
 export async function putBack(deps: Deps, { header, records }: StateFile): Promise<void> {
   const to: State = { version: STATE_VERSION, seed: header.seed, counters: { ...header.counters }, ...records };
+  // the scenarios it brings are checked first: one that is not valid here refuses the file, and nothing changes
+  const scenarios = Object.entries(header.scenarios ?? {});
+  for (const [name, text] of scenarios) {
+    const problem = deps.scenarios.check(text).problems[0];
+    if (problem) throw new StateFileError(1, `the header's scenario "${name}"${problem.line ? ` (line ${problem.line})` : ""}: ${problem.message}`);
+  }
   if (header.merchant === null) {
+    for (const [, text] of scenarios) deps.scenarios.save(text);
     await deps.store.restore(to);
     deps.clock.adopt({ offset_ms: header.clock_offset_ms, ...(header.clock_frozen_at_ms === undefined ? {} : { frozen_at: header.clock_frozen_at_ms }) });
     await deps.store.commit(); // the clock (with a shared store, every replica's)

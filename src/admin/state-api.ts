@@ -38,13 +38,13 @@ export function stateApi(server: Deps, on: On): void {
       let file;
       try {
         file = readStateFile(bytes.toString("utf8"));
+        if (file.header.merchant === null && queryText(req, "all") !== "true")
+          return answerJson(res, allRequired("the file", "add ?all=true (sandgate ctl state import <file> --all)"), () => undefined);
+        await putBack(deps, file);
       } catch (err) {
         if (err instanceof StateFileError) return problem(res, 400, "invalid_state_file", err.message);
         throw err;
       }
-      if (file.header.merchant === null && queryText(req, "all") !== "true")
-        return answerJson(res, allRequired("the file", "add ?all=true (sandgate ctl state import <file> --all)"), () => undefined);
-      await putBack(deps, file);
       res.json({ merchant: file.header.merchant, records: Object.fromEntries(Object.entries(file.records).map(([c, list]) => [c, list.length])) });
     },
   );

@@ -6,6 +6,24 @@
 // merchant" into "reset everything"), and so is any body sent to a call that takes none.
 import { z } from "zod";
 
+/** POST /__sandbox/scenarios: a scenario's text, YAML or JSON, as a scenario file holds it */
+export const scenarioSourceBody = z.strictObject({
+  source: z.string().max(65_536).describe("the scenario as a file holds it (YAML or JSON): name, description, extends, rules"),
+});
+
+/** POST /__sandbox/scenarios/check: the text, and a request to try it with */
+export const scenarioCheckBody = z.strictObject({
+  source: scenarioSourceBody.shape.source,
+  sample: z
+    .strictObject({
+      operation: z.string().min(1).describe("authorise, capture, refund, payout, apm, recurring, ..."),
+      fields: z.record(z.string(), z.unknown()).default({}).describe("the request's fields, as the merchant sends them"),
+      nth: z.number().int().min(1).optional().describe("the nth call for its order_no (default 1)"),
+    })
+    .optional()
+    .describe("which rule answers this request?"),
+});
+
 /** PUT /__sandbox/scenarios/global and /scenarios/bindings/{merchantId} */
 export const scenarioNameBody = z.strictObject({ name: z.string().describe("a scenario's name (GET /__sandbox/scenarios lists them)") });
 

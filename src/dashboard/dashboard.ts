@@ -13,6 +13,7 @@ import { pageUrl } from "../gateway/page-links.js";
 import { type Flash } from "./frame.js";
 import { notificationsPage, payoutsPage, requestsPage, subscriptionsPage } from "./lists.js";
 import { overviewPage, scenarioPage } from "./overview.js";
+import { editorPage, openInEditor, STARTER } from "./scenario-editor-tab.js";
 import { transactionPage, transactionsPage } from "./transactions.js";
 import { coveragePage } from "./coverage-tab.js";
 import { verifyPage } from "./verify-tab.js";
@@ -59,6 +60,8 @@ export function dashboard(server: Deps): Router {
   const inUnit = dashboardUnits(server);
   const registry = server.scenarios;
   const merchants = (deps: Deps) => deps.store.data.merchants.map((m) => m.merchant_id);
+  // a scenario's text may be 64 KB (URL-encoded, up to three times that); every other form is small
+  router.use("/ui/scenarios/save", express.urlencoded({ extended: false, limit: "200kb", parameterLimit: 5 }));
   router.use("/ui", express.urlencoded({ extended: false, limit: "20kb", parameterLimit: 50 }));
   // the Playground tab: payments made through the gateway's own request path (dashboard/playground.ts)
   router.use(playgroundRoutes(server));
@@ -82,7 +85,15 @@ export function dashboard(server: Deps): Router {
   router.get("/ui/scenarios/:name", inUnit.all, (req, res) => {
     const scenario = registry.get(pathParam(req, "name"));
     if (!scenario) return sendHtml(res, 404, problemPage("Unknown scenario", `No scenario "${pathParam(req, "name")}".`));
-    sendHtml(res, 200, scenarioPage(scenario));
+    sendHtml(res, 200, scenarioPage(scenario, merchants(depsOf(res, server)), flashOf(req)));
+  });
+
+  // the editor, opened on a scenario (?from=<name>: its text, or a copy of a shipped one) or a new one
+  router.get("/ui/scenario-editor", inUnit.none, (req, res) => {
+    const from = queryText(req, "from") ?? "";
+    const opened = from ? openInEditor(registry, from) : { source: STARTER, from: "a new scenario" };
+    if (!opened) return sendHtml(res, 404, problemPage("Unknown scenario", `No scenario "${from}".`));
+    sendHtml(res, 200, editorPage({ ...opened, names: registry.list().map((x) => x.name), savesTo: registry.savesTo(), problems: [] }, flashOf(req)));
   });
 
   router.get("/ui/transactions", inUnit.all, async (req, res) => {

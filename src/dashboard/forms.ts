@@ -15,6 +15,8 @@ import { chargeSubscriptionNow, completePaymentNow, resetState, settlePayoutNow,
 import { pathParam } from "../admin/shared.js";
 import { PORTAL_ACTIONS, PORTAL_CALLS, runPortal, type PortalResult } from "../admin/portal.js";
 import { counted, durationText } from "../base/words.js";
+import { saveScenario } from "../admin/scenario-editor.js";
+import { editorPage } from "./scenario-editor-tab.js";
 import { advanceClock, freezeClock, setClock, unfreezeClock, type ClockReading } from "../admin/clock-moves.js";
 
 const CLOCK_MOVES = { advanceClock, setClock, freezeClock, unfreezeClock };
@@ -128,6 +130,28 @@ export function formRoutes(server: Deps): Router {
   clockForm("setClock", (req) => ({ to: /(Z|[+-]\d{2}:\d{2})$/.test(text(req, "to")) ? text(req, "to") : `${text(req, "to")}Z` }));
   clockForm("freezeClock", () => ({}));
   clockForm("unfreezeClock", () => ({}));
+
+  // the editor's save: a scenario with a problem comes back to the editor with every problem (never saved)
+  onForm("saveScenario", async (req, res) => {
+    const deps = depsOf(res, server);
+    const source = text(req, "source");
+    const done = await saveScenario(deps, source);
+    if ("problems" in done) {
+      const page = editorPage({
+        source,
+        from: "your text (not saved)",
+        names: registry.list().map((x) => x.name),
+        savesTo: registry.savesTo(),
+        problems: done.problems,
+      });
+      return sendHtml(res, 200, page);
+    }
+    const { name, saved_to, replaced } = done.saved;
+    backTo(req, res, `${BASE}/ui/scenarios/${encodeURIComponent(name)}`, {
+      text: `Scenario ${name} ${replaced ? "replaced" : "saved"} (${saved_to === "folder" ? "into the --scenarios folder" : "into the sandbox's state"}): bind a merchant to it below.`,
+      ok: true,
+    });
+  });
 
   onForm("resetState", (req, res) => {
     const deps = depsOf(res, server);

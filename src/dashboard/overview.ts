@@ -105,6 +105,7 @@ ${table(
 </section>
 <section class="card" id="scenarios">
 <h2>Scenarios</h2>
+<p class="hint">Write one in the browser: <a href="${BASE}/ui/scenario-editor" id="new-scenario">the scenario editor</a> (or open a scenario below and edit a copy).</p>
 ${table(["Name", "Description", "Extends", "Rules"], list)}
 </section>
 <section class="card" id="snapshots">
@@ -148,7 +149,7 @@ ${table(
 }
 
 /** A scenario's rules as a table: when → then, in the order they are tried. */
-export function scenarioPage(s: Scenario): string {
+export function scenarioPage(s: Scenario, merchants: string[] = [], flash?: Flash): string {
   const show = (v: unknown) => e(typeof v === "string" ? v : JSON.stringify(v));
   const rows = s.rules.map((r, i) => [
     String(i + 1),
@@ -165,7 +166,16 @@ export function scenarioPage(s: Scenario): string {
     "overview",
     `<h1>Scenario <code>${e(s.name)}</code></h1>
 <section class="card"><p>${e(s.description)}</p><p class="hint">File <code>${e(s.file)}</code>${s.extends.length ? `; extends ${e(s.extends.join(", "))}` : ""}. The first matching rule decides (a rule with <code>continue</code> adds its effects and lets the next one decide).</p></section>
-<section class="card">${table(["#", "Rule", "When", "Then"], rows, "rules")}</section>`,
+<section class="card">${table(["#", "Rule", "When", "Then"], rows, "rules")}</section>
+<section class="card row" id="scenario-actions">
+<form method="post" action="${formPath("bindScenario")}" class="row" id="scenario-bind"><input type="hidden" name="name" value="${e(s.name)}"><input type="hidden" name="back" value="${BASE}/ui/scenarios/${encodeURIComponent(s.name)}">
+<div><label for="scenario-bind-merchant">Bind a merchant to it</label><input id="scenario-bind-merchant" name="merchant_id" list="scenario-merchants" required></div>
+<div class="shrink"><button type="submit" id="scenario-bind-button">Bind</button></div>
+<datalist id="scenario-merchants">${merchants.map((m) => `<option value="${e(m)}">`).join("")}</datalist>
+</form>
+<p><a class="button" id="scenario-edit" href="${BASE}/ui/scenario-editor?from=${encodeURIComponent(s.name)}">Open in the editor</a></p>
+</section>`,
+    flash,
   );
 }
 

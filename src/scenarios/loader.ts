@@ -38,10 +38,20 @@ function scenarioFiles(dir: string): string[] {
 /** Reads and validates one file; never throws. */
 export function loadFile(file: string): LoadedFile {
   const name = basename(file, extname(file));
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    return { file, name, error: `${file}: cannot parse: ${(err as Error).message.split("\n")[0]}` };
+  }
+  return loadSource(file, name, text, extname(file) === ".json" ? "json" : "yaml");
+}
+
+/** Validates a scenario's text (a file's, or one saved from the dashboard's editor, named `file` in its errors); never throws. */
+export function loadSource(file: string, name: string, text: string, format: "json" | "yaml"): LoadedFile {
   let raw: unknown;
   try {
-    const text = readFileSync(file, "utf8");
-    raw = extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
+    raw = format === "json" ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     return { file, name, error: `${file}: cannot parse: ${(err as Error).message.split("\n")[0]}` };
   }
@@ -58,7 +68,7 @@ export function loadFile(file: string): LoadedFile {
 }
 
 /** A rule naming an operation that does not exist (it could never match), or an outcome its operation's catalogue lacks. */
-function unknownName(scenario: ScenarioFile): string | undefined {
+export function unknownName(scenario: ScenarioFile): string | undefined {
   for (const [i, rule] of scenario.rules.entries()) {
     const op = rule.when.operation;
     const ops = typeof op === "string" ? [op] : Array.isArray(op) ? op.map(String) : [];

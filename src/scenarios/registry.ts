@@ -4,10 +4,13 @@
 //   X-Sandbox-Outcome header (names the outcome itself, see outcome-header.ts)
 //     >  X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
 import { NO_RULE } from "../base/words.js";
-import { watch, type FSWatcher } from "node:fs";
+import { readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { defaultScenariosDir } from "../base/paths.js";
 import { GatewayError } from "../domain/codes.js";
 import { cardNumbersNamed, evaluate } from "./conditions.js";
-import { layeredScenarioFiles, loadFile, resolveAll } from "./loader.js";
+import { layeredScenarioFiles, loadFile, loadSource, resolveAll, type LoadedFile } from "./loader.js";
+import { checkCandidate, type CandidateCheck, type SampleRequest, type SourceProblem } from "./scenario-check.js";
 import { Coverage } from "./coverage.js";
 import { checkRequestOutcome, outcomeRule } from "./outcome-header.js";
 import type { Scenario, Then } from "./schema.js";
@@ -54,6 +57,20 @@ export interface ScenarioRegistry {
   readonly coverage: Coverage;
   /** forgets nth-call counts (all, or one merchant's) */
   resetCounters(merchantId?: string): void;
+  /** a scenario's text as the editor opens it: its file's, or a saved one's (`own`: saved from the editor into the state) */
+  sourceOf(name: string): { text: string; own: boolean; shipped: boolean } | undefined;
+  /** a scenario's text checked as the editor's candidate: every problem with its line; with a sample, the rule that answers it */
+  check(text: string, sample?: SampleRequest): CandidateCheck;
+  /**
+   * Saves a scenario's text (checked first: one with a problem is never saved, and nothing changes):
+   * into the --scenarios folder when it is one of the merchant's own and writable, else into the
+   * sandbox's state. A shipped scenario's name is refused (save a copy under another).
+   */
+  save(text: string): { saved: { name: string; to: "folder" | "state"; file?: string; replaced: boolean } } | { problems: SourceProblem[] };
+  /** the scenarios saved into the state, name → text */
+  own(): Record<string, string>;
+  /** where save() puts a scenario */
+  savesTo(): "folder" | "state";
   /** with a shared store: what the replicas share of the scenario choice, and adopting theirs */
   choice(): ScenarioChoice;
   adopt(choice: ScenarioChoice): void;
@@ -66,7 +83,13 @@ export interface ScenarioRegistry {
 export interface ScenarioChoice {
   global: string;
   bindings: Record<string, string>;
+  /** the scenarios saved from the editor into the state, name → text */
+  own?: Record<string, string>;
 }
+
+/** Scenarios saved into the state at most, and the longest text one may be. */
+const OWN_LIMIT = 100;
+const OWN_TEXT_LIMIT = 64 * 1024;
 
 /** "nth call" counts kept at most (one per merchant, operation and order_no): those unused longest are forgotten first. */
 export const NTH_COUNTER_LIMIT = 100_000;
@@ -80,6 +103,12 @@ export interface RegistryOptions {
   global: string;
   watch: boolean;
   onReload?: (errors: string[]) => void;
+  /** the folder the editor saves into (a --scenarios folder of the merchant's own, writable); none: into the state */
+  saveDir?: string;
+  /** scenarios saved into the state before (the --data file's), name → text */
+  saved?: Record<string, string>;
+  /** hears of every change to the scenarios saved into the state (to keep them with the --data file) */
+  onSaved?: (own: Record<string, string>) => void;
 }
 
 /** "<scenario>/(no rule)", made once per scenario name (most orders of a batch match no rule) */
@@ -100,8 +129,18 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   /** the card numbers rules name, worked out at the first question after a load */
   let namedCards: Set<string> | undefined;
 
+  let own = new Map(Object.entries(options.saved ?? {}));
+  /** the files and saved scenarios of the last load, which the editor's candidates are resolved beside */
+  let loaded: LoadedFile[] = [];
+
   function load(initial: boolean): string[] {
-    const files = layeredScenarioFiles(options.dir).map(loadFile);
+    const fromFiles = layeredScenarioFiles(options.dir).map(loadFile);
+    // a file wins over a scenario saved into the state under its name
+    const saved = [...own]
+      .filter(([name]) => !fromFiles.some((f) => f.name === name))
+      .map(([name, text]) => loadSource(`saved scenario ${name}`, name, text, "yaml"));
+    const files = [...fromFiles, ...saved];
+    loaded = files;
     const result = resolveAll(files);
     if (initial && result.errors.length) throw new ScenarioError(`scenario files have errors:\n  ${result.errors.join("\n  ")}`);
     // keep the previous good version of a scenario whose file is now broken
@@ -187,8 +226,53 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       namedCards ??= cardNumbersNamed([...scenarios.values()]);
       return namedCards.has(number);
     },
-    choice: () => ({ global, bindings: Object.fromEntries(bindings) }),
+    sourceOf(name) {
+      const f = loaded.find((x) => x.name === name && x.scenario);
+      if (!f) return undefined;
+      const saved = own.get(name);
+      if (saved !== undefined && f.file.startsWith("saved scenario ")) return { text: saved, own: true, shipped: false };
+      return { text: readFileSync(f.file, "utf8"), own: false, shipped: resolve(dirname(f.file)) === resolve(defaultScenariosDir) };
+    },
+    check: (text, sample) => checkCandidate(text, loaded, sample),
+    save(text) {
+      if (text.length > OWN_TEXT_LIMIT) return { problems: [{ path: "", line: 0, message: `longer than ${OWN_TEXT_LIMIT / 1024} KB` }] };
+      const checked = checkCandidate(text, loaded);
+      if (!checked.scenario) return { problems: checked.problems };
+      const name = checked.scenario.name;
+      const existing = loaded.find((f) => f.name === name && !f.file.startsWith("saved scenario "));
+      const shipped = existing && resolve(dirname(existing.file)) === resolve(defaultScenariosDir);
+      if (shipped || (existing && !options.saveDir))
+        return {
+          problems: [{ path: "name", line: 0, message: `"${name}" is ${shipped ? "a shipped" : "a file's"} scenario: save a copy under another name` }],
+        };
+      if (options.saveDir) {
+        const file = existing?.file ?? join(options.saveDir, `${name}.yaml`);
+        if (extname(file) === ".json" && !isJson(text))
+          return { problems: [{ path: "", line: 0, message: `${basename(file)} is JSON: write the scenario as JSON` }] };
+        // whole or not at all: a reload never reads half a file
+        writeFileSync(`${file}.saving`, text);
+        renameSync(`${file}.saving`, file);
+        load(false);
+        return { saved: { name, to: "folder", file, replaced: existing !== undefined } };
+      }
+      const replaced = own.has(name);
+      if (!replaced && own.size >= OWN_LIMIT) return { problems: [{ path: "", line: 0, message: `${OWN_LIMIT} scenarios are saved already` }] };
+      own = new Map([...own, [name, text]]);
+      load(false);
+      options.onSaved?.(Object.fromEntries(own));
+      return { saved: { name, to: "state", replaced } };
+    },
+    own: () => Object.fromEntries(own),
+    savesTo: () => (options.saveDir ? "folder" : "state"),
+    choice: () => ({ global, bindings: Object.fromEntries(bindings), ...(own.size ? { own: Object.fromEntries(own) } : {}) }),
     adopt(choice) {
+      // scenarios saved on another replica (or in a state file put back) are in force here too
+      const theirs = choice.own ?? {};
+      if (JSON.stringify(theirs) !== JSON.stringify(Object.fromEntries(own))) {
+        own = new Map(Object.entries(theirs));
+        load(false);
+        options.onSaved?.(theirs);
+      }
       // a replica whose scenario folder lacks the name keeps its own until it has it
       if (scenarios.has(choice.global)) global = choice.global;
       bindings.clear();
@@ -287,3 +371,12 @@ export function faultedBody(body: string, fault: Then["fault"]): string {
   if (fault === "malformed") return body.slice(0, Math.max(1, Math.floor(body.length / 2)));
   return body;
 }
+
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -13,6 +13,7 @@ import { applyDue } from "../schedule/scheduler.js";
 import { createNotifier } from "../notify/dispatcher.js";
 import { createRequestLog } from "../store/request-log.js";
 import { createRegistry } from "../scenarios/registry.js";
+import { readSavedScenarios, writableOwnFolder, writeSavedScenarios } from "../scenarios/saved-scenarios.js";
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { createAdminClient, type AdminClient } from "../api/client.js";
 import { StoreUnavailable } from "../store/store.js";
@@ -50,10 +51,15 @@ export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const config: Config = { ...DEFAULTS, logLevel: IN_PROCESS_LOG_LEVEL, ...stripUndefined(options) };
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
   // before the store: a card number kept on file by an older Sandgate is fingerprinted only if a scenario names it
+  // the editor saves into a --scenarios folder of the merchant's own when it can write there, else
+  // into the state: beside the --data file (or, on Redis, in the shared settings)
+  const savedFile = config.data && !config.redisUrl ? `${config.data}.scenarios.json` : undefined;
   const scenarios = createRegistry({
     dir: config.scenarios,
     global: config.scenario,
     watch: options.watchScenarios ?? false,
+    ...(writableOwnFolder(config.scenarios) ? { saveDir: config.scenarios } : {}),
+    ...(savedFile ? { saved: readSavedScenarios(savedFile), onSaved: (own) => writeSavedScenarios(savedFile, own) } : {}),
     onReload: (errors) => {
       if (errors.length) log.error({ errors }, "scenario reload: broken files keep their previous version");
       else log.info("scenarios reloaded");

@@ -25,6 +25,8 @@ interface ExportHeader {
   clock_offset_ms: number;
   /** present while the sandbox's clock is frozen: the moment it stands at */
   clock_frozen_at_ms?: number;
+  /** a file of every merchant: the scenarios saved from the dashboard's editor, name → text */
+  scenarios?: Record<string, string>;
   counters: Record<string, number>;
 }
 
@@ -45,7 +47,10 @@ export class StateFileError extends Error {
 }
 
 /** The lines of a state (or of one merchant's part of it), header first and the count last. */
-export function writeStateFile(state: State, meta: { merchant: string | null; exportedAt: string; clock: ClockSetting }): string {
+export function writeStateFile(
+  state: State,
+  meta: { merchant: string | null; exportedAt: string; clock: ClockSetting; scenarios?: Record<string, string> },
+): string {
   const header: ExportHeader = {
     sandgate_state: STATE_FORMAT_VERSION,
     merchant: meta.merchant,
@@ -53,6 +58,7 @@ export function writeStateFile(state: State, meta: { merchant: string | null; ex
     seed: state.seed,
     clock_offset_ms: meta.clock.offset_ms,
     ...(meta.clock.frozen_at === undefined ? {} : { clock_frozen_at_ms: meta.clock.frozen_at }),
+    ...(meta.merchant === null && meta.scenarios && Object.keys(meta.scenarios).length ? { scenarios: meta.scenarios } : {}),
     counters: { ...state.counters },
   };
   const lines = [JSON.stringify(header)];
@@ -93,9 +99,10 @@ export function readStateFile(text: string): StateFile {
     (header.merchant !== null && typeof header.merchant !== "string") ||
     typeof header.clock_offset_ms !== "number" ||
     (header.clock_frozen_at_ms !== undefined && typeof header.clock_frozen_at_ms !== "number") ||
+    (header.scenarios !== undefined && !isTexts(header.scenarios)) ||
     !isCounters(header.counters)
   ) {
-    throw new StateFileError(1, "the header's seed, merchant, clock_offset_ms, clock_frozen_at_ms or counters is missing or of the wrong type");
+    throw new StateFileError(1, "the header's seed, merchant, clock_offset_ms, clock_frozen_at_ms, scenarios or counters is missing or of the wrong type");
   }
   const records = Object.fromEntries(COLLECTIONS.map((c) => [c, []])) as unknown as StateFile["records"];
   const keys = new Map<Collection, Set<string>>(COLLECTIONS.map((c) => [c, new Set()]));
@@ -129,3 +136,7 @@ export function readStateFile(text: string): StateFile {
 
 const isCounters = (value: unknown): value is Record<string, number> =>
   value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).every((n) => Number.isInteger(n) && (n as number) >= 0);
+
+/** name → text, every value a string */
+const isTexts = (v: unknown): v is Record<string, string> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((t) => typeof t === "string");
