@@ -26,6 +26,7 @@ import { loadPayments, median, requestsFor, run, type Run } from "./bench/run.js
 import { SIG, WORKLOADS, type Workload } from "./bench/workloads.js";
 import { benchVerify, verifyTable } from "./bench/verify.js";
 import { benchReplicas, replicasTable } from "./bench/replicas.js";
+import { benchCtl } from "./bench/ctl-start.js";
 
 interface Options {
   reps: number;
@@ -125,6 +126,11 @@ async function main(): Promise<void> {
     cold.floorRss.push(f.rssMb);
   }
   log(`cold start: Sandgate ${fixed(median(cold.sandgate))} ms, floor ${fixed(median(cold.floor))} ms`);
+  // `sandgate ctl` a call, beside Node's own start (scripts/bench/ctl-start.ts)
+  const ctlService = await startSandgate();
+  const ctl = await benchCtl(ctlService.url);
+  await ctlService.stop();
+  log(`sandgate ctl health: ${fixed(ctl.ctl_ms)} ms a call, node -e '' ${fixed(ctl.node_ms)} ms (medians of ${ctl.calls})`);
   const verify = await benchVerify(o.reps, log);
   // the store partitioned by merchant, on Redis (scripts/bench/replicas.ts)
   const replicas = HAS_REDIS ? await benchReplicas(o.reps, log, o.scale < 1) : undefined;
@@ -283,6 +289,7 @@ async function main(): Promise<void> {
     options: o,
     cold_start_ms: { sandgate: median(cold.sandgate), floor: median(cold.floor) },
     idle_rss_mb: { sandgate: median(cold.sandgateRss), floor: median(cold.floorRss) },
+    ctl_call_ms: ctl,
     rss_mb: rss,
     verify,
     replicas,
@@ -294,6 +301,7 @@ async function main(): Promise<void> {
     `${tableOf(head, rows)}\n\n` +
       (results.shared ? `${tableOf(sharedHead, sharedRows)}\n\n` : "") +
       `cold start (spawn → first /v1/authorise answer), median of 3: Sandgate ${fixed(median(cold.sandgate))} ms, floor ${fixed(median(cold.floor))} ms\n` +
+      `sandgate ctl (spawn → exit of ctl health), median of ${ctl.calls}: ${fixed(ctl.ctl_ms)} ms; node -e '' ${fixed(ctl.node_ms)} ms\n` +
       `RSS just after that first answer: Sandgate ${median(cold.sandgateRss)} MB, floor ${median(cold.floorRss)} MB` +
       (rss.large
         ? `; with ${o.large} payments loaded: ${rss.large_loaded} MB (memory), ${rss.large_data_loaded} MB (--data) at once, ${rss.large_settled} MB and ${rss.large_data_settled} MB after ${SETTLE_MS / 1000} s idle; after the workloads ran on them (more payments): ${rss.large} MB, ${rss.large_data} MB`

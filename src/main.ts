@@ -4,6 +4,7 @@ import { exposureWarning, tokenWarning } from "./config/exposure.js";
 import { availableParallelism } from "node:os";
 import { parseCommandLine } from "./cli/command-line.js";
 import { stopWithParent } from "./cli/stop-with-parent.js";
+import { endWith, quietOnClosedOutput } from "./cli/command.js";
 import type { Config } from "./config/config.js";
 
 /** `sandgate record …`, `sandgate verify …`: the proof commands, and `sandgate ctl …` (src/cli/), each with its own flags. */
@@ -20,15 +21,10 @@ async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   const command = first === undefined ? undefined : COMMANDS[first];
   if (command) {
-    // `sandgate ctl … | head`: a reader that stops early ends the command quietly, as it would a
-    // Unix tool (Node ignores SIGPIPE and would throw EPIPE with a stack trace)
-    process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-      if (err.code !== "EPIPE") throw err;
-      process.exit(process.exitCode ?? 0);
-    });
+    quietOnClosedOutput();
     const code = await (await command()).run(rest);
     // a command that serves (record) returns undefined and stops on its own signal
-    if (code !== undefined) process.exitCode = code;
+    if (code !== undefined) endWith(code);
     return;
   }
   const config = parseCommandLine(process.argv.slice(2), process.env);

@@ -144,6 +144,15 @@ describe("every command against a running Sandgate", () => {
     expect((await ctl(["--url", url, "scenario", "list"])).stdout).toMatch(/^\* happy-path +Everything succeeds/m);
     expect(await ctl(["scenario", "use", "default", "--url", url, "--json"])).toMatchObject({ code: 0 });
 
+    // a merchant bound, then unbound: it follows the global scenario again; one with no binding exits 3
+    expect(await ctl(["scenario", "use", "declines", "--merchant", "CTL-BOUND", "--url", url])).toMatchObject({ code: 0 });
+    expect(await ctl(["scenario", "unbind", "CTL-BOUND", "--url", url])).toMatchObject({
+      code: 0,
+      stdout: "merchant CTL-BOUND follows the global scenario (default)\n",
+    });
+    expect((await admin().scenarios()).bindings).not.toHaveProperty("CTL-BOUND");
+    expect((await ctl(["scenario", "unbind", "CTL-BOUND", "--url", url])).stderr).toMatch(/answered 404 not_bound/);
+
     const unknown = await ctl(["scenario", "use", "no-such", "--url", url, "--json"]);
     expect(unknown.code).toBe(3);
     expect(parsed(unknown)).toMatchObject({ error: "unknown_scenario", status: 404 });
@@ -218,6 +227,11 @@ describe("every command against a running Sandgate", () => {
       "/v1/capture",
       "/v1/refund",
     ]);
+
+    // `--har -`: the same HAR on standard output
+    const piped = await ctl(["requests", "--har", "-", "--merchant", M.merchant_id, "--url", url]);
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toEqual(log);
 
     expect(await ctl(["reset", "--merchant", M.merchant_id, "--url", url])).toMatchObject({
       code: 0,

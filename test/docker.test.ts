@@ -33,10 +33,18 @@ function pathWithoutNode(): string {
   return bin;
 }
 
+/** The image built from this repository, once for the file's tests. */
+let imageBuilt = false;
+function buildImage(): void {
+  if (imageBuilt) return;
+  const built = spawnSync("docker", ["build", "--network", "host", "-t", IMAGE, "."], { cwd: ROOT, encoding: "utf8", timeout: 600_000 });
+  expect(built.status, built.stderr).toBe(0);
+  imageBuilt = true;
+}
+
 describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the container with docker exec … sandgate ctl (needs a Docker engine)", () => {
   test("built, started, waited for, bound, paid, counted, gated, removed — with no node on PATH", async () => {
-    const built = spawnSync("docker", ["build", "--network", "host", "-t", IMAGE, "."], { cwd: ROOT, encoding: "utf8", timeout: 600_000 });
-    expect(built.status, built.stderr).toBe(0);
+    buildImage();
     const port = await freePort();
     const block = blockHolding("docs/ci.md", ["sh"], "docker exec sandgate sandgate ctl health").text;
     const script = block
@@ -70,5 +78,39 @@ describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the conta
     expect(run.stdout).toMatch(/^1 request \(merchant CI-JOB-42, operation authorise\)$/m);
     // the one-off container reached Sandgate's published port on the host's network
     expect(run.stdout).toContain(`Sandgate at http://127.0.0.1:${port} is up`);
+    // `--har -` wrote the job's requests on standard output, redirected into a file
+    const har = JSON.parse(readFileSync(join(dir, "requests.har"), "utf8")) as { log: { version: string; entries: { request: { url: string } }[] } };
+    expect(har.log.version).toBe("1.2");
+    expect(har.log.entries.map((e) => new URL(e.request.url).pathname)).toContain("/v1/authorise");
   }, 900_000);
+
+  test("healthy within about a second of answering: compose's service_healthy waits no longer", async () => {
+    buildImage();
+    const port = await freePort();
+    const name = `${CONTAINER}-health`;
+    const started = Date.now();
+    expect(spawnSync("docker", ["run", "-d", "--name", name, "-p", `127.0.0.1:${port}:8080`, IMAGE], { encoding: "utf8" }).status).toBe(0);
+    try {
+      let answered: number | undefined;
+      let healthy: number | undefined;
+      while (healthy === undefined && Date.now() - started < 60_000) {
+        // docker's proxy takes the connection before the app listens: a try is given up after a while
+        answered ??= await fetch(`http://127.0.0.1:${port}/__sandbox/health`, { signal: AbortSignal.timeout(500) }).then(
+          (r) => (r.ok ? Date.now() : undefined),
+          () => undefined,
+        );
+        const status = spawnSync("docker", ["inspect", "-f", "{{.State.Health.Status}}", name], { encoding: "utf8" }).stdout.trim();
+        if (status === "healthy") healthy = Date.now();
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(answered, "the app answered").toBeDefined();
+      expect(healthy, "Docker called it healthy").toBeDefined();
+      console.log(`container started → answering ${answered! - started} ms → healthy ${healthy! - started} ms`);
+      // the check runs every second: healthy at most a second (and the check's own time) after the app answers
+      expect(healthy! - answered!).toBeLessThanOrEqual(1_500);
+      expect(healthy! - started).toBeLessThanOrEqual(3_000);
+    } finally {
+      spawnSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+    }
+  }, 700_000);
 });

@@ -260,12 +260,14 @@ describe("docs/ci.md (not run here: no Docker registry or daemon, no GitHub Acti
     expect(() => resolveConfig({}, Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])))).not.toThrow();
   };
 
-  /** A shell command's exit code (a health command exits 0 for healthy, 1 otherwise). */
-  const exitOf = (shell: string, env: Record<string, string> = {}) =>
-    promisify(execFile)("sh", ["-c", shell], { env: { ...process.env, ...env }, timeout: 30_000 }).then(
+  /** A command's exit code (a health command exits 0 for healthy, 1 otherwise), as a Dockerfile writes it: the exec form (a JSON array) or the shell form. */
+  const exitOf = (command: string, env: Record<string, string> = {}) => {
+    const [file, ...args] = command.startsWith("[") ? (JSON.parse(command) as string[]) : ["sh", "-c", command];
+    return promisify(execFile)(file!, args, { env: { ...process.env, ...env }, timeout: 30_000 }).then(
       () => 0,
       (err: { code?: number }) => err.code ?? -1,
     );
+  };
 
   const built = image();
   const composeBlock = block("docs/ci.md", ["yaml"], "services:\n  sandgate:");

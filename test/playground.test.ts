@@ -68,7 +68,7 @@ describe.skipIf(REPLICA_MODE)("the playground makes payments through the gateway
     const res = await request(app).get(PLAYGROUND).set("cookie", session.cookie).expect(200);
     expect(res.headers["content-security-policy"]).toContain("form-action 'self'");
     expect(res.text).toMatch(/<a href="\/__sandbox\/ui\/playground" class="current" data-tab="playground">Playground<\/a>/);
-    const forms = res.text.match(/<form method="post" action="\/__sandbox\/ui\/playground">/g) ?? [];
+    const forms = res.text.match(/<form method="post" action="\/__sandbox\/ui\/playground" data-playground>/g) ?? [];
     expect(forms).toHaveLength(3);
     expect(res.text.split(`name="_form" value="${session.token}"`).length - 1).toBe(3);
     for (const kind of ["card", "checkout", "apm"]) expect(res.text).toContain(`name="kind" value="${kind}"`);

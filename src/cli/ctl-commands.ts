@@ -70,6 +70,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   callWord({
+    words: "scenario unbind",
+    summary: "remove a merchant's binding: it follows the global scenario again",
+    call: "unbindScenario",
+    args: [[new Argument("<merchant_id>", "the merchant bound to a scenario"), "params.merchantId"]],
+    said: (done) => `merchant ${done.merchant_id} follows the global scenario (${done.scenario})`,
+  }),
+  callWord({
     words: "scenario list",
     summary: "the scenarios, the global one and the merchants' bindings",
     call: "listScenarios",
@@ -214,7 +221,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: "requests",
     summary: "the request log: written as a HAR 1.2 file (--har), or counted (--count), a CI assertion with --expect or --at-least",
     options: [
-      new Option("--har <file>", "write the requests as a HAR 1.2 file"),
+      new Option("--har <file>", "write the requests as a HAR 1.2 file (-: on standard output)"),
       new Option("--count", "count the requests (with the filters below)"),
       merchantOption("one merchant's requests"),
       new Option("--operation <name>", "one operation's (authorise, capture, refund, ...)"),
@@ -362,7 +369,7 @@ function portalCommands(): CommandSpec[] {
 
 /** What the first word of a two-word command stands for, in `sandgate ctl --help`. */
 export const GROUPS: Record<string, string> = {
-  scenario: "the scenario in force: use, list",
+  scenario: "the scenario in force: use, unbind, list",
   payment: "the merchant portal's actions on a payment: capture, cancel, refund, review",
   refund: "refunds: settle",
   merchant: "merchants: key",

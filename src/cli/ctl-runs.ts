@@ -184,6 +184,8 @@ export async function requestsHar(ctx: Context, _args: string[], flags: Flags): 
     throw new Refused(`--limit must be a whole number from 1 to ${REQUEST_LOG_CAPACITY}`);
   const har = (await ctx.client.requestsHar({ merchant_id: text(flags, "merchant"), limit })) as { log?: { entries?: unknown[] } };
   const entries = har.log?.entries?.length ?? 0;
+  // `--har -`: the HAR itself on stdout (docker exec … sandgate ctl requests --har - > requests.har)
+  if (file === "-") return { json: har, text: JSON.stringify(har, null, 2) };
   writeOut(file, `${JSON.stringify(har, null, 2)}\n`);
   return { json: { file: resolve(file), entries }, text: `wrote ${counted(entries, "request")} to ${file} (HAR 1.2)` };
 }

@@ -26,7 +26,14 @@ function checkSource(text: string): { scenario?: ScenarioFile; problems: SourceP
     return { problems: doc.errors.map((err) => ({ path: "", line: err.linePos?.[0].line ?? 0, message: err.message.split("\n")[0]! })) };
   }
   const lineOf = (path: (string | number)[]) => lineIn(doc, lines, path);
-  const parsed = scenarioFileSchema.safeParse(doc.toJS());
+  let raw: unknown;
+  try {
+    raw = doc.toJS();
+  } catch (err) {
+    // an alias to no anchor (`*x`) parses, and fails only here
+    return { problems: [{ path: "", line: 0, message: (err as Error).message.split("\n")[0]! }] };
+  }
+  const parsed = scenarioFileSchema.safeParse(raw);
   if (!parsed.success) {
     return {
       problems: parsed.error.issues.map((issue) => {
