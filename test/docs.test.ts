@@ -138,13 +138,14 @@ const RUN_BY: [page: string, holding: string, test: string][] = [
   ["docs/scenarios.md", '"merchant_id": "CI-JOB-42"', "docs-reference.test.ts"],
   ["docs/scenarios.md", "--operations used", "coverage-scope.test.ts"],
   ["docs/signatures.md", "sha256sum", "docs.test.ts"],
+  ["docs/signatures.md", "import hashlib", "python-merchant.test.ts"],
 ];
 
 test("every code block of the README and docs/ is run or checked by a named test that reads its page", () => {
   const unclaimed: string[] = [];
   const used = new Set<number>();
   for (const p of pages) {
-    for (const b of fencedBlocks(p, ["", "sh", "bash", "ts", "typescript", "js", "json", "yaml", "yml"])) {
+    for (const b of fencedBlocks(p, ["", "sh", "bash", "ts", "typescript", "js", "json", "yaml", "yml", "python", "php"])) {
       const claims = RUN_BY.flatMap((entry, i) => (entry[0] === p.path && b.text.includes(entry[1]) ? [i] : []));
       if (claims.length === 0) unclaimed.push(`${p.path} line ${b.line}: ${b.text.split("\n")[0]}`);
       claims.forEach((i) => used.add(i));
