@@ -138,7 +138,8 @@ const RUN_BY: [page: string, holding: string, test: string][] = [
   ["docs/scenarios.md", '"merchant_id": "CI-JOB-42"', "docs-reference.test.ts"],
   ["docs/scenarios.md", "--operations used", "coverage-scope.test.ts"],
   ["docs/signatures.md", "sha256sum", "docs.test.ts"],
-  ["docs/signatures.md", "import hashlib", "python-merchant.test.ts"],
+  ["docs/signatures.md", "import hashlib", "merchant-examples.test.ts"],
+  ["docs/signatures.md", "hash('sha256'", "merchant-examples.test.ts"],
 ];
 
 test("every code block of the README and docs/ is run or checked by a named test that reads its page", () => {
