@@ -131,5 +131,9 @@ describe("clock controls", () => {
     };
     expect(await ahead("LOGGED-A")).toBeGreaterThan(2 * HOUR - 60_000);
     expect(Math.abs(await ahead("LOGGED-B"))).toBeLessThan(60_000);
+    // and the HAR of them says the same times
+    const har = (await admin().requestsHar({ merchant_id: "LOGGED-A" })) as { log: { entries: { startedDateTime: string }[] } };
+    const last = har.log.entries.at(-1)!;
+    expect(Date.parse(last.startedDateTime) - Date.parse((await admin().clock()).now)).toBeGreaterThan(2 * HOUR - 60_000);
   });
 });
