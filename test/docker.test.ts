@@ -8,12 +8,14 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { afterAll, describe, expect, test } from "vitest";
 import { freePort } from "../scripts/redis-server.js";
 import { blockHolding } from "./docs-helpers.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HAS_DOCKER = spawnSync("docker", ["info"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+const HAS_COMPOSE = HAS_DOCKER && spawnSync("docker-compose", ["version"], { stdio: "ignore" }).status === 0;
 const IMAGE = `sandgate-doc-test:${process.pid}`;
 const CONTAINER = `sandgate-doc-${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), "sandgate-docker-"));
@@ -113,4 +115,30 @@ describe.skipIf(!HAS_DOCKER)("docs/ci.md: a runner without Node drives the conta
       spawnSync("docker", ["rm", "-f", name], { stdio: "ignore" });
     }
   }, 700_000);
+});
+
+describe.skipIf(!HAS_COMPOSE)("compose.yaml: Sandgate and the example shop's suite (needs Debian's docker-compose)", () => {
+  test("the shop waits for Sandgate to be healthy, and its suite passes inside compose", async () => {
+    const project = `sandgate-compose-${process.pid}`;
+    const env = { ...process.env, SANDGATE_PORT: String(await freePort()) };
+    try {
+      // docs/ci.md's line as written, in a compose project of its own and on a free host port
+      const [line] = blockHolding("docs/ci.md", ["sh"], "--exit-code-from shop").text.split("\n");
+      const [command, ...args] = line!.split(/\s+/);
+      expect(command).toBe("docker-compose");
+      const up = spawnSync("docker-compose", ["-p", project, ...args], {
+        cwd: ROOT,
+        env,
+        encoding: "utf8",
+        timeout: 900_000,
+      });
+      // the suite's colours (vitest's) out of the way
+      const output = stripVTControlCharacters(`${up.stdout}\n${up.stderr}`);
+      expect(output).toMatch(/Test Files\s+3 passed/);
+      expect(output).toContain("passed: --fail-under 80");
+      expect(up.status, output.slice(-4000)).toBe(0);
+    } finally {
+      spawnSync("docker-compose", ["-p", project, "down", "-v"], { cwd: ROOT, env, stdio: "ignore", timeout: 120_000 });
+    }
+  }, 1_000_000);
 });

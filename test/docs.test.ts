@@ -131,6 +131,7 @@ const RUN_BY: [page: string, holding: string, test: string][] = [
   ["docs/replicas.md", "--port 8081 &", "docs-replicas.test.ts"],
   ["docs/replicas.md", "docker-compose -f examples/replicas", "docs.test.ts"],
   ["docs/ci.md", "docker exec sandgate sandgate ctl health", "docker.test.ts"],
+  ["docs/ci.md", "--exit-code-from shop", "docker.test.ts"],
   ["docs/replicas.md", "for port in 7000 7001 7002", "docs-replicas.test.ts"],
   ["docs/scenarios.md", "X-Sandbox-Outcome: insufficient_funds", "outcome-header.test.ts"],
   ["docs/scenarios.md", "yaml-language-server", "readme-scenario.test.ts"],
