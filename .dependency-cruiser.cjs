@@ -5,7 +5,7 @@
 // test/layers.test.ts shows each rule catching what it forbids. docs/architecture.md draws the layers.
 /**
  * [unit, what it holds]: a unit is a folder of src/ with its subfolders, or one of the two entry
- * points at src/'s top (index.ts, main.ts). A file no unit names (a loose file at the top, a new
+ * points at src/'s top (index.ts, testcontainers.ts, main.ts). A file no unit names (a loose file at the top, a new
  * folder) fails `npm run lint`: see "in-a-layer" below.
  */
 const LAYERS = [
@@ -29,11 +29,12 @@ const LAYERS = [
   ["server", "createApp, the operator router, startSandbox"],
   ["proof", "record and verify (verify runs in a worker: the server never imports proof/)"],
   ["index", "the package's exports"],
+  ["testcontainers", "the image as a Testcontainers container (sandgate/testcontainers)"],
   ["cli", "the command line"],
   ["main", "the process"],
 ];
 
-const ENTRY_POINTS = ["index", "main"];
+const ENTRY_POINTS = ["index", "testcontainers", "main"];
 /** The files of a unit: a folder with its subfolders, or an entry point at src/'s top. */
 const pathOf = (unit) => (ENTRY_POINTS.includes(unit) ? `^src/${unit}\\.ts$` : `^src/${unit}/`);
 const ANY_LAYER = LAYERS.map(([unit]) => pathOf(unit));
