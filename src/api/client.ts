@@ -125,11 +125,29 @@ type MerchantView = CallAnswer<"provisionMerchant">["merchant"];
 export interface AdminClientOptions {
   /** abandon a call that has no complete answer after this long (a TimeoutError); default: wait */
   timeoutMs?: number;
+  /** how a call goes over HTTP (default: fetch); sandgate ctl passes node:http's, ~130 ms less to start than fetch's undici */
+  transport?: Transport;
 }
+
+/** One HTTP exchange: the request as the client makes it, the answer's status, type and text. A timeout rejects with a TimeoutError. */
+export type Transport = (
+  url: string,
+  request: { method: string; headers: Record<string, string>; body?: string; timeoutMs?: number },
+) => Promise<{ status: number; contentType: string; text: string }>;
+
+const fetchTransport: Transport = async (url, { method, headers, body, timeoutMs }) => {
+  const res = await fetch(url, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+  });
+  return { status: res.status, contentType: res.headers.get("content-type") ?? "", text: await res.text() };
+};
 
 export function createAdminClient(url: string, token?: string, options: AdminClientOptions = {}): AdminClient {
   const base = url.replace(/\/+$/, "");
-  const { timeoutMs } = options;
+  const { timeoutMs, transport = fetchTransport } = options;
   /** One call of the table: its method and path, the parameters put in, the answer parsed (an error answer throws). */
   async function send<T>(operationId: OperatorCallId, input: CallInput = {}): Promise<T> {
     const spec = operatorCall(operationId);
@@ -142,22 +160,23 @@ export function createAdminClient(url: string, token?: string, options: AdminCli
     // a call that reads its own body (a state file) takes text as it is; every other body is JSON
     const asText = spec.body === "raw" && typeof input.body === "string";
     if (input.body !== undefined) headers["content-type"] = asText ? "application/x-ndjson" : "application/json";
-    const res = await fetch(`${base}${path}${query.size ? `?${query}` : ""}`, {
+    const res = await transport(`${base}${path}${query.size ? `?${query}` : ""}`, {
       method,
       headers,
       ...(input.body !== undefined ? { body: asText ? (input.body as string) : JSON.stringify(input.body) } : {}),
-      ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
-    const text = await res.text();
+    const { text } = res;
+    const ok = res.status >= 200 && res.status < 300;
     // an answer in another format (a state file, coverage as Markdown) is its text
-    if (res.ok && !/^application\/json\b/.test(res.headers.get("content-type") ?? "")) return text as T;
+    if (ok && !/^application\/json\b/.test(res.contentType)) return text as T;
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       throw new SandgateAdminError(res.status, "not_json", `${method} ${path} answered ${text.slice(0, 200)}`);
     }
-    if (!res.ok) {
+    if (!ok) {
       const p = (parsed ?? {}) as { error?: string; message?: string };
       throw new SandgateAdminError(res.status, p.error ?? "error", p.message ?? text.slice(0, 200));
     }

@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseDuration } from "../admin/duration.js";
 import { OPERATOR_CALLS, type OperatorCallId } from "../api/operator-calls.js";
+import { nodeHttpTransport } from "./http-transport.js";
 import { createAdminClient, type AdminClient, type CallAnswer } from "../api/client.js";
 import { REQUEST_LOG_CAPACITY } from "../store/request-log.js";
 import { ruleCoverage, scopeText, type CoverageReport } from "../scenarios/coverage.js";
@@ -70,7 +71,7 @@ export async function health(ctx: Context, _args: string[], flags: Flags): Promi
   for (;;) {
     probeMs = Math.max(MIN_PROBE_MS, Math.min(PROBE_MS, started + limit - Date.now()));
     try {
-      return up(await createAdminClient(ctx.url, ctx.token, { timeoutMs: probeMs }).health(), Date.now() - started);
+      return up(await createAdminClient(ctx.url, ctx.token, { timeoutMs: probeMs, transport: nodeHttpTransport }).health(), Date.now() - started);
     } catch (err) {
       last = err;
     }

@@ -6,6 +6,7 @@
 // 2: bad usage or bad input, nothing was sent; 3: the sandbox answered an error, did not answer in
 // time or cannot be reached. Errors are one line on stderr, never a stack trace.
 import { Command, CommanderError, Option } from "commander";
+import { nodeHttpTransport } from "./http-transport.js";
 import { createAdminClient } from "../api/client.js";
 import { COMMANDS, GROUPS } from "./ctl-commands.js";
 import { durationMs, type CommandSpec, type Context } from "./ctl-runs.js";
@@ -67,7 +68,7 @@ function contextOf(flags: Common): Context {
   if (!/^https?:\/\/\S+$/i.test(url) || !URL.canParse(url)) throw new Refused(`${fromEnv ? "SANDGATE_URL" : "--url"} must be an http(s) URL, got "${url}"`);
   const token = flags.token || process.env.ADMIN_TOKEN || undefined;
   const timeout = flags.timeout ?? DEFAULT_TIMEOUT;
-  return { client: createAdminClient(url, token, { timeoutMs: durationMs(timeout, "--timeout") }), url, token, timeout };
+  return { client: createAdminClient(url, token, { timeoutMs: durationMs(timeout, "--timeout"), transport: nodeHttpTransport }), url, token, timeout };
 }
 
 const say = (line: string) => process.stderr.write(`sandgate ctl: ${oneLine(line)}\n`);
