@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { directPayment, parseXml, signRequest, textOf } from "./helpers.js";
+import { ensureBuilt } from "../scripts/sandgate-process.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HAS_DOCKER = spawnSync("docker", ["info"], { stdio: "ignore", timeout: 10_000 }).status === 0;
@@ -16,7 +17,11 @@ describe.skipIf(!HAS_DOCKER)("sandgate/testcontainers (needs a Docker engine)", 
     const built = spawnSync("docker", ["build", "--network", "host", "-t", IMAGE, "."], { cwd: ROOT, encoding: "utf8", timeout: 600_000 });
     expect(built.status, built.stderr).toBe(0);
     process.env.TESTCONTAINERS_RYUK_DISABLED = "true";
-    const { SandgateContainer } = await import("sandgate/testcontainers");
+    // by the package's own name, as a merchant's test imports it (its exports map: the built dist/);
+    // a specifier tsc does not resolve, so a checkout without dist/ still type-checks
+    ensureBuilt();
+    const entry = "sandgate/testcontainers";
+    const { SandgateContainer } = (await import(entry)) as typeof import("../src/testcontainers.js");
     const sandgate = await new SandgateContainer(IMAGE).withSignatureMode("strict").withScenario("declines").withAdminToken("tc-token").start();
     try {
       expect(sandgate.url).toMatch(/^http:\/\/[^:]+:\d+$/);
