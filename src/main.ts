@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ run(args: string[]): Promise<numb
   record: () => import("./cli/record.js"),
   verify: () => import("./cli/verify-command.js"),
   "check-receiver": () => import("./cli/check-receiver.js"),
+  listen: () => import("./cli/listen.js"),
   ctl: () => import("./cli/ctl.js"),
   state: () => import("./cli/state-command.js"),
   migrate: () => import("./cli/migrate.js"),

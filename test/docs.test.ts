@@ -118,6 +118,7 @@ const RUN_BY: [page: string, holding: string, test: string][] = [
   ["docs/merchant-developer.md", "test/global-setup.ts", "docs-snippets.test.ts"],
   ["docs/notifications.md", "POST <notify_url>", "docs.test.ts"],
   ["docs/notifications.md", "npx sandgate check-receiver", "docs-reference.test.ts"],
+  ["docs/notifications.md", "npx sandgate listen --url", "listen.test.ts"],
   ["docs/openapi.md", "GET /__sandbox/openapi.json", "openapi-tools.test.ts"],
   ["docs/openapi.md", "curl -s http://127.0.0.1:8080/__sandbox/openapi.json", "openapi-tools.test.ts"],
   ["docs/openapi.md", "openapi-typescript openapi.json", "openapi-tools.test.ts"],

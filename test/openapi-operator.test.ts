@@ -2,7 +2,7 @@
 // call's real answers (its success, and its refusals: 400, 401 with ADMIN_TOKEN, 403 from another
 // site, 404, 409) are validated with ajv against the document's schema for that method, path, status
 // and media type; every call has a readable, unique operationId and declares how it is authorised.
-import { createServer, type Server } from "node:http";
+import { createServer, get as httpGet, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import request from "supertest";
@@ -11,6 +11,7 @@ import { GATEWAY_HANDLERS, type App } from "../src/server/app.js";
 import { OPERATOR_CALLS as OPERATOR } from "../src/api/operator-calls.js";
 import { ACME, ANY_SIGNATURE, apmPayment, makeApp, parseXml, signRequest, textOf } from "./helpers.js";
 import { one, pay } from "./lifecycle-helpers.js";
+import { listenHeaders } from "../src/notify/listen-auth.js";
 
 type Operation = {
   operationId?: string;
@@ -65,14 +66,17 @@ const api = () => request(server);
 const target = () => server as unknown as App;
 
 describe("the operator API and the payer pages in GET /__sandbox/openapi.json", () => {
-  test("every operation has a readable, unique operationId; /v1 and /pay take no header, /__sandbox declares adminToken (health and the document are open)", () => {
+  test("every operation has a readable, unique operationId; /v1 and /pay take no header, /__sandbox declares adminToken (health and the document are open, listen's calls take the merchant's key)", () => {
     const ids: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item).filter(([m]) => METHODS.includes(m))) {
         expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]{2,40}$/);
         ids.push(operation.operationId!);
         const open = !path.startsWith("/__sandbox/") || path === "/__sandbox/health" || path === "/__sandbox/openapi.json";
-        expect(operation.security, `${method} ${path}`).toEqual(open ? [] : [{ adminToken: [] }]);
+        const listen = path.startsWith("/__sandbox/listen");
+        expect(operation.security, `${method} ${path}`).toEqual(
+          listen ? [{ listenMerchant: [], listenTime: [], listenSignature: [] }] : open ? [] : [{ adminToken: [] }],
+        );
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
@@ -366,6 +370,42 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("post", at("review"), await api().post(portal(held.transaction_id, "review")).send({ decision: "reject" }));
     check("post", at("review"), await api().post(portal(held.transaction_id, "review")).send({ decision: "maybe" }));
     check("post", at("review"), await api().post(portal("9999999999999999", "review")).send({ decision: "approve" }));
+  });
+
+  test("sandgate listen's calls: the stream's first events, an answer, and their refusals", async () => {
+    const stream = "/__sandbox/listen";
+    const answers = "/__sandbox/listen/answers";
+    // the stream never ends: its first bytes, up to the ready event, are what is checked
+    const first = await new Promise<{ status: number; type: string; text: string; headers: Record<string, unknown> }>((resolve, reject) => {
+      const { port } = server.address() as AddressInfo;
+      const req = httpGet({ host: "127.0.0.1", port, path: stream, headers: listenHeaders(ACME.merchant_id, ACME.key, "GET", stream) }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          text += d;
+          if (!text.includes("event: ready")) return;
+          req.destroy();
+          resolve({ status: res.statusCode!, type: String(res.headers["content-type"]).split(";")[0]!, text, headers: res.headers });
+        });
+      });
+      req.on("error", reject);
+    });
+    expect(first.text).toContain('"merchant_id":"M10001"');
+    check("get", stream, first as unknown as request.Response);
+    check(
+      "get",
+      stream,
+      await api()
+        .get(stream)
+        .set(listenHeaders(ACME.merchant_id, "wrong", "GET", stream)),
+    );
+    const signed = () =>
+      api()
+        .post(answers)
+        .set(listenHeaders(ACME.merchant_id, ACME.key, "POST", answers));
+    check("post", answers, await signed().send({ offer: "ntf_none.1", http_status: 200 }));
+    check("post", answers, await signed().send({ offer: "ntf_none.1", http_status: 42 }));
+    check("post", answers, await api().post(answers).send({ offer: "ntf_none.1", http_status: 200 }));
   });
 
   test("every operator call's success was validated, and every refusal the document lists for these calls was met at least once", () => {

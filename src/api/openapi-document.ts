@@ -88,6 +88,8 @@ function operationPaths(operations: readonly Operation[]): Json {
 /** Who may call: the gateway's operations and the payer pages take no header (a signature in the body, a page id in the address). */
 const NO_HEADER: Json[] = [];
 const ADMIN: Json[] = [{ adminToken: [] }];
+/** sandgate listen's calls: the three headers together prove the merchant's key */
+const MERCHANT_KEY: Json[] = [{ listenMerchant: [], listenTime: [], listenSignature: [] }];
 
 const json = (schema: Json) => ({ "application/json": { schema } });
 const PATH_PARAMS: Record<string, string> = {
@@ -152,7 +154,7 @@ function operatorPaths(): Json {
       operationId: call.operationId,
       tags: ["operator"],
       summary: call.summary,
-      security: call.open ? NO_HEADER : ADMIN,
+      security: call.open === "merchant key" ? MERCHANT_KEY : call.open ? NO_HEADER : ADMIN,
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: { required: true, content: json(jsonSchema(body, "input")) } } : {}),
       responses, // numeric keys: in ascending order
@@ -243,11 +245,25 @@ export function openApiDocument(operations: readonly Operation[], version: strin
     paths: { ...operationPaths(operations), ...payerPagePaths(), ...operatorPaths() },
     components: {
       securitySchemes: {
+        listenMerchant: { type: "apiKey", in: "header", name: "X-Sandgate-Merchant", description: "sandgate listen: the merchant it listens for" },
+        listenTime: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Sandgate-Time",
+          description: "sandgate listen: the request's time, unix seconds (within 300 s of the server's)",
+        },
+        listenSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Sandgate-Signature",
+          description:
+            "sandgate listen: sha256(merchant_id + time + method + path + the merchant's secret key), lowercase hex; path without the query. A merchant's key opens that merchant's notifications only; ADMIN_TOKEN is not needed",
+        },
         adminToken: {
           type: "http",
           scheme: "bearer",
           description:
-            "ADMIN_TOKEN (or --admin-token). When the server is started with one, every /__sandbox call but health and this document needs `Authorization: Bearer <ADMIN_TOKEN>` and answers 401 unauthorised without it (a browser signed in at the dashboard sends it as its sandgate_admin cookie instead). Without ADMIN_TOKEN the server needs no token: leave the header out (one sent is ignored).",
+            "ADMIN_TOKEN (or --admin-token). When the server is started with one, every /__sandbox call but health, this document and sandgate listen's needs `Authorization: Bearer <ADMIN_TOKEN>` and answers 401 unauthorised without it (a browser signed in at the dashboard sends it as its sandgate_admin cookie instead). Without ADMIN_TOKEN the server needs no token: leave the header out (one sent is ignored).",
         },
       },
     },

@@ -169,6 +169,7 @@ const attempt = z.looseObject({
   error: s,
   duration_ms: z.number(),
   response_body: s,
+  via: z.literal("listen").optional().describe("listen: delivered through sandgate listen, the answer its receiver gave"),
 });
 export const notification = z.looseObject({
   notification_id: s,

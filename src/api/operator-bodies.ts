@@ -75,6 +75,15 @@ const httpUrl = z
   .refine((s) => URL.canParse(s), "must be an http or https URL");
 
 /** POST /__sandbox/notifications/trigger: a test notification to any URL */
+/** sandgate listen's report of one attempt (notify/listeners.ts ListenReport) */
+export const listenAnswerBody = z.strictObject({
+  offer: z.string().min(1).max(200).describe("the attempt's id, <notification_id>.<attempt>"),
+  http_status: z.number().int().min(100).max(599).nullable().describe("the receiver's status; null when no HTTP answer came"),
+  error: z.string().max(2000).default(""),
+  duration_ms: z.number().min(0).max(3_600_000).default(0),
+  response_body: z.string().max(100_000).default(""),
+});
+
 export const triggerBody = z.strictObject({
   merchant_id: z.string().min(1),
   url: httpUrl,

@@ -25,8 +25,11 @@ export interface OperatorCall {
   alike?: [status: number, description: string];
   /** its own refusals by status: the error codes, in words; `schema` when the body says more than { error, message } */
   problems?: Record<number, string | { description: string; schema: z.ZodType }>;
-  /** open: no ADMIN_TOKEN needed (health, this document) */
-  open?: true;
+  /**
+   * open: no ADMIN_TOKEN needed (health, this document); "merchant key": none either, the call
+   * proves a merchant's key instead with the listen headers (sandgate listen: notify/listen-auth.ts)
+   */
+  open?: true | "merchant key";
   /**
    * The body: a JSON object this schema checks (a key it does not know is refused before the call
    * runs; malformed JSON is a 400 malformed_body), or "raw" (the call reads its own: verify's HAR,

@@ -271,6 +271,18 @@ export interface NotificationBody {
   encryption_data: string;
 }
 
+/** What one attempt came to, before it is recorded (notify/outbox.ts recordAttempt). */
+export interface AttemptOutcome {
+  http_status: number | null;
+  error: string;
+  duration_ms: number;
+  response_body: string;
+  /** false when retrying cannot help (the URL is refused) */
+  retryable: boolean;
+  /** without an answer: the failure's system code (ECONNREFUSED, ENOTFOUND, …) or "timeout" */
+  code?: string | undefined;
+}
+
 export interface NotificationAttempt {
   /** 1-based over every delivery of this notification; sent as X-Sandbox-Attempt */
   attempt: number;
@@ -284,6 +296,8 @@ export interface NotificationAttempt {
   duration_ms: number;
   /** the start of the receiver's answer (at most 500 characters) */
   response_body: string;
+  /** "listen": handed to `sandgate listen`, which delivered it to its local receiver and reported the answer */
+  via?: "listen";
 }
 
 export interface Notification {

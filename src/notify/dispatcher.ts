@@ -11,13 +11,14 @@ import type { Logger } from "pino";
 import { realTimeOf, type Clock } from "../domain/clock.js";
 import type { Config } from "../config/config.js";
 import type { Store } from "../store/store.js";
-import type { Notification } from "../domain/types.js";
+import type { AttemptOutcome, Notification } from "../domain/types.js";
 import type { Notifier } from "./notifier.js";
-import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt, type AttemptOutcome } from "./outbox.js";
+import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt } from "./outbox.js";
 import { secretKeyOf } from "../domain/merchants.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
 import { createFairSlots } from "../base/slots.js";
+import { createListeners, type ListenOffer } from "./listeners.js";
 
 export interface NotifierDeps {
   config: Config;
@@ -41,6 +42,8 @@ const USER_AGENT = "Sandgate-Notifications/1";
 const MAX_ROUNDS = 50;
 /** a claim outlives the attempt's timeout by this much before another replica may take over */
 const CLAIM_SLACK_MS = 5_000;
+/** an attempt handed to `sandgate listen` waits this much longer than the receiver's timeout for its report */
+const LISTEN_SLACK_MS = 10_000;
 
 export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}): Notifier {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -48,6 +51,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   const slots = createFairSlots(concurrency, Math.max(1, Math.floor(concurrency / 4)));
   const target = targetCheck(deps.config);
   const delays = SCHEDULES[deps.config.notifySchedule];
+  const listeners = createListeners();
   /** the attempt under way or waiting for a slot, per notification */
   const inFlight = new Map<Notification, Promise<void>>();
   let attemptsMade = 0;
@@ -66,6 +70,9 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   async function attempt(n: Notification, resend: boolean): Promise<void> {
     const mine = { merchant: n.merchant_id };
     await slots.acquire(n.merchant_id);
+    // a merchant with a listener (sandgate listen) gets its notifications through it, not at notify_url
+    const listened = listeners.has(n.merchant_id);
+    const allowance = listened ? timeoutMs + LISTEN_SLACK_MS : timeoutMs;
     try {
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
       const taken = await deps.store.unit(async (store) => {
@@ -74,7 +81,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         const now = store.records.nowOf(n.merchant_id, sandboxNow);
         if (!stillStored(store, n) || (!resend && !isDue(n, now)) || claimedElsewhere(n)) return undefined;
         if (shared) {
-          n.claim = { by: replica, until: new Date(Date.now() + timeoutMs + CLAIM_SLACK_MS).toISOString() };
+          n.claim = { by: replica, until: new Date(Date.now() + allowance + CLAIM_SLACK_MS).toISOString() };
           store.records.changed("notifications", n);
           await store.commit(); // the claim is in Redis before the POST goes out
         }
@@ -92,11 +99,14 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       }, mine);
       if (!taken) return;
       const { number, reason, at, sentAt, key } = taken;
-      // ... the POST outside any unit (a slow receiver holds up nothing else) ...
-      const refused = target.refusal(n.url);
-      const outcome: AttemptOutcome = refused
-        ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
-        : await postNotification({ ...n, payload: attemptBody(n.payload, sentAt, key) }, number, timeoutMs);
+      // ... the POST (or the listener's round trip) outside any unit: a slow receiver holds up nothing else ...
+      const sent = { ...n, payload: attemptBody(n.payload, sentAt, key) };
+      const refused = listened ? undefined : target.refusal(n.url);
+      const outcome: AttemptOutcome = listened
+        ? await listeners.offer(n.merchant_id, offerOf(sent, number, timeoutMs), allowance)
+        : refused
+          ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
+          : await postNotification(sent, number, timeoutMs);
       attemptsMade++;
       // ... and one to record what happened
       await deps.store.unit((store) => {
@@ -105,7 +115,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         const { http_status, error, duration_ms, response_body } = outcome;
         recordAttempt(
           n,
-          { attempt: number, at, reason, http_status, error, duration_ms, response_body },
+          { attempt: number, at, reason, http_status, error, duration_ms, response_body, ...(listened ? { via: "listen" as const } : {}) },
           outcome,
           delays,
           store.records.nowOf(n.merchant_id, deps.clock.now()),
@@ -163,6 +173,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       }
     },
     tick,
+    listeners,
     listening: (port) => target.listening(port),
     async settle() {
       while (inFlight.size) await Promise.allSettled([...inFlight.values()]);
@@ -191,29 +202,51 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   };
 }
 
+type Sendable = Pick<Notification, "url" | "notification_id" | "event" | "payload" | "raw">;
+
 /**
- * One POST of the notification with the real headers; never throws: a failure is an outcome. The
- * body is the payload as JSON, or what a receiver check's probe sent instead (`raw`), so a resend
- * repeats exactly what was sent. Exported for the receiver check (receiver-check/).
+ * The request of one attempt: its headers, and its body: the payload as JSON, or what a receiver
+ * check's probe sent instead (`raw`), so a resend repeats exactly what was sent.
  */
-export async function postNotification(
-  n: Pick<Notification, "url" | "notification_id" | "event" | "payload" | "raw">,
-  attempt: number,
-  timeoutMs: number,
-): Promise<AttemptOutcome> {
+function requestOf(n: Sendable, attempt: number): { headers: Record<string, string>; body: string } {
+  return {
+    headers: {
+      "content-type": n.raw?.content_type ?? "application/json",
+      "user-agent": USER_AGENT,
+      "x-sandbox-notification-id": n.notification_id,
+      "x-sandbox-event": n.event,
+      "x-sandbox-attempt": String(attempt),
+    },
+    body: n.raw?.body ?? JSON.stringify(n.payload),
+  };
+}
+
+/** An attempt as `sandgate listen` is handed it: the same request a POST to notify_url would be. */
+const offerOf = (n: Sendable, attempt: number, timeoutMs: number): ListenOffer => ({
+  id: `${n.notification_id}.${attempt}`,
+  notification_id: n.notification_id,
+  attempt,
+  event: n.event,
+  url: n.url,
+  ...requestOf(n, attempt),
+  timeout_ms: timeoutMs,
+});
+
+/**
+ * One POST of the notification with the real headers; never throws: a failure is an outcome.
+ * Exported for the receiver check (receiver-check/).
+ */
+export const postNotification = (n: Sendable, attempt: number, timeoutMs: number): Promise<AttemptOutcome> =>
+  postRequest(n.url, requestOf(n, attempt), timeoutMs);
+
+/** One POST of a notification's request as it is (sandgate listen forwards what it was handed with it); never throws. */
+export async function postRequest(url: string, request: { headers: Record<string, string>; body: string }, timeoutMs: number): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const res = await fetch(n.url, {
+    const res = await fetch(url, {
       method: "POST",
-      headers: {
-        "content-type": n.raw?.content_type ?? "application/json",
-        "user-agent": USER_AGENT,
-        "x-sandbox-notification-id": n.notification_id,
-        "x-sandbox-event": n.event,
-        "x-sandbox-attempt": String(attempt),
-      },
-      body: n.raw?.body ?? JSON.stringify(n.payload),
+      ...request,
       // a redirect is not an acknowledgement, and following it could lead back into Sandgate
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),

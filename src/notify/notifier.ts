@@ -4,6 +4,7 @@
 import type { Notification } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import type { Ids } from "../domain/ids.js";
+import type { Listeners } from "./listeners.js";
 
 /** Where a notification is queued: the records and ids of the unit of work that made the change. */
 export interface Outbox {
@@ -37,6 +38,8 @@ export interface Notifier {
   emit(event: NotificationEvent, into: Outbox): void;
   /** Starts sending what is due now and returns at once (the server's 1 s timer calls it). */
   tick(): void;
+  /** `sandgate listen`'s connections: while a merchant has one, its notifications go through it */
+  listeners: Listeners;
   /** The port this server listens on: the loop guard refuses notify_urls that point back at it. */
   listening(port: number): void;
   /** Sends everything due now, waits for it and for what is already on its way; returns the attempts made. */

@@ -4,7 +4,7 @@
 import type { Ids } from "../domain/ids.js";
 import { signatureFields, signatureOf } from "../domain/signature.js";
 import { secretKeyOf } from "../domain/merchants.js";
-import type { Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
+import type { AttemptOutcome, Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";
 import { maskCardFields } from "../domain/masking.js";
@@ -94,17 +94,6 @@ export const isDue = (n: Notification, now: Date) => n.state === "pending" && n.
 export function nextReason(n: Notification): NotificationAttempt["reason"] {
   if (n.attempts.length === 0) return "first";
   return n.failures > 0 ? "retry" : "duplicate";
-}
-
-export interface AttemptOutcome {
-  http_status: number | null;
-  error: string;
-  duration_ms: number;
-  response_body: string;
-  /** false when retrying cannot help (the URL is refused) */
-  retryable: boolean;
-  /** without an answer: the failure's system code (ECONNREFUSED, ENOTFOUND, …) or "timeout" */
-  code?: string | undefined;
 }
 
 /**

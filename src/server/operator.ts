@@ -17,6 +17,7 @@ import type { OperatorCall } from "../api/operator-call.js";
 import { depsOf, unitFor } from "../http/in-unit.js";
 import { throughGate } from "../admin/gate.js";
 import { notificationsApi } from "../admin/notifications-api.js";
+import { listenApi } from "../admin/listen-api.js";
 import { receiverChecksApi } from "../admin/receiver-checks.js";
 import { payoutsApi } from "../admin/payouts.js";
 import { paymentsApi } from "../admin/payments.js";
@@ -73,6 +74,7 @@ export function operatorApi(deps: Deps): Router {
   operatorCalls(deps, on);
   scenariosApi(deps, on);
   notificationsApi(deps, on);
+  listenApi(deps, on);
   receiverChecksApi(deps, on);
   payoutsApi(deps, on);
   paymentsApi(deps, on);

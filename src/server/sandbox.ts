@@ -157,6 +157,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     async close() {
       clearInterval(ticker);
       deps.scenarios.close();
+      // listeners' streams end, and attempts waiting for their answers fail (retried after a restart)
+      deps.notifier.listeners.close();
       await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         // idle keep-alive sockets and requests a scenario left hanging end now

@@ -3,7 +3,10 @@
 import { z } from "zod";
 import { MALFORMED, type OperatorCall } from "../operator-call.js";
 import { int, notification, receiverCheckReport } from "../operator-answers.js";
-import { receiverCheckBody, triggerBody } from "../operator-bodies.js";
+import { listenAnswerBody, receiverCheckBody, triggerBody } from "../operator-bodies.js";
+
+const LISTEN_REFUSED =
+  "listen_refused: the X-Sandgate-Merchant, X-Sandgate-Time and X-Sandgate-Signature headers do not prove the merchant's key (said alike for every reason)";
 
 export const NOTIFICATION_CALLS = [
   {
@@ -74,5 +77,28 @@ export const NOTIFICATION_CALLS = [
       429: "busy: two checks run at a time per process, four wait (Retry-After)",
       500: "payment_not_created, check_failed: the check could not run",
     },
+  },
+  {
+    method: "get",
+    path: "/__sandbox/listen",
+    operationId: "listenNotifications",
+    scope: "own",
+    summary:
+      "sandgate listen's stream (server-sent events): a merchant's notification attempts, each to deliver to its own receiver and answer; authenticated by the merchant's key, not ADMIN_TOKEN",
+    answer: z.string(),
+    text: "text/event-stream",
+    open: "merchant key",
+    problems: { 401: LISTEN_REFUSED, 429: "too_many_listeners: the merchant (4) or the process (256) has as many listeners as it takes" },
+  },
+  {
+    method: "post",
+    path: "/__sandbox/listen/answers",
+    operationId: "answerListenedNotification",
+    scope: "own",
+    body: listenAnswerBody,
+    summary: "sandgate listen's report of its receiver's answer to an attempt it was handed: the attempt's outcome",
+    answer: z.strictObject({ recorded: z.boolean().describe("false: no attempt of that id waits (answered already, or too late)") }),
+    open: "merchant key",
+    problems: { 400: `invalid_answer; ${MALFORMED}`, 401: LISTEN_REFUSED },
   },
 ] as const satisfies readonly OperatorCall[];

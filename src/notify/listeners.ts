@@ -1,0 +1,176 @@
+// `sandgate listen` on the server's side: the listeners connected to this process, by merchant, and
+// the attempts handed to them. While a merchant has a listener (connected, or gone less than
+// GRACE_MS ago: a dropped connection is coming back), the dispatcher does not POST its notifications
+// to their notify_url: it offers each attempt here, the listener delivers it to its local receiver
+// and reports the receiver's answer, and that answer is the attempt. An offer is sent to every
+// listener of the merchant that is connected, and again to each one that connects while it waits
+// (after a dropped connection nothing is lost); the first report is the answer (a listener that gets
+// an offer twice answers from what it did the first time, so nothing is delivered twice). An offer
+// nobody answers within its wait is a failed attempt, retried as any other.
+import type { AttemptOutcome } from "../domain/types.js";
+
+/** One attempt of a notification, as a listener delivers it: the request a direct POST would make. */
+export interface ListenOffer {
+  /** `<notification_id>.<attempt>`: what the listener keeps to deliver it once */
+  id: string;
+  notification_id: string;
+  attempt: number;
+  event: string;
+  /** the notify_url the merchant gave (the listener delivers to its own --forward-to instead) */
+  url: string;
+  headers: Record<string, string>;
+  /** the body exactly as sent, signature included */
+  body: string;
+  /** how long the receiver has to answer */
+  timeout_ms: number;
+}
+
+/** What a listener reports of its receiver's answer. */
+export interface ListenReport {
+  /** null: no HTTP answer (refused, timed out), or --print without --forward-to */
+  http_status: number | null;
+  /** why no answer came, or "" */
+  error: string;
+  duration_ms: number;
+  response_body: string;
+}
+
+/** A listener's stream: what the hub writes offers to. */
+export interface ListenerStream {
+  send(offer: ListenOffer): void;
+  /** ends the stream (the process is stopping) */
+  end(): void;
+}
+
+export interface Listeners {
+  /** The merchant has a listener: connected, or gone less than GRACE_MS ago. */
+  has(merchant: string): boolean;
+  /** Adds a stream for the merchant and sends it what waits; the refusal when the caps are reached. */
+  connect(merchant: string, stream: ListenerStream): { close(): void } | { refused: string };
+  /** Offers an attempt to the merchant's listeners; resolves with the first report, or a failure after `waitMs`. */
+  offer(merchant: string, offer: ListenOffer, waitMs: number): Promise<AttemptOutcome>;
+  /** The report of an offer: false when none of that id waits for the merchant (answered already, too late, unknown). */
+  answer(merchant: string, offerId: string, report: ListenReport): boolean;
+  /** How many listeners each merchant has connected now (for the operator's view). */
+  connected(): Record<string, number>;
+  /** Ends every stream and fails every waiting offer (the process is stopping). */
+  close(): void;
+}
+
+/** a listener whose connection dropped keeps its merchant's notifications this long, waiting for it to come back */
+export const GRACE_MS = 10_000;
+/** listeners one merchant may have at once (each gets every offer), and one process */
+export const MAX_PER_MERCHANT = 4;
+export const MAX_LISTENERS = 256;
+const RESPONSE_CHARS = 500;
+const ERROR_CHARS = 300;
+
+interface Waiting {
+  offer: ListenOffer;
+  done(outcome: AttemptOutcome): void;
+}
+
+/** The outcome of an attempt from a listener's report: a 2xx delivers, anything else is retried. */
+export function outcomeOf(report: ListenReport): AttemptOutcome {
+  const { http_status, duration_ms } = report;
+  const response_body = report.response_body.slice(0, RESPONSE_CHARS);
+  if (http_status === null) {
+    const error = report.error.slice(0, ERROR_CHARS);
+    // no status and no error: --print alone, which acknowledges what it printed
+    return { http_status, error: error && `through sandgate listen: ${error}`, duration_ms, response_body, retryable: true };
+  }
+  const ok = http_status >= 200 && http_status < 300;
+  return { http_status, error: ok ? "" : `the receiver answered HTTP ${http_status} (a 2xx acknowledges)`, duration_ms, response_body, retryable: true };
+}
+
+export function createListeners(now: () => number = Date.now): Listeners {
+  const streams = new Map<string, Set<ListenerStream>>();
+  /** when each merchant's last listener went */
+  const goneAt = new Map<string, number>();
+  const waiting = new Map<string, Map<string, Waiting>>();
+  let total = 0;
+
+  const waitingOf = (merchant: string) => {
+    let mine = waiting.get(merchant);
+    if (!mine) waiting.set(merchant, (mine = new Map()));
+    return mine;
+  };
+  const settle = (merchant: string, id: string, outcome: AttemptOutcome) => {
+    const mine = waiting.get(merchant);
+    const w = mine?.get(id);
+    if (!mine || !w) return false;
+    mine.delete(id);
+    if (mine.size === 0) waiting.delete(merchant);
+    w.done(outcome);
+    return true;
+  };
+
+  return {
+    has(merchant) {
+      if (streams.get(merchant)?.size) return true;
+      const gone = goneAt.get(merchant);
+      if (gone === undefined) return false;
+      if (now() - gone < GRACE_MS) return true;
+      goneAt.delete(merchant);
+      return false;
+    },
+    connect(merchant, stream) {
+      const mine = streams.get(merchant) ?? new Set<ListenerStream>();
+      if (mine.size >= MAX_PER_MERCHANT) return { refused: `merchant ${merchant} has ${MAX_PER_MERCHANT} listeners connected already, the most it may have` };
+      if (total >= MAX_LISTENERS) return { refused: `this Sandgate has ${MAX_LISTENERS} listeners connected, the most it takes` };
+      mine.add(stream);
+      streams.set(merchant, mine);
+      goneAt.delete(merchant);
+      total++;
+      for (const w of waiting.get(merchant)?.values() ?? []) stream.send(w.offer);
+      let open = true;
+      return {
+        close() {
+          if (!open) return;
+          open = false;
+          total--;
+          mine.delete(stream);
+          if (mine.size === 0) {
+            streams.delete(merchant);
+            goneAt.set(merchant, now());
+          }
+        },
+      };
+    },
+    offer(merchant, offer, waitMs) {
+      return new Promise<AttemptOutcome>((resolve) => {
+        const started = now();
+        const timer = setTimeout(() => {
+          const error = `no answer through sandgate listen within ${waitMs / 1000} s (the listener was ${streams.get(merchant)?.size ? "connected" : "not connected"})`;
+          settle(merchant, offer.id, { http_status: null, error, duration_ms: now() - started, response_body: "", retryable: true, code: "timeout" });
+        }, waitMs);
+        timer.unref();
+        waitingOf(merchant).set(offer.id, {
+          offer,
+          done: (outcome) => {
+            clearTimeout(timer);
+            resolve(outcome);
+          },
+        });
+        for (const stream of streams.get(merchant) ?? []) stream.send(offer);
+      });
+    },
+    answer: (merchant, offerId, report) => settle(merchant, offerId, outcomeOf(report)),
+    connected: () => Object.fromEntries([...streams].map(([merchant, set]) => [merchant, set.size])),
+    close() {
+      // each stream's own close() follows when its connection ends
+      for (const set of [...streams.values()]) for (const stream of [...set]) stream.end();
+      for (const [merchant, mine] of [...waiting]) {
+        for (const id of [...mine.keys()]) {
+          settle(merchant, id, {
+            http_status: null,
+            error: "Sandgate stopped before the listener answered",
+            duration_ms: 0,
+            response_body: "",
+            retryable: true,
+          });
+        }
+      }
+    },
+  };
+}
