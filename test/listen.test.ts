@@ -320,6 +320,27 @@ describe("sandgate listen", () => {
     await receiver.close();
   });
 
+  it("a receiver check from the shared Sandgate reaches the laptop's receiver through the listener", async () => {
+    const receiver = await localReceiver();
+    const proc = await listener(["--url", sandbox.url, "--merchant", ACME.merchant_id, "--key", ACME.key, "--forward-to", receiver.url]);
+    running.push(proc);
+    // the URL is the laptop's, out of the Sandgate's reach: without the listener nothing would arrive
+    const report = await sandbox.admin.checkReceiver({ url: UNREACHABLE, merchant_id: ACME.merchant_id });
+    const probes = (await (await fetch(`${sandbox.url}/__sandbox/notifications?check=${report.check}`)).json()) as { notifications: Notification[] };
+    const attempts = probes.notifications.flatMap((n) => n.attempts);
+    expect(attempts.length).toBeGreaterThan(10);
+    expect(attempts.map((a) => [a.via, a.http_status, a.error])).toEqual(attempts.map(() => ["listen", 200, ""]));
+    // every probe request arrived, as the check built it (the malformed ones too)
+    expect(receiver.got).toHaveLength(attempts.length);
+    expect(receiver.got.some((g) => String(g.headers["content-type"]).startsWith("text/plain"))).toBe(true);
+    // a receiver that acknowledges everything fails the forged probes: the check judged what the laptop answered
+    expect(report.passed).toBe(false);
+    proc.child.kill("SIGTERM");
+    await proc.exited;
+    running.splice(running.indexOf(proc), 1);
+    await receiver.close();
+  });
+
   it("an answer for another merchant's attempt, or one already answered, records nothing", async () => {
     const path = "/__sandbox/listen/answers";
     const answer = (m: { merchant_id: string; key: string }, offer: string) =>

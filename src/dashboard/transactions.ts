@@ -230,7 +230,7 @@ export function notificationsTable(list: Notification[], back: string, verdicts:
       ? `<details><summary>${e(counted(n.attempts.length, "attempt"))}</summary>${n.attempts
           .map(
             (a) =>
-              `<div>#${e(a.attempt)} ${e(a.at)} ${e(a.reason)}: ${a.http_status === null ? e(a.error) : `HTTP ${e(a.http_status)}`} (${e(a.duration_ms)} ms)${a.response_body ? `<pre>${e(a.response_body)}</pre>` : ""}</div>`,
+              `<div>#${e(a.attempt)} ${e(a.at)} ${e(a.reason)}${a.via ? " through sandgate listen" : ""}: ${a.http_status === null ? e(a.error) : `HTTP ${e(a.http_status)}`} (${e(a.duration_ms)} ms)${a.response_body ? `<pre>${e(a.response_body)}</pre>` : ""}</div>`,
           )
           .join("")}</details>`
       : `<span class="hint">none yet</span>`;

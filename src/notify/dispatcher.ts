@@ -174,6 +174,10 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     },
     tick,
     listeners,
+    async sendOnce(n, number) {
+      if (!listeners.has(n.merchant_id)) return postNotification(n, number, timeoutMs);
+      return { ...(await listeners.offer(n.merchant_id, offerOf(n, number, timeoutMs), timeoutMs + LISTEN_SLACK_MS)), via: "listen" };
+    },
     listening: (port) => target.listening(port),
     async settle() {
       while (inFlight.size) await Promise.allSettled([...inFlight.values()]);

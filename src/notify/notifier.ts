@@ -1,7 +1,7 @@
 // Notifications (docs/notifications.md): every state change of a payment, capture, refund, review,
 // cancellation, payout or subscription that has a notify_url is POSTed there, signed, with a
 // unique notification id. Callers only `emit`; delivery, retries and records live behind this.
-import type { Notification } from "../domain/types.js";
+import type { AttemptOutcome, Notification } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import type { Ids } from "../domain/ids.js";
 import type { Listeners } from "./listeners.js";
@@ -40,6 +40,11 @@ export interface Notifier {
   tick(): void;
   /** `sandgate listen`'s connections: while a merchant has one, its notifications go through it */
   listeners: Listeners;
+  /**
+   * One attempt now, not recorded and never retried (a receiver check's probe): through the
+   * merchant's listener while it has one (`via: "listen"`), else POSTed to the notification's url.
+   */
+  sendOnce(n: Notification, attempt: number): Promise<AttemptOutcome & { via?: "listen" }>;
   /** The port this server listens on: the loop guard refuses notify_urls that point back at it. */
   listening(port: number): void;
   /** Sends everything due now, waits for it and for what is already on its way; returns the attempts made. */

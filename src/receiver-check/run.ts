@@ -7,7 +7,7 @@
 import type { Deps } from "../deps/deps.js";
 import { realTimeOf } from "../domain/clock.js";
 import { unitDeps, type Store } from "../store/store.js";
-import { DEFAULT_TIMEOUT_MS, postNotification } from "../notify/dispatcher.js";
+import { DEFAULT_TIMEOUT_MS } from "../notify/dispatcher.js";
 import { attemptBody, buildNotification, signedBody } from "../notify/outbox.js";
 import type { AttemptOutcome, Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import { checkEvents } from "./check-events.js";
@@ -184,8 +184,9 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
           });
     const number = n.attempts.length + 1;
     const at = clock.now().toISOString();
-    const outcome = await postNotification(n, number, DEFAULT_TIMEOUT_MS);
-    const { http_status, error, duration_ms, response_body } = outcome;
+    // on a shared Sandgate, to a laptop's receiver through the merchant's `sandgate listen`
+    const outcome = await deps.notifier.sendOnce(n, number);
+    const { http_status, error, duration_ms, response_body, via } = outcome;
     const attempt: NotificationAttempt = {
       attempt: number,
       at,
@@ -194,6 +195,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
       error,
       duration_ms,
       response_body,
+      ...(via ? { via } : {}),
     };
     await inUnit((store) => {
       const held = store.records.notification(n.notification_id) ?? n;
