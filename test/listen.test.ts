@@ -13,7 +13,7 @@ import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process
 import { listenHeaders } from "../src/notify/listen-auth.js";
 import { createListeners, GRACE_MS } from "../src/notify/listeners.js";
 import { signatureFields, signatureOf } from "../src/domain/signature.js";
-import { ACME, directPayment } from "./helpers.js";
+import { ACME, directPayment, makeApp } from "./helpers.js";
 import type { Notification } from "../src/domain/types.js";
 
 const HARBOR = { merchant_id: "M10002", account_id: "A20001", key: "harbor_test_key_51d0e8b6" } as const;
@@ -357,6 +357,28 @@ describe("sandgate listen", () => {
       .send({ offer: "x", http_status: 99 });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe("invalid_answer");
+  });
+});
+
+describe("sandgate listen beside ADMIN_TOKEN", () => {
+  it("needs the merchant's key, not the token: the token alone is refused, the key alone is taken", async () => {
+    const { app } = await makeApp({ adminToken: "a-team-token-of-enough-length" });
+    const path = "/__sandbox/listen/answers";
+    const withKey = await request(app)
+      .post(path)
+      .set(listenHeaders(ACME.merchant_id, ACME.key, "POST", path))
+      .send({ offer: "ntf_x.1", http_status: 200 });
+    expect(withKey.status).toBe(200);
+    expect(withKey.body).toEqual({ recorded: false });
+    const withToken = await request(app).post(path).set("authorization", "Bearer a-team-token-of-enough-length").send({ offer: "ntf_x.1", http_status: 200 });
+    expect(withToken.status).toBe(401);
+    expect(withToken.body.error).toBe("listen_refused");
+    // and the key opens nothing else
+    const other = await request(app)
+      .get("/__sandbox/notifications")
+      .set(listenHeaders(ACME.merchant_id, ACME.key, "GET", "/__sandbox/notifications"));
+    expect(other.status).toBe(401);
+    expect(other.body.error).toBe("unauthorised");
   });
 });
 
