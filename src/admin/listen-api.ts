@@ -7,7 +7,7 @@ import type { Request, Response } from "express";
 import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
-import { problem } from "./shared.js";
+import { problem, issuesText } from "./shared.js";
 import { ID_MAX } from "../http/fields.js";
 import { listenAnswerBody } from "../api/operator-bodies.js";
 import { listenMerchant } from "../notify/listen-auth.js";
@@ -72,7 +72,7 @@ export function listenApi(server: Deps, on: On): void {
     if (merchant === undefined) return;
     const parsed = listenAnswerBody.safeParse(req.body ?? {});
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
+      const detail = issuesText(parsed.error);
       return problem(res, 400, "invalid_answer", detail);
     }
     const { offer, ...report } = parsed.data;

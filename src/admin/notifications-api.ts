@@ -3,7 +3,7 @@
 import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
-import { problem, queryText, whereQuery, pathParam } from "./shared.js";
+import { problem, queryText, whereQuery, pathParam, issuesText } from "./shared.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { triggerBody } from "../api/operator-bodies.js";
 import { enqueueNotification } from "../notify/outbox.js";
@@ -38,7 +38,7 @@ export function notificationsApi(server: Deps, on: On): void {
     const deps = depsOf(res, server);
     const parsed = triggerBody.safeParse(req.body ?? {});
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
+      const detail = issuesText(parsed.error);
       return problem(res, 400, "invalid_trigger", detail);
     }
     const { merchant_id, url, event, data, notify } = parsed.data;

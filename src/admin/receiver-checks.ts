@@ -11,7 +11,7 @@ import { CheckRefused } from "../receiver-check/input.js";
 import { runReceiverCheck } from "../receiver-check/run.js";
 import { receiverCheckBody } from "../api/operator-bodies.js";
 import { throughGate } from "./gate.js";
-import { problem } from "./shared.js";
+import { problem, issuesText } from "./shared.js";
 
 /**
  * This server at the address the request reached it on: the check makes its payment there, and a
@@ -28,7 +28,7 @@ export function receiverChecksApi(server: Deps, on: On): void {
     const deps = depsOf(res, server);
     const parsed = receiverCheckBody.safeParse(req.body ?? {});
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; ");
+      const detail = issuesText(parsed.error);
       return problem(res, 400, "invalid_check", detail);
     }
     try {

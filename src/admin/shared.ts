@@ -28,3 +28,7 @@ export const pathParam = (req: Request, name: string): string => {
   const value = req.params[name];
   return typeof value === "string" ? value : "";
 };
+
+/** A body schema's refusal in words: each issue as "<path> <message>", "body" for the whole. */
+export const issuesText = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string =>
+  error.issues.map((i) => `${i.path.map(String).join(".") || "body"} ${i.message}`).join("; ");

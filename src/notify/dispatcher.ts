@@ -102,11 +102,9 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
       // ... the POST (or the listener's round trip) outside any unit: a slow receiver holds up nothing else ...
       const sent = { ...n, payload: attemptBody(n.payload, sentAt, key) };
       const refused = listened ? undefined : target.refusal(n.url);
-      const outcome: AttemptOutcome = listened
-        ? await listeners.offer(n.merchant_id, offerOf(sent, number, timeoutMs), allowance)
-        : refused
-          ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
-          : await postNotification(sent, number, timeoutMs);
+      const outcome: AttemptOutcome = refused
+        ? { http_status: null, error: refused, duration_ms: 0, response_body: "", retryable: false }
+        : await sendNow(sent, number, listened);
       attemptsMade++;
       // ... and one to record what happened
       await deps.store.unit((store) => {
@@ -146,6 +144,11 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     }
   }
 
+  /** One attempt's request: offered to the merchant's listener (waiting for its report), or POSTed to the notification's url. */
+  function sendNow(n: Notification, number: number, listened: boolean): Promise<AttemptOutcome> {
+    return listened ? listeners.offer(n.merchant_id, offerOf(n, number, timeoutMs), timeoutMs + LISTEN_SLACK_MS) : postNotification(n, number, timeoutMs);
+  }
+
   /** Queues an attempt behind the one already under way for the same notification. */
   function run(n: Notification, resend: boolean): Promise<void> {
     const tracked: Promise<void> = (inFlight.get(n) ?? Promise.resolve())
@@ -175,8 +178,9 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     tick,
     listeners,
     async sendOnce(n, number) {
-      if (!listeners.has(n.merchant_id)) return postNotification(n, number, timeoutMs);
-      return { ...(await listeners.offer(n.merchant_id, offerOf(n, number, timeoutMs), timeoutMs + LISTEN_SLACK_MS)), via: "listen" };
+      const listened = listeners.has(n.merchant_id);
+      const outcome = await sendNow(n, number, listened);
+      return listened ? { ...outcome, via: "listen" } : outcome;
     },
     listening: (port) => target.listening(port),
     async settle() {
