@@ -313,6 +313,111 @@ describe("sandgate listen", () => {
   });
 });
 
+/** A listener's raw stream (what `sandgate listen` reads), as text so far. */
+async function openStream(url: string, merchant: string, key: string) {
+  const path = "/__sandbox/listen";
+  const abort = new AbortController();
+  const res = await fetch(`${url}${path}`, { headers: listenHeaders(merchant, key, "GET", path), signal: abort.signal });
+  let text = "";
+  if (res.status === 200) {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    void (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+      }
+    })().catch(() => undefined);
+    await until(() => text.includes("event: ready"));
+  } else text = await res.text();
+  return { status: res.status, text: () => text, close: () => abort.abort() };
+}
+
+describe("a listener's bounds and its stream", () => {
+  it("a merchant may hold 4 listeners: the fifth is refused 429, and taken once one has gone", async () => {
+    // a merchant provisioned by its id (--merchant-keys id), which no other test listens for
+    const [merchant, key] = ["M70001", "sk_test_M70001"];
+    const open = await Promise.all([1, 2, 3, 4].map(() => openStream(sandbox.url, merchant, key)));
+    expect(open.map((o) => o.status)).toEqual([200, 200, 200, 200]);
+    const fifth = await openStream(sandbox.url, merchant, key);
+    expect(fifth.status).toBe(429);
+    expect(JSON.parse(fifth.text())).toMatchObject({ error: "too_many_listeners" });
+    expect(JSON.parse(fifth.text()).message).toContain("4 listeners");
+    // another merchant is not held back by it
+    const other = await openStream(sandbox.url, "M70002", "sk_test_M70002");
+    expect(other.status).toBe(200);
+    other.close();
+    open[0]!.close();
+    await until(async () => {
+      const again = await openStream(sandbox.url, merchant, key);
+      again.close();
+      return again.status === 200;
+    });
+    for (const o of open) o.close();
+  });
+
+  it("a process takes 256 listeners in all", () => {
+    const hub = createListeners();
+    const stream = { send: () => undefined, end: () => undefined };
+    for (let i = 0; i < 256; i++) expect(hub.connect(`M${Math.floor(i / 4)}`, stream)).toHaveProperty("close");
+    expect(hub.connect("M999", stream)).toEqual({ refused: "this Sandgate has 256 listeners connected, the most it takes" });
+  });
+
+  it("an attempt the listener leaves unanswered fails after 15 s and is retried; the stream says it is alive every 15 s", { timeout: 40_000 }, async () => {
+    // a Sandgate of its own: no other test's listener of the merchant answers for this one
+    const own = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed: "listen-silent" });
+    try {
+      const stream = await openStream(own.url, HARBOR.merchant_id, HARBOR.key);
+      expect(stream.status).toBe(200);
+      const res = await fetch(`${own.url}/v1/authorise`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(directPayment({ merchant_id: HARBOR.merchant_id, account_id: HARBOR.account_id, notify_url: UNREACHABLE })),
+      });
+      expect(await res.text()).toContain("0000:Success");
+      await until(() => stream.text().includes("event: notification"), 5_000);
+      const notification = async () => {
+        const r = await fetch(`${own.url}/__sandbox/notifications?merchant_id=${HARBOR.merchant_id}`);
+        return ((await r.json()) as { notifications: Notification[] }).notifications[0]!;
+      };
+      await until(async () => (await notification()).attempts.length > 0, 25_000);
+      const n = await notification();
+      const [first] = n.attempts;
+      expect(first).toMatchObject({
+        attempt: 1,
+        via: "listen",
+        http_status: null,
+        error: "no answer through sandgate listen within 15 s (the listener was connected)",
+      });
+      // a failed attempt as any other: the notification waits for its retry
+      expect(n).toMatchObject({ state: "pending", failures: 1 });
+      expect(Date.parse(n.due_at!)).toBeGreaterThan(Date.parse(first!.at));
+      expect(first!.duration_ms).toBeGreaterThanOrEqual(15_000);
+      expect(stream.text()).toContain(": still here\n\n");
+      stream.close();
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("a browser page under a foreign Host cannot open a merchant's stream, even with its headers", async () => {
+    const { app } = await makeApp({ allowedHosts: "sandbox.corp.example" });
+    const path = "/__sandbox/listen";
+    const res = await request(app)
+      .get(path)
+      .set({
+        ...listenHeaders(ACME.merchant_id, ACME.key, "GET", path),
+        host: "rebind.test:8080",
+        origin: "http://rebind.test:8080",
+        "sec-fetch-site": "same-origin",
+        "sec-fetch-mode": "cors",
+      });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe("host_not_allowed");
+  });
+});
+
 describe("sandgate listen beside ADMIN_TOKEN", () => {
   it("needs the merchant's key, not the token: the token alone is refused, the key alone is taken", async () => {
     const { app } = await makeApp({ adminToken: "a-team-token-of-enough-length" });
