@@ -237,6 +237,28 @@ describe("a snapshot written behind the commits", () => {
 });
 
 describe("every kind of change comes back after a crash", () => {
+  test("the sandbox clock (moved and frozen), the global scenario and a merchant's binding, written by the commit that changed them", async () => {
+    const file = join(dir, "state.json");
+    const first = await startProcess(file);
+    const json = async (url: string, path: string, method = "GET", body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    await json(first.url, "/__sandbox/clock", "POST", { advance: "3d" });
+    const frozen = await json(first.url, "/__sandbox/clock/freeze", "POST", {});
+    await json(first.url, "/__sandbox/scenarios/global", "PUT", { name: "declines" });
+    await json(first.url, "/__sandbox/scenarios/bindings/M10002", "PUT", { name: "3ds" });
+    await killed(first.child); // a crash: nothing said at the end
+    const { url } = await startProcess(file);
+    const clock = await json(url, "/__sandbox/clock");
+    expect(clock).toMatchObject({ frozen: true, now: (frozen as { now: string }).now });
+    expect(await json(url, "/__sandbox/scenarios")).toMatchObject({ global: "declines", bindings: { M10002: "3ds" } });
+    // and they decide: a payment of another merchant is declined by the global scenario
+    const declined = parseXml((await post(url, "/v1/authorise", directPayment())).text);
+    expect(String(declined.result_info)).not.toBe("0000:Success");
+  });
+
   test("payments, captures, refunds and their settlement, payer completion, payouts, subscriptions, notification attempts, provisioning", async () => {
     const file = join(dir, "state.json");
     const { url, child } = await startProcess(file);

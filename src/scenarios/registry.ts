@@ -74,6 +74,8 @@ export interface ScenarioRegistry {
   /** with a shared store: what the replicas share of the scenario choice, and adopting theirs */
   choice(): ScenarioChoice;
   adopt(choice: ScenarioChoice): void;
+  /** moves each time the choice (the global scenario, a binding) changes: a store that keeps it writes it again then */
+  choiceVersion(): number;
   /** with a shared store: nth-call counts changed since the last call, and setting one as another replica left it */
   takeCounts(): [string, number][];
   setCount(key: string, n: number): void;
@@ -123,6 +125,8 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
   let scenarios = new Map<string, Scenario>();
   let errors: string[] = [];
   let global = options.global;
+  /** choiceVersion's count */
+  let version = 0;
   const bindings = new Map<string, string>();
   const counters = new NthCounters(NTH_COUNTER_LIMIT);
   const coverage = new Coverage((name) => scenarios.get(name));
@@ -185,13 +189,19 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
     setGlobal(name) {
       need(name);
       global = name;
+      version++;
     },
     bindings: () => Object.fromEntries(bindings),
     bind(merchantId, name) {
       need(name);
       bindings.set(merchantId, name);
+      version++;
     },
-    unbind: (merchantId) => bindings.delete(merchantId),
+    unbind(merchantId) {
+      if (!bindings.delete(merchantId)) return false;
+      version++;
+      return true;
+    },
     errors: () => errors,
     coverage,
     reload: () => load(false),
@@ -277,7 +287,9 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
       if (scenarios.has(choice.global)) global = choice.global;
       bindings.clear();
       for (const [merchantId, name] of Object.entries(choice.bindings)) bindings.set(merchantId, name);
+      version++;
     },
+    choiceVersion: () => version,
     takeCounts: () => counters.takeChanged(),
     setCount: (key, n) => counters.set(key, n),
     resetCounters(merchantId) {

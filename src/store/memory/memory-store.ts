@@ -20,6 +20,7 @@ import { NewerFormat, upgradeRecords, upgradeSnapshot } from "../state-formats.j
 import { resetMerchant, stateFromFixtures } from "../fixtures/initial-state.js";
 import { lineEncoder, oldJournalPath, openJournal, replayJournal, type Journal } from "./journal.js";
 import { SnapshotFile } from "./snapshot-file.js";
+import { settingsFile } from "./settings-file.js";
 import { createRepository } from "../../domain/records.js";
 import type { State } from "../../domain/types.js";
 import { byName, endsOf, groupCommit, StoreError, type Shelf, type ShelfEnds, type Store } from "../store.js";
@@ -231,7 +232,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw unwritable(dataFile!, err as NodeJS.ErrnoException);
   }
 
+  const settings = dataFile ? settingsFile(`${dataFile}.settings.json`) : undefined;
   const write = serialised(async () => {
+    settings?.save();
     const changes = taken();
     // after close (a notification attempt that finished late, say) each commit is a snapshot
     if (closed && changes.length) return snapshot();
@@ -273,7 +276,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     unit: async (work) => work(store),
     locate: async () => undefined,
     dueScopes: async () => [undefined],
-    share: () => undefined,
+    share: (parts) => settings?.share(parts),
     get data() {
       return state();
     },

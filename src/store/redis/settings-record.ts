@@ -3,20 +3,12 @@
 // version as it takes its turn; it changes only in a unit that names no merchant, under the
 // settings' own turn (the lock, its lease renewed while held), which this file takes and gives back.
 import { createIds, type Ids } from "../../domain/ids.js";
-import type { ScenarioChoice } from "../../scenarios/registry.js";
 import { StoreRefusal, asUnavailable, StoreUnavailable, type SharedParts } from "../store.js";
+import { adoptSettings, settingsOf, type SandboxSettings } from "../shared-settings.js";
 import type { Link } from "./redis-link.js";
 import { newerLayout, REDIS_LAYOUT } from "./redis-layout.js";
 import type { globalKeys, Script, Scripts } from "./redis-scripts.js";
 import { createTurns, LEASE_MS, leaseKeeper, type Turns } from "./turns.js";
-
-/** What replicas share besides records. */
-interface Settings {
-  clock_offset_ms: number;
-  /** while set, the sandbox's clock stands still there */
-  clock_frozen_at_ms?: number;
-  scenario: ScenarioChoice;
-}
 
 /** The record as Redis holds it: its version, seed, generation, the settings as JSON and the layout. */
 export interface Known {
@@ -95,15 +87,9 @@ export class SettingsRecord {
     return this.record.layout > REDIS_LAYOUT ? new StoreRefusal(newerLayout(this.record.layout)) : undefined;
   }
 
-  private now(): Settings | undefined {
+  private now(): SandboxSettings | undefined {
     const parts = this.hooks.parts();
-    if (!parts) return undefined;
-    const clock = parts.clock.setting();
-    return {
-      clock_offset_ms: clock.offset_ms,
-      ...(clock.frozen_at === undefined ? {} : { clock_frozen_at_ms: clock.frozen_at }),
-      scenario: parts.scenarios.choice(),
-    };
+    return parts && settingsOf(parts);
   }
 
   /** Settings another replica wrote (or Redis held at the start), in force here. */
@@ -114,9 +100,7 @@ export class SettingsRecord {
     if (generationChanged) this.hooks.generationChanged();
     const parts = this.hooks.parts();
     if (!parts || !next.json) return;
-    const s = JSON.parse(next.json) as Settings;
-    parts.clock.adopt({ offset_ms: s.clock_offset_ms, ...(s.clock_frozen_at_ms === undefined ? {} : { frozen_at: s.clock_frozen_at_ms }) });
-    parts.scenarios.adopt(s.scenario);
+    adoptSettings(parts, JSON.parse(next.json) as SandboxSettings);
     this.lastSettings = JSON.stringify(this.now());
   }
 
