@@ -294,6 +294,22 @@ describe("sandgate listen", () => {
     await receiver.close();
   });
 
+  it("a receiver check through the listener stops at once when the laptop's receiver is not running, as it does on a direct check", async () => {
+    // a port nothing listens on: the listener's POST is refused
+    const closed = await localReceiver();
+    await closed.close();
+    const proc = await listener(["--url", sandbox.url, "--merchant", ACME.merchant_id, "--key", ACME.key, "--forward-to", closed.url]);
+    running.push(proc);
+    const report = await sandbox.admin.checkReceiver({ url: UNREACHABLE, merchant_id: ACME.merchant_id });
+    // the first probe found it unreachable: no probe is judged, and the rest are not sent
+    expect(report.stopped).toBe("receiver unreachable: ECONNREFUSED");
+    expect(report.probes).toHaveLength(0);
+    expect(report.not_run.length).toBeGreaterThan(5);
+    proc.child.kill("SIGTERM");
+    await proc.exited;
+    running.splice(running.indexOf(proc), 1);
+  });
+
   it("an answer for another merchant's attempt, or one already answered, records nothing", async () => {
     const path = "/__sandbox/listen/answers";
     const answer = (m: { merchant_id: string; key: string }, offer: string) =>

@@ -82,6 +82,13 @@ export const listenAnswerBody = z.strictObject({
   error: z.string().max(2000).default(""),
   duration_ms: z.number().min(0).max(3_600_000).default(0),
   response_body: z.string().max(100_000).default(""),
+  code: z
+    .string()
+    .regex(/^[A-Za-z_]{1,40}$/)
+    .optional()
+    .describe(
+      "with no HTTP answer, why, as a system code (ECONNREFUSED, ENOTFOUND, timeout): a receiver check stops on one that says the receiver is unreachable",
+    ),
 });
 
 export const triggerBody = z.strictObject({

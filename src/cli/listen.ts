@@ -97,8 +97,8 @@ export function listen(options: ListenOptions): Listening {
     if (options.forwardTo) {
       const headers = Object.fromEntries(Object.entries(offer.headers).filter(([name]) => FORWARDED.test(name.toLowerCase())));
       const outcome = await postRequest(options.forwardTo, { headers, body: offer.body }, offer.timeout_ms);
-      const { http_status, duration_ms, response_body } = outcome;
-      answer = { http_status, error: http_status === null ? outcome.error : "", duration_ms, response_body };
+      const { http_status, duration_ms, response_body, code } = outcome;
+      answer = { http_status, error: http_status === null ? outcome.error : "", duration_ms, response_body, ...(code ? { code } : {}) };
     }
     handled.set(offer.id, answer);
     options.print?.(printLine(offer, answer));

@@ -42,6 +42,8 @@ export interface ListenReport {
   error: string;
   duration_ms: number;
   response_body: string;
+  /** with no HTTP answer, its system code (ECONNREFUSED, timeout), as a direct POST's outcome has it */
+  code?: string | undefined;
 }
 
 /** A listener's stream: what the hub writes offers to. */
@@ -97,7 +99,14 @@ export function outcomeOf(report: ListenReport): AttemptOutcome {
   if (http_status === null) {
     const error = report.error.slice(0, ERROR_CHARS);
     // no status and no error: --print alone, which acknowledges what it printed
-    return { http_status, error: error && `through sandgate listen: ${error}`, duration_ms, response_body, retryable: true };
+    return {
+      http_status,
+      error: error && `through sandgate listen: ${error}`,
+      duration_ms,
+      response_body,
+      retryable: true,
+      ...(report.code ? { code: report.code } : {}),
+    };
   }
   const ok = http_status >= 200 && http_status < 300;
   return { http_status, error: ok ? "" : `the receiver answered HTTP ${http_status} (a 2xx acknowledges)`, duration_ms, response_body, retryable: true };
