@@ -4,7 +4,8 @@
 //   X-Sandbox-Outcome header (names the outcome itself, see outcome-header.ts)
 //     >  X-Sandbox-Scenario header  >  the scenario bound to the merchant  >  the global scenario.
 import { NO_RULE } from "../base/words.js";
-import { readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { readFileSync, watch, type FSWatcher } from "node:fs";
+import { writeWhole } from "../base/write-whole.js";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { defaultScenariosDir } from "../base/paths.js";
 import { GatewayError } from "../domain/codes.js";
@@ -260,8 +261,7 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
         if (extname(file) === ".json" && !isJson(text))
           return { problems: [{ path: "", line: 0, message: `${basename(file)} is JSON: write the scenario as JSON` }] };
         // whole or not at all: a reload never reads half a file
-        writeFileSync(`${file}.saving`, text);
-        renameSync(`${file}.saving`, file);
+        writeWhole(file, text);
         load(false);
         return { saved: { name, to: "folder", file, replaced: existing !== undefined } };
       }

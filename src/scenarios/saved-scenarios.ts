@@ -1,7 +1,8 @@
 // Where the scenarios saved from the dashboard's editor are kept when no --scenarios folder of the
 // merchant's own can take them: with --data, in a file beside it (<data>.scenarios.json), written
 // whole or not at all, so they come back after a restart.
-import { accessSync, constants, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { writeWhole } from "../base/write-whole.js";
 import { resolve } from "node:path";
 import { defaultScenariosDir } from "../base/paths.js";
 
@@ -13,8 +14,7 @@ export function readSavedScenarios(file: string): Record<string, string> {
 }
 
 export function writeSavedScenarios(file: string, own: Record<string, string>): void {
-  writeFileSync(`${file}.saving`, JSON.stringify({ scenarios: own }, null, 1));
-  renameSync(`${file}.saving`, file);
+  writeWhole(file, JSON.stringify({ scenarios: own }, null, 1));
 }
 
 /** A --scenarios folder the editor may save into: the merchant's own (not the shipped one) and writable by this process. */

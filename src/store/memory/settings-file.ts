@@ -3,7 +3,8 @@
 // the clock and scenarios are handed to the store, written whole or not at all (a new file renamed
 // over the old) by the first commit after they changed. The scenarios saved from the editor keep
 // their own file (<data>.scenarios.json, scenarios/saved-scenarios.ts).
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { writeWhole } from "../../base/write-whole.js";
 import { StoreError, type SharedParts } from "../store.js";
 import { adoptSettings, settingsOf, type SandboxSettings } from "../shared-settings.js";
 
@@ -39,8 +40,7 @@ export function settingsFile(file: string): { share(parts: Parts): void; save():
       if (!parts || (parts.clock.setting() === clockWritten && parts.scenarios.choiceVersion() === choiceWritten)) return;
       const now = settingsOf(parts);
       const { own: _own, ...scenario } = now.scenario;
-      writeFileSync(`${file}.saving`, `${JSON.stringify({ ...now, scenario })}\n`);
-      renameSync(`${file}.saving`, file);
+      writeWhole(file, `${JSON.stringify({ ...now, scenario })}\n`);
       remember(parts);
     },
   };
