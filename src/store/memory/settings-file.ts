@@ -6,9 +6,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { writeWhole } from "../../base/write-whole.js";
 import { StoreError, type SharedParts } from "../store.js";
-import { adoptSettings, settingsOf, type SandboxSettings } from "../shared-settings.js";
+import { z } from "zod";
+import { adoptSettings, settingsOf } from "../shared-settings.js";
 
 type Parts = Pick<SharedParts, "clock" | "scenarios">;
+
+/** What the file holds: the settings without the saved scenarios (their own file has them). */
+const KEPT = z.object({
+  clock_offset_ms: z.number(),
+  clock_frozen_at_ms: z.number().optional(),
+  scenario: z.object({ global: z.string(), bindings: z.record(z.string(), z.string()) }),
+});
 
 export function settingsFile(file: string): { share(parts: Parts): void; save(): void } {
   let parts: Parts | undefined;
@@ -23,16 +31,16 @@ export function settingsFile(file: string): { share(parts: Parts): void; save():
     share(given) {
       parts = given;
       if (existsSync(file)) {
-        let kept: SandboxSettings;
+        let kept: z.infer<typeof KEPT>;
         try {
-          kept = JSON.parse(readFileSync(file, "utf8")) as SandboxSettings;
-          if (typeof kept.clock_offset_ms !== "number" || typeof kept.scenario?.global !== "string" || typeof kept.scenario.bindings !== "object")
-            throw new Error("not a settings file");
+          const read = KEPT.safeParse(JSON.parse(readFileSync(file, "utf8")));
+          if (!read.success) throw new Error("not a settings file");
+          kept = read.data;
         } catch (err) {
           throw new StoreError(`${file}: cannot read the clock and scenario settings (${(err as Error).message}); move it away`);
         }
         // the scenarios saved from the editor are in their own file, already in force
-        adoptSettings(given, { ...kept, scenario: { global: kept.scenario.global, bindings: kept.scenario.bindings, own: given.scenarios.own() } });
+        adoptSettings(given, { ...kept, scenario: { ...kept.scenario, own: given.scenarios.own() } });
       }
       remember(given);
     },
