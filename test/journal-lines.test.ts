@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 type Rec = Record<string, unknown> & { history?: unknown[] };
 const KEYS = { transactions: "transaction_id", refunds: "refund_reference_id", tokens: "token_id" } as const;
 type Kind = keyof typeof KEYS;
-/** as src/domain/history.ts does, smaller: the oldest lines go once there are more than this */
+/** as src/domain/payment.ts does, smaller: the oldest lines go once there are more than this */
 const CAP = 2;
 
 const value = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(undefined), fc.record({ x: fc.string({ maxLength: 3 }) }));

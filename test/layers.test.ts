@@ -59,7 +59,7 @@ test("the rule finds an import up the layers, a type-only circle, a dynamic impo
     cpSync(SRC, join(dir, "src"), { recursive: true });
     cpSync(join(ROOT, "tsconfig.json"), join(dir, "tsconfig.json"));
     // domain (low) names the Deps type (high): up the layers, and a type-only circle (deps imports domain)
-    const money = join(dir, "src", "domain", "money.ts");
+    const money = join(dir, "src", "domain", "clock.ts");
     writeFileSync(money, `import type { Deps } from "../deps/deps.js";\nexport type Handed = Deps;\n${readFileSync(money, "utf8")}`);
     // the dashboard's routes load proof/ at run time
     const admin = join(dir, "src", "admin", "verify-api.ts");
@@ -68,12 +68,12 @@ test("the rule finds an import up the layers, a type-only circle, a dynamic impo
     writeFileSync(join(dir, "src", "helpers.ts"), `export const twice = (n: number): number => 2 * n;\n`);
     mkdirSync(join(dir, "src", "extras"));
     writeFileSync(join(dir, "src", "extras", "more.ts"), `import { twice } from "../helpers.js";\nexport const four = twice(2);\n`);
-    const cards = join(dir, "src", "domain", "card.ts");
+    const cards = join(dir, "src", "domain", "masking.ts");
     writeFileSync(cards, `${readFileSync(cards, "utf8")}\nexport { four } from "../extras/more.js";\n`);
     const found = violationsIn(dir).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
     expect(found).toContain("in-a-layer: src/extras/more.ts → src/helpers.ts");
-    expect(found).toContain("imports-a-file-in-no-layer: src/domain/card.ts → src/extras/more.ts");
-    expect(found).toContain("layer-domain: src/domain/money.ts → src/deps/deps.ts");
+    expect(found).toContain("imports-a-file-in-no-layer: src/domain/masking.ts → src/extras/more.ts");
+    expect(found).toContain("layer-domain: src/domain/clock.ts → src/deps/deps.ts");
     expect(found).toContain("layer-admin: src/admin/verify-api.ts → src/proof/verify.ts");
     expect(found.some((f) => f.startsWith("no-circular:"))).toBe(true);
   } finally {

@@ -12,7 +12,7 @@ import { refund } from "../gateway/refund.js";
 import { review } from "../gateway/review.js";
 import type { BatchOperation } from "../gateway/batch.js";
 import { runOperation, signedFields } from "../http/operation.js";
-import { fromCents, toCents } from "../domain/money.js";
+import { fromCents, toCents } from "../domain/payment.js";
 import { transition, type Action } from "../domain/transitions.js";
 import { signatureOf } from "../domain/signature.js";
 import type { Transaction } from "../domain/types.js";

@@ -1,6 +1,7 @@
 // The sandbox clock: real time plus an offset the operator moves forward, or frozen at a moment.
 // A merchant's own clock is the same setting over the sandbox's time (kept on its record).
-// Domain code receives `now` from here, never from Date.now().
+// Domain code receives `now` from here, never from Date.now(). Below: the interface document's
+// date formats, and the queue of work that falls due by the clock.
 
 /** A clock's setting: it reads `base + offset_ms` (base: real time, or the sandbox's for a merchant), or stands at `frozen_at` */
 export interface ClockSetting {
@@ -76,4 +77,142 @@ export function createClock(realNow: () => number = Date.now): Clock {
       return undefined;
     },
   };
+}
+
+// The interface document's date formats. Sandgate's clock is UTC; every formatted date is UTC.
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+function parts(d: Date) {
+  return {
+    y: pad(d.getUTCFullYear(), 4),
+    mo: pad(d.getUTCMonth() + 1),
+    da: pad(d.getUTCDate()),
+    h: pad(d.getUTCHours()),
+    mi: pad(d.getUTCMinutes()),
+    s: pad(d.getUTCSeconds()),
+  };
+}
+
+let lastTime = Number.NaN;
+let lastIso = "";
+/**
+ * date.toISOString(), computed once for the same instant in a row: a request's steps share its
+ * `now` (a 50-order capture stamps 100 times with it), and they share one string.
+ */
+export function isoOf(date: Date): string {
+  const time = date.getTime();
+  if (time !== lastTime) {
+    lastTime = time;
+    lastIso = date.toISOString();
+  }
+  return lastIso;
+}
+
+/** YYYYMMDDhhmmss (query transaction_date, refund dates) */
+export function compactDate(iso: string): string {
+  if (!iso) return "";
+  const p = parts(new Date(iso));
+  return `${p.y}${p.mo}${p.da}${p.h}${p.mi}${p.s}`;
+}
+
+/** YYYY-MM-DD HH:MM:SS (recurring_deduction_time) */
+export function spacedDate(iso: string): string {
+  if (!iso) return "";
+  const p = parts(new Date(iso));
+  return `${p.y}-${p.mo}-${p.da} ${p.h}:${p.mi}:${p.s}`;
+}
+
+/** Parses YYYYMMDDhhmmss (selection bounds); undefined when it is not one. */
+export function parseCompactDate(text: string): Date | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!));
+  return Number.isNaN(d.getTime()) || compactDate(d.toISOString()) !== text ? undefined : d;
+}
+
+export type Interval = "day" | "week" | "month" | "year";
+
+/** The date `count` intervals after `from` (months clamp to the month's last day). */
+export function addInterval(from: Date, interval: Interval, count: number): Date {
+  const d = new Date(from.getTime());
+  if (interval === "day") d.setUTCDate(d.getUTCDate() + count);
+  else if (interval === "week") d.setUTCDate(d.getUTCDate() + 7 * count);
+  else {
+    const months = interval === "month" ? count : 12 * count;
+    const day = d.getUTCDate();
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() + months);
+    const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+    d.setUTCDate(Math.min(day, last));
+  }
+  return d;
+}
+
+// Work that falls due at a time (a refund settling, a payout moving on, a subscription charging):
+// a binary min-heap on the due time, so "what is due by now?" costs O(1) when nothing is and
+// O(log n) per item that is, whatever the number of records. Entries are checked when they come
+// out (`stillDue`): a record settled early by the operator, or rescheduled, is simply skipped.
+export class DueQueue<T> {
+  private heap: { at: number; item: T }[] = [];
+
+  constructor(private readonly stillDue: (item: T, at: number) => boolean) {}
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  /** Schedules `item` at `at` (ms since the epoch); NaN (no due time) schedules nothing. */
+  push(item: T, at: number): void {
+    if (!Number.isFinite(at)) return;
+    const heap = this.heap;
+    heap.push({ at, item });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= heap[i]!.at) break;
+      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      i = parent;
+    }
+  }
+
+  /** The next item due by `now` (earliest first), or undefined; stale entries are dropped on the way. */
+  popDue(now: number): T | undefined {
+    while (this.heap.length && this.heap[0]!.at <= now) {
+      const { at, item } = this.pop();
+      if (this.stillDue(item, at)) return item;
+    }
+    return undefined;
+  }
+
+  /** Whether the earliest entry is due by `now` (it may be stale: popDue then finds nothing). */
+  dueBy(now: number): boolean {
+    return this.heap.length > 0 && this.heap[0]!.at <= now;
+  }
+
+  /** When the earliest item still due falls due (stale entries are dropped on the way), or undefined. */
+  nextAt(): number | undefined {
+    while (this.heap.length && !this.stillDue(this.heap[0]!.item, this.heap[0]!.at)) this.pop();
+    return this.heap[0]?.at;
+  }
+
+  private pop(): { at: number; item: T } {
+    const heap = this.heap;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let least = i;
+        if (l < heap.length && heap[l]!.at < heap[least]!.at) least = l;
+        if (r < heap.length && heap[r]!.at < heap[least]!.at) least = r;
+        if (least === i) break;
+        [heap[least], heap[i]] = [heap[i]!, heap[least]!];
+        i = least;
+      }
+    }
+    return top;
+  }
 }

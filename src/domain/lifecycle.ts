@@ -1,15 +1,13 @@
 // Pure lifecycle steps on one transaction: capture, cancel, review, refund, and refund settlement.
 // Each checks the transitions table first, then the amounts, and either changes the transaction
 // or returns a Refusal whose text names the reason and the numbers.
-import { resultInfo, type PaymentState } from "./codes.js";
-import { codes } from "./codes.js";
+import { resultInfo, type PaymentState, codes } from "./codes.js";
 import type { Ids } from "./ids.js";
 import type { Account, Refund, Transaction } from "./types.js";
 import type { Repository } from "./records.js";
-import { isoOf } from "./dates.js";
-import { fromCents, toCents } from "./money.js";
+import { isoOf } from "./clock.js";
+import { fromCents, toCents, recordHistory } from "./payment.js";
 import { transition, type Action } from "./transitions.js";
-import { recordHistory } from "./history.js";
 
 const MAX_REFUNDS = 99;
 

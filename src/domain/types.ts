@@ -1,5 +1,5 @@
 // The shape of Sandgate's state: what fixtures seed and what lowdb persists.
-import type { PaymentState, RecurringState } from "./codes.js";
+import type { PaymentState, RecurringState, RiskReason } from "./codes.js";
 import type { Counters } from "./ids.js";
 import type { PayoutFields } from "./payout-fields.js";
 
@@ -43,11 +43,6 @@ export interface CardToken {
   expiration_year: string;
   holder_name: string;
   created_at: string;
-}
-
-export interface RiskReason {
-  name: string;
-  status: "ACCEPT" | "REJECT" | "REVIEW";
 }
 
 export interface DeliveryInformation {

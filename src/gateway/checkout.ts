@@ -2,10 +2,9 @@
 // becomes a pending transaction, and the answer is the interface document's loading page that submits itself
 // (theForm) to Sandgate's hosted checkout, where the payer pays.
 import { isNoRule } from "../base/words.js";
-import { resultInfo } from "../domain/codes.js";
-import { paymentOutcome } from "../domain/outcomes.js";
+import { resultInfo, paymentOutcome } from "../domain/codes.js";
 import { createTransaction } from "../domain/payment.js";
-import type { Body } from "../http/body.js";
+import type { Body } from "../http/fields.js";
 import { scalarFields, validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { notifyPayment } from "../notify/events.js";

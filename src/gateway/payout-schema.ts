@@ -20,7 +20,7 @@ import {
   TOP_BEFORE_PAYER,
   type PayoutFields,
 } from "../domain/payout-fields.js";
-import type { Body } from "../http/body.js";
+import type { Body } from "../http/fields.js";
 import {
   CURRENCY,
   country,

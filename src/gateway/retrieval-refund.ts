@@ -4,7 +4,7 @@
 // Up to 100 selected values. A selected value without refunds simply lists nothing: the interface document's
 // refund element has no "not found" field.
 import { codes } from "../domain/codes.js";
-import type { Body } from "../http/body.js";
+import type { Body } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import type { Refund } from "../domain/types.js";
 import { readSelection, selectionRequest, selectRecords, searchResult } from "./selection.js";

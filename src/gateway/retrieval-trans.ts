@@ -3,7 +3,7 @@
 // start_date/end_date; with no selector, the account's most recent ones. The interface document: up to 100
 // orders per request, and only from the merchant's registered IP addresses.
 import { codes } from "../domain/codes.js";
-import type { Body } from "../http/body.js";
+import type { Body } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { foundElement, missingElement } from "../render/query-element.js";
 import { readSelection, selectionRequest, selectRecords, searchResult } from "./selection.js";

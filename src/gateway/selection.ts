@@ -6,8 +6,8 @@
 // merchant_id and account_id: another merchant's or account's record is "not found", never shown.
 import { counted } from "../base/words.js";
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
-import { parseCompactDate } from "../domain/dates.js";
-import type { Body } from "../http/body.js";
+import { parseCompactDate } from "../domain/clock.js";
+import type { Body } from "../http/fields.js";
 import { z } from "zod";
 import { fail, withEnvelope } from "../http/fields.js";
 

@@ -8,7 +8,7 @@ import { cancelSubscription } from "../schedule/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
 import { obj, optionalId, text, validate, withEnvelope } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
-import type { Body } from "../http/body.js";
+import type { Body } from "../http/fields.js";
 import type { Subscription } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";

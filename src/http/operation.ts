@@ -10,21 +10,27 @@ import type { z } from "zod";
 import { GatewayError } from "../domain/codes.js";
 import type { Deps } from "../deps/deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../base/markup.js";
-import { checkRequestSignature, refuseMismatch, requestFields, signResponse, type SignatureCheck } from "../domain/signature.js";
-import type { SignedOperation } from "../domain/gateway-operations.js";
+import {
+  checkRequestSignature,
+  refuseMismatch,
+  requestFields,
+  signResponse,
+  type SignatureCheck,
+  findCaller,
+  secretKeyOf,
+  type Caller,
+} from "../domain/signature.js";
+import type { SignedOperation, Format } from "../domain/gateway-operations.js";
 import type { BatchSignature } from "../config/config.js";
-import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
 import { StoreRefusal, StoreUnavailable, unitDeps } from "../store/store.js";
 import { catchUp } from "../schedule/scheduler.js";
 import { faultedBody, latencyMs, skipsProcessing, type Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
-import { decodeUtf8, parseText, type Body } from "./body.js";
+import { decodeUtf8, parseText, type Body, ID_MAX, ID_MESSAGE, text } from "./fields.js";
 import { maskRequest } from "../domain/masking.js";
 import { refuse } from "./refusal.js";
-import { ID_MAX, ID_MESSAGE, text } from "./fields.js";
 import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../store/request-log.js";
 import type { Reply } from "./reply.js";
-import type { Format } from "../domain/gateway-operations.js";
 import type { RequestSource } from "../domain/types.js";
 
 export type { Reply } from "./reply.js";

@@ -3,7 +3,7 @@ import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { escapeHtml } from "../base/markup.js";
 import { page } from "../render/html.js";
 import type { XmlNode } from "../base/markup.js";
-import type { Body } from "./body.js";
+import type { Body } from "./fields.js";
 import { text } from "./fields.js";
 import type { Reply } from "./reply.js";
 import type { Format } from "../domain/gateway-operations.js";

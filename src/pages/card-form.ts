@@ -1,8 +1,8 @@
 // The hosted checkout's card form: number, expiry, CVC and holder, checked as /v1/authorise checks
 // a card (same field names, same messages).
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
-import { isExpired, maskCard, normaliseExpiry } from "../domain/card.js";
-import { cardProblems } from "../gateway/card-source.js";
+import { isExpired, maskCard, normaliseExpiry } from "../domain/masking.js";
+import { cardProblems } from "../gateway/authorise.js";
 import { paymentRequest } from "../gateway/payment-schema.js";
 import { obj, str, text, validate } from "../http/fields.js";
 import type { PaidCard } from "./finish.js";

@@ -3,19 +3,16 @@
 // the card paid with is kept → a subscription starts on success → the merchant is notified →
 // the state is saved → the request log hears of it. And the signed result the payer carries
 // back to return_url.
-import { resultInfo } from "../domain/codes.js";
+import { resultInfo, paymentOutcome } from "../domain/codes.js";
 import type { Deps } from "../deps/deps.js";
 import { completePayment } from "../domain/completion.js";
-import { recordHistory } from "../domain/history.js";
+import { recordHistory, orderStatusOf, settleWaitingRequest } from "../domain/payment.js";
 import { Refusal } from "../domain/lifecycle.js";
-import { paymentOutcome } from "../domain/outcomes.js";
-import { orderStatusOf, settleWaitingRequest } from "../domain/payment.js";
-import { issueToken, storeCard, type CardSource } from "../gateway/card-source.js";
+import { issueToken, storeCard, type CardSource } from "../gateway/authorise.js";
 import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
 import { notifyPayment } from "../notify/events.js";
-import { signResponse } from "../domain/signature.js";
-import { accountOf, secretKeyOf } from "../domain/merchants.js";
+import { signResponse, accountOf, secretKeyOf } from "../domain/signature.js";
 import { normaliseIp } from "../store/request-log.js";
 import type { Transaction } from "../domain/types.js";
 

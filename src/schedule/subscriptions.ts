@@ -6,15 +6,14 @@
 import type { Ids } from "../domain/ids.js";
 import type { Notifier, NotifyBehaviour } from "../notify/notifier.js";
 import type { SubscriptionEvent } from "../notify/events.js";
-import type { Decision } from "../scenarios/registry.js";
-import type { ScenarioRegistry } from "../scenarios/registry.js";
+import type { Decision, ScenarioRegistry } from "../scenarios/registry.js";
 import type { Account, CardToken, Subscription, Transaction } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
-import { accountOf } from "../domain/merchants.js";
+import { accountOf } from "../domain/signature.js";
 import { CardOnFile } from "../domain/card-on-file.js";
-import { isExpired } from "../domain/card.js";
+import { isExpired } from "../domain/masking.js";
 import { Refusal } from "../domain/lifecycle.js";
-import { paymentOutcome } from "../domain/outcomes.js";
+import { paymentOutcome } from "../domain/codes.js";
 import { createTransaction } from "../domain/payment.js";
 import { deductionAmount, deductionTime, hasDeduction } from "../domain/subscription-schedule.js";
 
