@@ -128,15 +128,8 @@ export function refund(tx: Transaction, order: RefundRequest, account: Account, 
   if (sequence > MAX_REFUNDS) return new Refusal("too_many_refunds", `payment ${tx.transaction_id} already has ${MAX_REFUNDS} refunds`);
   tx.refunded_amount = fromCents(toCents(tx.refunded_amount) + asked);
   move(tx, refundedState(tx), now);
-  return {
-    refund_reference_id: `${tx.transaction_id}-${String(sequence).padStart(2, "0")}`,
+  return refundOf(tx, sequence, {
     refund_reference: "",
-    transaction_id: tx.transaction_id,
-    merchant_id: tx.merchant_id,
-    account_id: tx.account_id,
-    order_no: tx.order_no,
-    currency: tx.currency,
-    amount: tx.amount,
     refund_amount: fromCents(asked),
     refund_reason: order.refund_reason,
     state: "accepted",
@@ -144,6 +137,30 @@ export function refund(tx: Transaction, order: RefundRequest, account: Account, 
     refund_processing_date: "",
     due_at: new Date(now.getTime() + plan.afterSeconds * 1000).toISOString(),
     fate: plan.fate,
+  });
+}
+
+/** What a refund says of itself; the rest is the payment's (its ids, order, currency and amount). */
+type RefundOwn = Pick<Refund, "refund_reference" | "refund_amount" | "refund_reason" | "state" | "refund_date" | "refund_processing_date" | "due_at" | "fate">;
+
+/** The payment's `sequence`-th refund (refund_reference_id <transaction_id>-<two digits>). */
+export function refundOf(tx: Transaction, sequence: number, own: RefundOwn): Refund {
+  return {
+    refund_reference_id: `${tx.transaction_id}-${String(sequence).padStart(2, "0")}`,
+    refund_reference: own.refund_reference,
+    transaction_id: tx.transaction_id,
+    merchant_id: tx.merchant_id,
+    account_id: tx.account_id,
+    order_no: tx.order_no,
+    currency: tx.currency,
+    amount: tx.amount,
+    refund_amount: own.refund_amount,
+    refund_reason: own.refund_reason,
+    state: own.state,
+    refund_date: own.refund_date,
+    refund_processing_date: own.refund_processing_date,
+    due_at: own.due_at,
+    fate: own.fate,
   };
 }
 

@@ -6,20 +6,8 @@
 import { z } from "zod";
 import type { FieldProblem } from "../domain/codes.js";
 import type { FeePaidBy, PayoutPricing } from "../domain/payout-rules.js";
-import {
-  BANK_DETAILS,
-  BENEFICIARY_ADDITIONAL_INFO,
-  BENEFICIARY_ADDRESS,
-  BENEFICIARY_TEXT,
-  PAYER_ADDITIONAL_INFO,
-  PAYER_ADDRESS,
-  PAYER_TEXT,
-  PERSON_DOCUMENT,
-  TOP_AFTER_PAYER,
-  TOP_BEFORE_BENEFICIARY,
-  TOP_BEFORE_PAYER,
-  type PayoutFields,
-} from "../domain/payout-fields.js";
+import * as layout from "../domain/payout-fields.js";
+import { type PayoutFields } from "../domain/payout-fields.js";
 import type { Body } from "../http/fields.js";
 import {
   CURRENCY,
@@ -63,35 +51,35 @@ const date = () => checked(isCalendarDate, "must be a date YYYY-MM-DD");
 const amount = positiveAmount;
 
 const beneficiary = obj({
-  additional_info: json(obj({ ...texts(BENEFICIARY_ADDITIONAL_INFO), personal_email: email() })),
-  address: json(obj({ ...texts(BENEFICIARY_ADDRESS), country_code: country() })),
-  person_documents: json(list(obj({ ...texts(PERSON_DOCUMENT), file_url: url(), labels: json(list(str())) }))),
+  additional_info: json(obj({ ...texts(layout.BENEFICIARY_ADDITIONAL_INFO), personal_email: email() })),
+  address: json(obj({ ...texts(layout.BENEFICIARY_ADDRESS), country_code: country() })),
+  person_documents: json(list(obj({ ...texts(layout.PERSON_DOCUMENT), file_url: url(), labels: json(list(str())) }))),
   bank_details: json(
     obj({
-      ...texts(BANK_DETAILS),
+      ...texts(layout.BANK_DETAILS),
       account_currency: currency(),
       bank_country_code: country(),
       iban: pattern(/^[A-Za-z]{2}\d{2}[A-Za-z0-9]{11,30}$/, "must be an IBAN: country code, 2 check digits, 11 to 30 letters or digits, no spaces"),
       swift_code: pattern(/^[A-Za-z]{6}[A-Za-z0-9]{2}([A-Za-z0-9]{3})?$/, "must be a SWIFT/BIC code of 8 or 11 characters"),
     }),
   ),
-  ...texts(BENEFICIARY_TEXT),
+  ...texts(layout.BENEFICIARY_TEXT),
   date_of_birth: date(),
   entity_type: oneOf(ENTITY_TYPES),
 });
 
 const payer = obj({
-  additional_info: json(obj({ ...texts(PAYER_ADDITIONAL_INFO), personal_email: email() })),
-  address: json(obj({ ...texts(PAYER_ADDRESS), country_code: country() })),
-  ...texts(PAYER_TEXT),
+  additional_info: json(obj({ ...texts(layout.PAYER_ADDITIONAL_INFO), personal_email: email() })),
+  address: json(obj({ ...texts(layout.PAYER_ADDRESS), country_code: country() })),
+  ...texts(layout.PAYER_TEXT),
   date_of_birth: date(),
   entity_type: oneOf(ENTITY_TYPES),
 });
 
 export const payoutRequest = obj({
-  ...texts(TOP_BEFORE_BENEFICIARY),
-  ...texts(TOP_BEFORE_PAYER),
-  ...texts(TOP_AFTER_PAYER),
+  ...texts(layout.TOP_BEFORE_BENEFICIARY),
+  ...texts(layout.TOP_BEFORE_PAYER),
+  ...texts(layout.TOP_AFTER_PAYER),
   merchant_id: required(),
   account_id: required(),
   beneficiary: json(beneficiary),
@@ -192,20 +180,20 @@ export function payoutFields(r: PayoutRequest): PayoutFields {
   const b = r.beneficiary;
   const p = r.payer;
   return {
-    ...fill(r, TOP_BEFORE_BENEFICIARY),
+    ...fill(r, layout.TOP_BEFORE_BENEFICIARY),
     beneficiary: {
-      additional_info: fill(b?.additional_info, BENEFICIARY_ADDITIONAL_INFO),
-      address: fill(b?.address, BENEFICIARY_ADDRESS),
-      person_documents: (b?.person_documents ?? []).map((d) => ({ ...fill(d, PERSON_DOCUMENT), labels: (d.labels ?? []).map(text) })),
-      bank_details: fill(b?.bank_details, BANK_DETAILS),
-      ...fill(b, BENEFICIARY_TEXT),
+      additional_info: fill(b?.additional_info, layout.BENEFICIARY_ADDITIONAL_INFO),
+      address: fill(b?.address, layout.BENEFICIARY_ADDRESS),
+      person_documents: (b?.person_documents ?? []).map((d) => ({ ...fill(d, layout.PERSON_DOCUMENT), labels: (d.labels ?? []).map(text) })),
+      bank_details: fill(b?.bank_details, layout.BANK_DETAILS),
+      ...fill(b, layout.BENEFICIARY_TEXT),
     },
-    ...fill(r, TOP_BEFORE_PAYER),
+    ...fill(r, layout.TOP_BEFORE_PAYER),
     payer: {
-      additional_info: fill(p?.additional_info, PAYER_ADDITIONAL_INFO),
-      address: fill(p?.address, PAYER_ADDRESS),
-      ...fill(p, PAYER_TEXT),
+      additional_info: fill(p?.additional_info, layout.PAYER_ADDITIONAL_INFO),
+      address: fill(p?.address, layout.PAYER_ADDRESS),
+      ...fill(p, layout.PAYER_TEXT),
     },
-    ...fill(r, TOP_AFTER_PAYER),
+    ...fill(r, layout.TOP_AFTER_PAYER),
   };
 }

@@ -3,20 +3,7 @@
 // then the interface document's added fields. Numbers are JSON numbers; everything else is a string.
 import type { Notifier, NotifyBehaviour, Outbox } from "./notifier.js";
 import type { Payout } from "../domain/types.js";
-import {
-  BANK_DETAILS,
-  BANK_DETAILS_NOT_ECHOED,
-  BENEFICIARY_ADDITIONAL_INFO,
-  BENEFICIARY_ADDRESS,
-  BENEFICIARY_TEXT,
-  PAYER_ADDITIONAL_INFO,
-  PAYER_ADDRESS,
-  PAYER_TEXT,
-  PERSON_DOCUMENT,
-  TOP_AFTER_PAYER,
-  TOP_BEFORE_BENEFICIARY,
-  TOP_BEFORE_PAYER,
-} from "../domain/payout-fields.js";
+import * as layout from "../domain/payout-fields.js";
 
 /** "2026-11-22T10:00:00.000Z" → "2026-11-22T10:00:00+00:00": ISO 8601 with a numeric offset (UTC). */
 const isoWithOffset = (iso: string): string => `${iso.slice(0, 19)}+00:00`;
@@ -31,27 +18,27 @@ function pick<K extends string>(from: Partial<Record<K, string>> | undefined, na
 export function payoutResponse(p: Payout): Record<string, unknown> {
   const { beneficiary: b, payer } = p.request;
   return {
-    ...pick(p.request, TOP_BEFORE_BENEFICIARY),
+    ...pick(p.request, layout.TOP_BEFORE_BENEFICIARY),
     beneficiary: {
-      additional_info: pick(b.additional_info, BENEFICIARY_ADDITIONAL_INFO),
-      address: pick(b.address, BENEFICIARY_ADDRESS),
-      person_documents: b.person_documents.map((d) => ({ ...pick(d, PERSON_DOCUMENT), labels: [...d.labels] })),
+      additional_info: pick(b.additional_info, layout.BENEFICIARY_ADDITIONAL_INFO),
+      address: pick(b.address, layout.BENEFICIARY_ADDRESS),
+      person_documents: b.person_documents.map((d) => ({ ...pick(d, layout.PERSON_DOCUMENT), labels: [...d.labels] })),
       bank_details: {
         ...pick(
           b.bank_details,
-          BANK_DETAILS.filter((f) => f !== BANK_DETAILS_NOT_ECHOED),
+          layout.BANK_DETAILS.filter((f) => f !== layout.BANK_DETAILS_NOT_ECHOED),
         ),
         local_clearing_system: p.local_clearing_system,
       },
-      ...pick(b, BENEFICIARY_TEXT),
+      ...pick(b, layout.BENEFICIARY_TEXT),
     },
-    ...pick(p.request, TOP_BEFORE_PAYER),
+    ...pick(p.request, layout.TOP_BEFORE_PAYER),
     payer: {
-      additional_info: pick(payer.additional_info, PAYER_ADDITIONAL_INFO),
-      address: pick(payer.address, PAYER_ADDRESS),
-      ...pick(payer, PAYER_TEXT),
+      additional_info: pick(payer.additional_info, layout.PAYER_ADDITIONAL_INFO),
+      address: pick(payer.address, layout.PAYER_ADDRESS),
+      ...pick(payer, layout.PAYER_TEXT),
     },
-    ...pick(p.request, TOP_AFTER_PAYER),
+    ...pick(p.request, layout.TOP_AFTER_PAYER),
     encryption_data: "",
     amount_beneficiary_receives: p.amount_beneficiary_receives,
     amount_payer_pays: p.amount_payer_pays,

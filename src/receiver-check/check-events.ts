@@ -5,6 +5,7 @@
 import { paymentEvent, refundEvent } from "../notify/events.js";
 import type { NotificationEvent } from "../notify/notifier.js";
 import type { Repository } from "../domain/records.js";
+import { refundOf } from "../domain/lifecycle.js";
 import type { Refund, Transaction } from "../domain/types.js";
 import type { CheckEvents } from "./probes.js";
 
@@ -36,15 +37,8 @@ function largeData(data: Record<string, unknown>): Record<string, unknown> {
 /** A full refund of the payment, processed: what refund.processed would say of it (not stored). */
 function processedRefund(tx: Transaction, earlier: number, now: Date): Refund {
   const at = now.toISOString();
-  return {
-    refund_reference_id: `${tx.transaction_id}-${String(earlier + 1).padStart(2, "0")}`,
+  return refundOf(tx, earlier + 1, {
     refund_reference: `ARN${tx.transaction_id.replace(/\D/g, "").padEnd(15, "0").slice(0, 15)}`,
-    transaction_id: tx.transaction_id,
-    merchant_id: tx.merchant_id,
-    account_id: tx.account_id,
-    order_no: tx.order_no,
-    currency: tx.currency,
-    amount: tx.amount,
     refund_amount: tx.amount,
     refund_reason: "receiver check",
     state: "processed",
@@ -52,7 +46,7 @@ function processedRefund(tx: Transaction, earlier: number, now: Date): Refund {
     refund_processing_date: at,
     due_at: "",
     fate: "processed",
-  };
+  });
 }
 
 export function checkEvents(tx: Transaction, records: Pick<Repository, "subscription" | "refundsOf">, now: Date, url: string): CheckEvents {
