@@ -11,10 +11,9 @@ import { capture } from "../gateway/capture.js";
 import { refund } from "../gateway/refund.js";
 import { review } from "../gateway/review.js";
 import type { BatchOperation } from "../gateway/batch.js";
-import { runOperation, signedFields } from "../http/operation.js";
+import { runAsMerchant } from "../http/as-merchant.js";
 import { fromCents, toCents } from "../domain/payment.js";
 import { transition, type Action } from "../domain/transitions.js";
-import { signatureOf } from "../domain/signature.js";
 import type { Transaction } from "../domain/types.js";
 import type { Done } from "./actions.js";
 import { PORTAL_CALLS, type PortalAction } from "../api/calls/portal-calls.js";
@@ -99,20 +98,8 @@ async function portalAction(deps: Deps, transactionId: string, action: PortalAct
   const { tx, key } = found;
   const operation = OPERATIONS[action];
   const body: Record<string, unknown> = { merchant_id: tx.merchant_id, account_id: tx.account_id, [operation.orders.arrayField]: [orderOf(action, tx, input)] };
-  body.encryption_data = signatureOf(signedFields(operation, body, deps.config.batchSignature), body, key);
   const headers = { host: "localhost", "content-type": "application/json", "user-agent": "Sandgate merchant portal" };
-  const answer = await runOperation(
-    operation,
-    {
-      url: operation.path,
-      headers,
-      rawHeaders: Object.entries(headers).flat(),
-      body: Buffer.from(JSON.stringify(body)),
-      clientAddress: "127.0.0.1",
-      via: "portal",
-    },
-    deps,
-  );
+  const answer = await runAsMerchant(operation, body, { key, headers, clientAddress: "127.0.0.1", via: "portal" }, deps);
   const json = JSON.parse(answer.body) as Record<string, unknown>;
   const request_id = answer.headers["X-Request-Id"] ?? "";
   const result = (json[operation.orders.arrayField] as Record<string, string>[] | undefined)?.[0];

@@ -16,7 +16,8 @@ import { stageOf } from "../domain/completion.js";
 import { authorise } from "../gateway/authorise.js";
 import { checkout } from "../gateway/checkout.js";
 import { pageUrl } from "../gateway/page-links.js";
-import { runOperation, signedFields, type GatewayAnswer } from "../http/operation.js";
+import type { GatewayAnswer } from "../http/operation.js";
+import { runAsMerchant } from "../http/as-merchant.js";
 import { sendHtml } from "../render/layout.js";
 import { problemPage } from "../render/payer-page-views.js";
 import { BASE } from "./frame.js";
@@ -163,23 +164,16 @@ export function playgroundRoutes(server: Deps): Router {
     const origin = deps.config.baseUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
     const body = gatewayBody(kind, values, `${origin.replace(/\/$/, "")}${BASE}/ui/playground/returned`);
     const operation = kind === "checkout" ? checkout : authorise;
-    body.encryption_data = signatureOf(signedFields(operation, body, deps.config.batchSignature), body, merchant.secret_key);
     const headers: Record<string, string> = {
       host: req.get("host") ?? "localhost",
       "content-type": "application/json",
       "user-agent": "Sandgate dashboard playground",
       ...(values.outcome ? { [OUTCOME_HEADER.toLowerCase()]: values.outcome } : {}),
     };
-    const answer = await runOperation(
+    const answer = await runAsMerchant(
       operation,
-      {
-        url: operation.path,
-        headers,
-        rawHeaders: Object.entries(headers).flat(),
-        body: Buffer.from(JSON.stringify(body)),
-        clientAddress: req.socket.remoteAddress ?? "",
-        via: "playground",
-      },
+      body,
+      { key: merchant.secret_key, headers, clientAddress: req.socket.remoteAddress ?? "", via: "playground" },
       deps,
     );
 

@@ -1,7 +1,6 @@
 // POST /v1/authorise: a direct payment (card or token) answered in XML, or an APM payment
 // (payment_method without card/token_id) answered with the payer's issuer_url. Below: where a
 // card payment's card comes from (the card field or a stored token), which the payer pages share.
-import { isNoRule } from "../base/words.js";
 import { resultInfo, paymentOutcome, type PaymentOutcome, GatewayError, type FieldProblem } from "../domain/codes.js";
 import { spacedDate } from "../domain/clock.js";
 import { createSubscription, createTransaction, deductionPeriod, orderStatus } from "../domain/payment.js";
@@ -16,7 +15,7 @@ import type { Decision, ScenarioRegistry } from "../scenarios/registry.js";
 import type { Subscription, Transaction, CardToken } from "../domain/types.js";
 import { CardOnFile, cardOnFileFields } from "../domain/card-on-file.js";
 import { apmRequest, paymentRequest, type PaymentRequest } from "./payment-schema.js";
-import { pageUrl } from "./page-links.js";
+import { pageUrl, paymentOnPage } from "./page-links.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
 import { isExpired, maskCard, normaliseExpiry, passesLuhn } from "../domain/masking.js";
 import type { Ids } from "../domain/ids.js";
@@ -164,29 +163,12 @@ function directResult(tx: Transaction, info: string, status: string, request: Pa
   return xml;
 }
 
-function payByApm({ requestId, body, caller, baseUrl, now, decision, via }: OperationRequest, deps: Deps): Reply {
+function payByApm(request: OperationRequest, deps: Deps): Reply {
+  const { body, baseUrl, decision } = request;
   readApm(body);
   // pending until the payer acts, unless a rule decides now (the default's e-mail markers, say)
   const outcome = paymentOutcome(decision.outcome);
-  const pageId = deps.store.ids.hex("page", 24);
-  const rule = isNoRule(decision.rule) ? "builtin/apm-pending" : decision.rule;
-  const tx = createTransaction(
-    {
-      kind: "apm",
-      merchantId: caller.merchant.merchant_id,
-      account: caller.account,
-      fields: scalarFields(body),
-      outcome,
-      cardMasked: "",
-      tokenId: "",
-      pageId,
-      now,
-      rule,
-      requestId,
-      source: via,
-    },
-    deps.store.ids,
-  );
+  const { tx, pageId, rule } = paymentOnPage("apm", request, scalarFields(body), outcome, "builtin/apm-pending", deps);
   deps.store.records.addTransaction(tx);
   notifyPayment(deps, tx, undefined, decision.then.notify);
   const xml: XmlNode[] = [...echoed(tx), ["issuer_url", pageUrl(baseUrl, "apm", pageId)]];

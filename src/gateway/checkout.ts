@@ -1,16 +1,14 @@
 // POST /v1/checkout: the redirect (iFrame) payment. The payment request without card data
 // becomes a pending transaction, and the answer is the interface document's loading page that submits itself
 // (theForm) to Sandgate's hosted checkout, where the payer pays.
-import { isNoRule } from "../base/words.js";
 import { resultInfo, paymentOutcome } from "../domain/codes.js";
-import { createTransaction } from "../domain/payment.js";
 import type { Body } from "../http/fields.js";
 import { scalarFields, validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { notifyPayment } from "../notify/events.js";
 import { checkoutPage } from "../render/checkout-page.js";
 import { checkoutInputs, requestFields } from "./checkout-inputs.js";
-import { pageUrl } from "./page-links.js";
+import { pageUrl, paymentOnPage } from "./page-links.js";
 import { paymentRequest, type PaymentRequest } from "./payment-schema.js";
 import type { PayerRequest } from "../domain/types.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";
@@ -37,30 +35,13 @@ export const checkout: Operation = {
   ...gatewayOperation("checkout"),
   request: paymentRequest,
   checkFields: validateCheckout,
-  handle({ requestId, body, caller, baseUrl, now, decision, via }, deps) {
+  handle(operationRequest, deps) {
+    const { body, caller, baseUrl, decision } = operationRequest;
     const request = validateCheckout(body);
     const fields = requestFields(body);
     const outcome = paymentOutcome("checkout_pending");
-    const pageId = deps.store.ids.hex("page", 24);
     // the outcome is fixed (the payer decides at the hosted checkout); a matching rule may still shape latency or notifications
-    const rule = isNoRule(decision.rule) ? "builtin/checkout-pending" : decision.rule;
-    const tx = createTransaction(
-      {
-        kind: "checkout",
-        merchantId: caller.merchant.merchant_id,
-        account: caller.account,
-        fields: Object.fromEntries(fields),
-        outcome,
-        cardMasked: "",
-        tokenId: "",
-        pageId,
-        now,
-        rule,
-        requestId,
-        source: via,
-      },
-      deps.store.ids,
-    );
+    const { tx, pageId, rule } = paymentOnPage("checkout", operationRequest, Object.fromEntries(fields), outcome, "builtin/checkout-pending", deps);
     tx.payer_request = payerRequest(body, request);
     if (decision.chosenBy === "header") tx.payer_request.scenario = decision.scenario;
     // X-Sandbox-Outcome: the payer still goes through the hosted checkout; the card they enter ends with it

@@ -1,15 +1,19 @@
-// Which records a query names, shared by the transaction query and the refund search.
+// The transaction query and the refund search: which records a query names, and the operation
+// both are (selectionOperation, at the end).
 // docs/operations.md (transaction query): select by order_no, transaction_id (and refund_reference_id for refunds): one value,
 // a comma-separated list, or the field repeated (a JSON array, or a form field sent twice, which qs
 // turns into an array); with none, the most recent records of the account. Optional
 // start_date/end_date (YYYYMMDDhhmmss, both inclusive to the second). Always scoped to the caller's
 // merchant_id and account_id: another merchant's or account's record is "not found", never shown.
 import { counted } from "../base/words.js";
-import { GatewayError, type FieldProblem } from "../domain/codes.js";
+import { codes, GatewayError, type FieldProblem } from "../domain/codes.js";
 import { parseCompactDate } from "../domain/clock.js";
 import type { Body } from "../http/fields.js";
 import { z } from "zod";
 import { fail, withEnvelope } from "../http/fields.js";
+import type { Operation } from "../http/operation.js";
+import type { Deps } from "../deps/deps.js";
+import { gatewayOperation } from "../domain/gateway-operations.js";
 
 export type SelectorField = "order_no" | "transaction_id" | "refund_reference_id";
 
@@ -152,3 +156,46 @@ function newestFirst<T>(records: T[], dateOf: (record: T) => string): T[] {
 /** What a search found, for the request log: "2 orders matched", "no order matched (1 named not found)". */
 export const searchResult = (found: number, noun: string, missing: number): string =>
   `${found ? counted(found, noun) : `no ${noun}`} matched${missing ? ` (${missing} named not found)` : ""}`;
+
+type Records = Deps["store"]["records"];
+type Scope = { merchant_id: string; account_id: string };
+
+/**
+ * A search operation (the transaction query, the refund search): the selection read, the records
+ * it names in the caller's account listed under `listField`, and what it found for the request log.
+ */
+export function selectionOperation<F extends SelectorField, T extends Scoped<F>>(spec: {
+  name: "retrievalTrans" | "retrievalRefund";
+  selectors: readonly F[];
+  limit: number;
+  listField: string;
+  /** what the request log counts: "order", "refund" */
+  noun: string;
+  lookup(records: Records, scope: Scope): RecordLookup<F, T>;
+  dateOf(record: T): string;
+  /** the listed elements: each found record's (and a missing value's, where the answer shows one) */
+  list(selected: Selected<T, F>[], records: Records): unknown[];
+}): Operation {
+  const readSelected = (body: Body) => readSelection(body, spec.selectors, spec.limit);
+  return {
+    ...gatewayOperation(spec.name),
+    request: selectionRequest(spec.selectors),
+    emptyResult: { [spec.listField]: [] },
+    checkFields: readSelected,
+    handle({ body, caller }, deps) {
+      const selection = readSelected(body);
+      const scope = { merchant_id: caller.merchant.merchant_id, account_id: caller.account.account_id };
+      const { records } = deps.store;
+      const selected = selectRecords(spec.lookup(records, scope), selection, scope, spec.dateOf);
+      const found = selected.filter((s) => "record" in s).length;
+      const json = {
+        ...scope,
+        encryption_data: "",
+        return_status: codes.return_status.ok,
+        return_message: codes.return_status.ok_message,
+        [spec.listField]: spec.list(selected, records),
+      };
+      return { json, changed: false, result: `${codes.return_status.ok_message}: ${searchResult(found, spec.noun, selected.length - found)}` };
+    },
+  };
+}
