@@ -59,7 +59,7 @@ module.exports = {
       name: "in-a-layer",
       severity: "error",
       comment:
-        "a file of src/ that no layer names: a loose file beside index.ts and main.ts, or a folder missing from LAYERS (knip catches one nothing imports)",
+        "a file of src/ that no layer names: a loose file beside the entry points (index.ts, testcontainers.ts, main.ts), or a folder missing from LAYERS (knip catches one nothing imports)",
       from: { path: "^src/", pathNot: ANY_LAYER },
       to: {},
     },
