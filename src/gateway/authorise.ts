@@ -5,9 +5,8 @@ import { resultInfo, paymentOutcome, type PaymentOutcome, GatewayError, type Fie
 import { spacedDate } from "../domain/clock.js";
 import { createSubscription, createTransaction, deductionPeriod, orderStatus } from "../domain/payment.js";
 import type { Deps } from "../deps/deps.js";
-import type { Body } from "../http/fields.js";
+import { type Body, scalarFields, text, validate, fail } from "../http/fields.js";
 import { z } from "zod";
-import { scalarFields, text, validate, fail } from "../http/fields.js";
 import { notifyPayment } from "../notify/events.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../base/markup.js";

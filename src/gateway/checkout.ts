@@ -2,8 +2,7 @@
 // becomes a pending transaction, and the answer is the interface document's loading page that submits itself
 // (theForm) to Sandgate's hosted checkout, where the payer pays.
 import { resultInfo, paymentOutcome } from "../domain/codes.js";
-import type { Body } from "../http/fields.js";
-import { scalarFields, validate } from "../http/fields.js";
+import { type Body, scalarFields, validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { notifyPayment } from "../notify/events.js";
 import { checkoutPage } from "../render/checkout-page.js";

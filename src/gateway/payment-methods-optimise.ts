@@ -5,8 +5,7 @@
 import { codes } from "../domain/codes.js";
 import { rankPaymentMethods } from "../domain/payment-methods.js";
 import { formatAmount } from "../domain/payment.js";
-import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";
-import type { Body } from "../http/fields.js";
+import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope, type Body } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";

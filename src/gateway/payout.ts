@@ -11,10 +11,9 @@ import {
   type PayoutPricing,
   type PayoutRule,
 } from "../domain/payout-rules.js";
-import type { Body } from "../http/fields.js";
+import { type Body, fail, validate } from "../http/fields.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
 import { notifyPayout, payoutResponse } from "../notify/payout-notice.js";
-import { fail, validate } from "../http/fields.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Payout } from "../domain/types.js";

@@ -8,9 +8,8 @@
 import { counted } from "../base/words.js";
 import { codes, GatewayError, type FieldProblem } from "../domain/codes.js";
 import { parseCompactDate } from "../domain/clock.js";
-import type { Body } from "../http/fields.js";
+import { type Body, fail, withEnvelope } from "../http/fields.js";
 import { z } from "zod";
-import { fail, withEnvelope } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
 import type { Deps } from "../deps/deps.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";

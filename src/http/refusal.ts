@@ -1,10 +1,8 @@
 // A refusal of the whole request, in the operation's own format: XML <respon>, JSON envelope, or HTML.
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
-import { escapeHtml } from "../base/markup.js";
+import { escapeHtml, type XmlNode } from "../base/markup.js";
 import { page } from "../render/html.js";
-import type { XmlNode } from "../base/markup.js";
-import type { Body } from "./fields.js";
-import { text } from "./fields.js";
+import { type Body, text } from "./fields.js";
 import type { Reply } from "./reply.js";
 import type { Format } from "../domain/gateway-operations.js";
 
