@@ -69,6 +69,10 @@ describe("every call of the table, by every way in", () => {
     const missing = await runSandgate(["ctl", "call", "completePayment"], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("needs transaction_id=<value>");
+    // sandgate listen's calls are signed with a merchant's key: ctl says what to run instead of sending a request refused 401
+    const listen = await runSandgate(["ctl", "call", "listenNotifications"], { env });
+    expect(listen.code).toBe(2);
+    expect(listen.stderr).toContain("listenNotifications is sandgate listen's, signed with a merchant's key rather than ADMIN_TOKEN: sandgate listen --url");
   });
 });
 

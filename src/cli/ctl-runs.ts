@@ -227,6 +227,10 @@ export async function anyCall({ client }: Context, args: string[], flags: Flags)
   const [id, ...pairs] = (args as (string | string[])[]).flat();
   const spec = OPERATOR_CALLS.find((c) => c.operationId === id);
   if (!spec) throw new Refused(`no operator call "${id}": ctl call --help lists them`);
+  if (spec.open === "merchant key")
+    throw new Refused(
+      `${id} is sandgate listen's, signed with a merchant's key rather than ADMIN_TOKEN: sandgate listen --url <sandgate> --merchant <id> --key <key> (docs/notifications.md)`,
+    );
   const inPath = new Set([...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
