@@ -292,6 +292,63 @@ describe("sandgate listen", () => {
     await receiver.close();
   });
 
+  it("stopped with Ctrl-C, the listener says goodbye: the merchant's next notification goes to its notify_url at once, not after the grace period", async () => {
+    const laptop = await localReceiver();
+    const direct = await localReceiver();
+    const proc = await listener(["--url", sandbox.url, "--merchant", HARBOR.merchant_id, "--key", HARBOR.key, "--forward-to", laptop.url]);
+    expect(sandbox.deps.notifier.listeners.connected()[HARBOR.merchant_id]).toBe(1);
+    proc.child.kill("SIGINT");
+    expect(await proc.exited).toBe(0);
+    expect(proc.stderr()).toContain(`stopped: ${HARBOR.merchant_id}'s notifications go to their notify_url again`);
+    expect(sandbox.deps.notifier.listeners.has(HARBOR.merchant_id)).toBe(false);
+    const stoppedAt = Date.now();
+    const res = await fetch(`${sandbox.url}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(directPayment({ merchant_id: HARBOR.merchant_id, account_id: HARBOR.account_id, notify_url: direct.url })),
+    });
+    expect(await res.text()).toContain("0000");
+    await until(() => direct.got.length === 1, GRACE_MS);
+    // delivered by Sandgate itself, well inside the 10 s a dropped connection is waited for
+    expect(Date.now() - stoppedAt).toBeLessThan(GRACE_MS / 2);
+    expect(laptop.got).toEqual([]);
+    const [n] = (await notifications(HARBOR.merchant_id)).filter((x) => x.url === direct.url);
+    expect(n!.attempts[0]).not.toHaveProperty("via");
+    await laptop.close();
+    await direct.close();
+  });
+
+  it("the goodbye is the merchant's own: it needs the key, and ends no other listener", async () => {
+    const stream = await fetch(`${sandbox.url}/__sandbox/listen`, { headers: listenHeaders(HARBOR.merchant_id, HARBOR.key, "GET", "/__sandbox/listen") });
+    const reader = stream.body!.getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
+    const id = String((JSON.parse(/data: (.*)/.exec(text)![1]!) as { listener_id: string }).listener_id);
+    expect(id).toMatch(/^lst_[0-9a-f]{24}$/);
+    const path = `/__sandbox/listen/${id}`;
+    // unsigned, or signed for another path: 401; signed with another merchant's key: it has no listener of that id. The stream stays
+    const refused = await Promise.all([
+      request(sandbox.url).delete(path),
+      request(sandbox.url)
+        .delete(path)
+        .set(listenHeaders(ACME.merchant_id, ACME.key, "DELETE", path)),
+      request(sandbox.url)
+        .delete(path)
+        .set(listenHeaders(HARBOR.merchant_id, HARBOR.key, "DELETE", "/__sandbox/listen")),
+    ]);
+    expect(refused.map((r) => r.status)).toEqual([401, 200, 401]);
+    expect(refused[1]!.body).toEqual({ ended: false });
+    expect(sandbox.deps.notifier.listeners.connected()[HARBOR.merchant_id]).toBe(1);
+    const bye = await request(sandbox.url)
+      .delete(path)
+      .set(listenHeaders(HARBOR.merchant_id, HARBOR.key, "DELETE", path));
+    expect(bye.status).toBe(200);
+    expect(bye.body).toEqual({ ended: true });
+    // the stream ends
+    while (!(await reader.read()).done);
+    expect(sandbox.deps.notifier.listeners.has(HARBOR.merchant_id)).toBe(false);
+  });
+
   it("the receiver's 500 is retried on Sandgate's schedule, through the listener", async () => {
     const seen = new Set<string>();
     // the first request of each notification fails; the retry is acknowledged
@@ -517,6 +574,27 @@ describe("listeners", () => {
     expect(hub.has("M1")).toBe(true);
     now += 1;
     expect(hub.has("M1")).toBe(false);
+  });
+
+  it("a listener that says goodbye leaves no grace period; another merchant's listener id ends nothing", () => {
+    const hub = createListeners(() => 1_000_000);
+    let ended = 0;
+    const a = hub.connect("M1", { send: () => undefined, end: () => ended++ });
+    const b = hub.connect("M2", { send: () => undefined, end: () => ended++ });
+    if (!("id" in a) || !("id" in b)) throw new Error("refused");
+    expect(a.id).not.toBe(b.id);
+    // M2 cannot end M1's listener with its id, nor M1 with an id it does not have
+    expect(hub.leave("M2", a.id)).toBe(false);
+    expect(hub.leave("M1", "lst_0")).toBe(false);
+    expect(ended).toBe(0);
+    expect(hub.leave("M1", a.id)).toBe(true);
+    expect(ended).toBe(1);
+    // gone at once, not in 10 s; its connection's end afterwards changes nothing
+    expect(hub.has("M1")).toBe(false);
+    a.close();
+    expect(hub.has("M1")).toBe(false);
+    expect(hub.leave("M1", a.id)).toBe(false);
+    expect(hub.connected()).toEqual({ M2: 1 });
   });
 
   it("an attempt waiting while the listener is away is sent to it when it is back", async () => {

@@ -406,6 +406,14 @@ describe("the operator API and the payer pages in GET /__sandbox/openapi.json", 
     check("post", answers, await signed().send({ offer: "ntf_none.1", http_status: 200 }));
     check("post", answers, await signed().send({ offer: "ntf_none.1", http_status: 42 }));
     check("post", answers, await api().post(answers).send({ offer: "ntf_none.1", http_status: 200 }));
+    // the goodbye, for the listener the ready event named (its stream was cut above: ended or not, as the close arrived), and unsigned
+    const listener = String((JSON.parse(/event: ready\ndata: (.*)/.exec(first.text)![1]!) as { listener_id: string }).listener_id);
+    const bye = `/__sandbox/listen/${listener}`;
+    const goodbye = await api()
+      .delete(bye)
+      .set(listenHeaders(ACME.merchant_id, ACME.key, "DELETE", bye));
+    check("delete", "/__sandbox/listen/{listener}", goodbye);
+    check("delete", "/__sandbox/listen/{listener}", await api().delete(bye));
   });
 
   test("every operator call's success was validated, and every refusal the document lists for these calls was met at least once", () => {

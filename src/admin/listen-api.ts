@@ -1,8 +1,9 @@
-// /__sandbox/listen: `sandgate listen`'s two calls, open (no ADMIN_TOKEN) and authenticated by the
-// merchant's key instead (notify/listen-auth.ts). GET is a stream of server-sent events: `ready`, then
-// each of the merchant's notification attempts as a `notification` event (id: <notification_id>.
-// <attempt>), a comment every 15 s to keep proxies from closing it. POST …/answers reports what the
-// listener's receiver answered to one of them. Mounted by operatorApi.
+// /__sandbox/listen: `sandgate listen`'s three calls, open (no ADMIN_TOKEN) and authenticated by the
+// merchant's key instead (notify/listen-auth.ts). GET is a stream of server-sent events: `ready` (with
+// the listener's id), then each of the merchant's notification attempts as a `notification` event (id:
+// <notification_id>.<attempt>), a comment every 15 s to keep proxies from closing it. POST …/answers
+// reports what the listener's receiver answered to one of them; DELETE …/<listener id> is its goodbye
+// (no grace period after it). Mounted by operatorApi.
 import type { Request, Response } from "express";
 import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
@@ -55,7 +56,7 @@ export function listenApi(server: Deps, on: On): void {
       // nginx and its kind would hold the events back otherwise
       "x-accel-buffering": "no",
     });
-    res.write(`retry: 1000\n\n${sse("ready", { merchant_id: merchant, grace_ms: GRACE_MS })}`);
+    res.write(`retry: 1000\n\n${sse("ready", { merchant_id: merchant, grace_ms: GRACE_MS, listener_id: connection.id })}`);
     for (const offer of early) res.write(sse("notification", offer, offer.id));
     early = undefined;
     const beat = setInterval(() => res.write(": still here\n\n"), HEARTBEAT_MS);
@@ -64,6 +65,13 @@ export function listenApi(server: Deps, on: On): void {
       clearInterval(beat);
       connection.close();
     });
+  });
+
+  on("endListening", async (req, res) => {
+    const deps = depsOf(res, server);
+    const merchant = await authorised(deps, req, res);
+    if (merchant === undefined) return;
+    res.json({ ended: deps.notifier.listeners.leave(merchant, String(req.params.listener)) });
   });
 
   on("answerListenedNotification", async (req, res) => {

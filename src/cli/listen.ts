@@ -47,6 +47,8 @@ const SILENT_MS = 45_000;
 /** the wait before opening the connection again, by failures in a row (one that was ready: the first) */
 const RECONNECT_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 const REPORT_TRIES = 6;
+/** how long stopping waits for Sandgate to take the goodbye */
+const GOODBYE_MS = 2_000;
 const KEEP_IDS = 10_000;
 /** what a direct delivery would send, and nothing else */
 const FORWARDED = /^(content-type|user-agent|x-sandbox-[a-z-]+)$/;
@@ -63,6 +65,8 @@ export function listen(options: ListenOptions): Listening {
   const handled = new Map<string, ListenReport | undefined>();
   let stopped = false;
   let current: IncomingMessage | undefined;
+  /** what the ready event of the open connection named this listener: its goodbye says it */
+  let listenerId: string | undefined;
   let finish: (code: number) => void = () => undefined;
   const done = new Promise<number>((resolve) => (finish = resolve));
 
@@ -137,8 +141,11 @@ export function listen(options: ListenOptions): Listening {
             while ((end = buffer.indexOf("\n\n")) >= 0) {
               const event = parseEvent(buffer.slice(0, end));
               buffer = buffer.slice(end + 2);
-              if (event?.name === "ready") ready = true;
-              if (event?.name === "ready") options.say(`sandgate listen: ready: ${options.merchant}'s notifications ${where(options)}`);
+              if (event?.name === "ready") {
+                ready = true;
+                listenerId = listenerIdOf(event.data);
+                options.say(`sandgate listen: ready: ${options.merchant}'s notifications ${where(options)}`);
+              }
               if (event?.name === "notification") {
                 try {
                   void handle(JSON.parse(event.data) as ListenOffer);
@@ -150,6 +157,7 @@ export function listen(options: ListenOptions): Listening {
           });
           const ended = () => {
             clearTimeout(silence);
+            listenerId = undefined;
             resolve(ready ? "was ready" : "ended");
           };
           res.on("end", ended);
@@ -175,17 +183,46 @@ export function listen(options: ListenOptions): Listening {
       options.say(end === "was ready" ? "sandgate listen: connection lost: opening it again" : "sandgate listen: trying again");
       await sleep(end === "busy" ? 5_000 : RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)]!);
     }
-    finish(0);
+    // stopped: stop() finishes, once its goodbye is said
   })();
+
+  /** Tells Sandgate this listener is going (no grace period: the merchant's notifications go to notify_url at once); bounded, and quiet when it cannot. */
+  async function goodbye(id: string): Promise<void> {
+    const path = callPath("endListening", { listener: id });
+    try {
+      const res = await nodeHttpTransport(`${base}${path}`, {
+        method: "DELETE",
+        headers: listenHeaders(options.merchant, options.key, "DELETE", path),
+        timeoutMs: GOODBYE_MS,
+      });
+      if (res.status === 200) options.say(`sandgate listen: stopped: ${options.merchant}'s notifications go to their notify_url again`);
+    } catch {
+      // unreachable: Sandgate holds them for its grace period, as after a dropped connection
+    }
+  }
 
   return {
     done,
     stop() {
+      if (stopped) return;
       stopped = true;
-      current?.destroy();
-      finish(0);
+      const id = listenerId;
+      void (id ? goodbye(id) : Promise.resolve()).then(() => {
+        current?.destroy();
+        finish(0);
+      });
     },
   };
+}
+
+/** The listener's id from the ready event's data ({"merchant_id","grace_ms","listener_id"}). */
+function listenerIdOf(data: string): string | undefined {
+  try {
+    const id = (JSON.parse(data) as { listener_id?: unknown }).listener_id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const where = (o: Pick<ListenOptions, "forwardTo" | "print">) =>

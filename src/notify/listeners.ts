@@ -6,7 +6,9 @@
 // listener of the merchant that is connected, and again to each one that connects while it waits
 // (after a dropped connection nothing is lost); the first report is the answer (a listener that gets
 // an offer twice answers from what it did the first time, so nothing is delivered twice). An offer
-// nobody answers within its wait is a failed attempt, retried as any other.
+// nobody answers within its wait is a failed attempt, retried as any other. A listener that stops
+// says goodbye (leave): no grace period follows it.
+import { randomBytes } from "node:crypto";
 import type { AttemptOutcome } from "../domain/types.js";
 
 /** One attempt of a notification, as a listener delivers it: the request a direct POST would make. */
@@ -47,8 +49,17 @@ export interface ListenerStream {
 export interface Listeners {
   /** The merchant has a listener: connected, or gone less than GRACE_MS ago. */
   has(merchant: string): boolean;
-  /** Adds a stream for the merchant and sends it what waits; the refusal when the caps are reached. */
-  connect(merchant: string, stream: ListenerStream): { close(): void } | { refused: string };
+  /**
+   * Adds a stream for the merchant and sends it what waits: its id (what the listener names when it
+   * leaves) and its close(), for when its connection ends; the refusal when the caps are reached.
+   */
+  connect(merchant: string, stream: ListenerStream): { id: string; close(): void } | { refused: string };
+  /**
+   * A listener's goodbye: its stream ends, and when it was the merchant's last there is no grace
+   * period (the merchant's notifications go to their notify_url at once). False when the merchant
+   * has no listener of that id here.
+   */
+  leave(merchant: string, id: string): boolean;
   /** Offers an attempt to the merchant's listeners; resolves with the first report, or a failure after `waitMs`. */
   offer(merchant: string, offer: ListenOffer, waitMs: number): Promise<AttemptOutcome>;
   /** The report of an offer: false when none of that id waits for the merchant (answered already, too late, unknown). */
@@ -66,6 +77,12 @@ export const MAX_PER_MERCHANT = 4;
 export const MAX_LISTENERS = 256;
 const RESPONSE_CHARS = 500;
 const ERROR_CHARS = 300;
+
+interface Connected {
+  stream: ListenerStream;
+  /** takes it off the merchant's listeners, with the grace period or (leaving) without */
+  gone(leaving: boolean): void;
+}
 
 interface Waiting {
   offer: ListenOffer;
@@ -93,7 +110,8 @@ export function outcomeOf(report: ListenReport): AttemptOutcome {
 }
 
 export function createListeners(now: () => number = Date.now): Listeners {
-  const streams = new Map<string, Set<ListenerStream>>();
+  /** by merchant: each connected listener's stream and how it goes, by its id */
+  const streams = new Map<string, Map<string, Connected>>();
   /** when each merchant's last listener went */
   const goneAt = new Map<string, number>();
   const waiting = new Map<string, Map<string, Waiting>>();
@@ -124,27 +142,36 @@ export function createListeners(now: () => number = Date.now): Listeners {
       return false;
     },
     connect(merchant, stream) {
-      const mine = streams.get(merchant) ?? new Set<ListenerStream>();
+      const mine = streams.get(merchant) ?? new Map<string, Connected>();
       if (mine.size >= MAX_PER_MERCHANT) return { refused: `merchant ${merchant} has ${MAX_PER_MERCHANT} listeners connected already, the most it may have` };
       if (total >= MAX_LISTENERS) return { refused: `this Sandgate has ${MAX_LISTENERS} listeners connected, the most it takes` };
-      mine.add(stream);
+      const id = `lst_${randomBytes(12).toString("hex")}`;
+      let open = true;
+      /** leaving: said goodbye, so no grace period follows it */
+      const gone = (leaving: boolean) => {
+        if (!open) return;
+        open = false;
+        total--;
+        mine.delete(id);
+        if (mine.size === 0) {
+          streams.delete(merchant);
+          if (leaving) goneAt.delete(merchant);
+          else goneAt.set(merchant, now());
+        }
+      };
+      mine.set(id, { stream, gone });
       streams.set(merchant, mine);
       goneAt.delete(merchant);
       total++;
       for (const w of waiting.get(merchant)?.values() ?? []) stream.send(w.offer);
-      let open = true;
-      return {
-        close() {
-          if (!open) return;
-          open = false;
-          total--;
-          mine.delete(stream);
-          if (mine.size === 0) {
-            streams.delete(merchant);
-            goneAt.set(merchant, now());
-          }
-        },
-      };
+      return { id, close: () => gone(false) };
+    },
+    leave(merchant, id) {
+      const listener = streams.get(merchant)?.get(id);
+      if (!listener) return false;
+      listener.gone(true);
+      listener.stream.end();
+      return true;
     },
     offer(merchant, offer, waitMs) {
       return new Promise<AttemptOutcome>((resolve) => {
@@ -161,14 +188,14 @@ export function createListeners(now: () => number = Date.now): Listeners {
             resolve(outcome);
           },
         });
-        for (const stream of streams.get(merchant) ?? []) stream.send(offer);
+        for (const { stream } of streams.get(merchant)?.values() ?? []) stream.send(offer);
       });
     },
     answer: (merchant, offerId, report) => settle(merchant, offerId, outcomeOf(report)),
     connected: () => Object.fromEntries([...streams].map(([merchant, set]) => [merchant, set.size])),
     close() {
       // each stream's own close() follows when its connection ends
-      for (const set of [...streams.values()]) for (const stream of [...set]) stream.end();
+      for (const mine of [...streams.values()]) for (const { stream } of [...mine.values()]) stream.end();
       for (const [merchant, mine] of [...waiting]) {
         for (const id of [...mine.keys()]) {
           settle(merchant, id, {

@@ -91,6 +91,17 @@ export const NOTIFICATION_CALLS = [
     problems: { 401: LISTEN_REFUSED, 429: "too_many_listeners: the merchant (4) or the process (256) has as many listeners as it takes" },
   },
   {
+    method: "delete",
+    path: "/__sandbox/listen/{listener}",
+    operationId: "endListening",
+    scope: "own",
+    summary:
+      "sandgate listen's goodbye (it stops): ends the stream of the listener the ready event named; when it was the merchant's last, its notifications go to their notify_url at once, with no grace period",
+    answer: z.strictObject({ ended: z.boolean().describe("false: the merchant has no listener of that id on this process (gone already)") }),
+    open: "merchant key",
+    problems: { 401: LISTEN_REFUSED },
+  },
+  {
     method: "post",
     path: "/__sandbox/listen/answers",
     operationId: "answerListenedNotification",
