@@ -6,7 +6,7 @@ import { HAS_REDIS } from "./scripts/redis-server.js";
  * them): what differs on Redis, the store's contract (every transition committed and read back),
  * units and turns (races, over-refunds), shared scenario state (bindings, nth counters), faults
  * (of the gateway's scenarios, of the network to Redis), cards at rest, bad input changing nothing (gateway-fuzz), a tenant's bounds (tenant-bounds, slow-clients,
- * fair-notifications). The shipped scenarios' decisions are the same code on any store: in process only.
+ * fair-notifications), sandgate listen's stream on one replica and its answers on another. The shipped scenarios' decisions are the same code on any store: in process only.
  */
 const ON_REPLICAS = [
   "test/lifecycle-transitions.test.ts",
@@ -23,9 +23,10 @@ const ON_REPLICAS = [
   "test/card-in-any-field.test.ts",
   "test/slow-clients.test.ts",
   "test/fair-notifications.test.ts",
+  "test/listen-replicas.test.ts",
 ];
 /** Suites that need Redis and start Sandgate processes: never in process. */
-const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts"];
+const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts", "test/listen-replicas.test.ts"];
 /**
  * On a Cluster what differs again is which node holds a merchant's keys: the same suites but the
  * transitions, which one Redis proves; slow sockets, which the HTTP layer refuses before any store

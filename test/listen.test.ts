@@ -3,13 +3,13 @@
 // wrong key gets nothing; connections cut mid-stream lose and double nothing; the receiver's 500 is
 // retried as any delivery is.
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { createServer as createTcpServer, connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
-import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
+import type { SandgateProcess } from "../scripts/sandgate-process.js";
+import { listener, localReceiver, until, type Got } from "./listen-helpers.js";
 import { listenHeaders } from "../src/notify/listen-auth.js";
 import { createListeners, GRACE_MS } from "../src/notify/listeners.js";
 import { signatureFields, signatureOf } from "../src/domain/signature.js";
@@ -21,38 +21,6 @@ const HARBOR = { merchant_id: "M10002", account_id: "A20001", key: "harbor_test_
 const UNREACHABLE = "http://127.0.0.1:9/notify";
 /** data/signature-fields.json's list for notifications, which a receiver verifies with */
 const SIGNED = (signatureFields as unknown as Record<string, { response: string[] }>).notification!.response;
-
-interface Got {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-interface LocalReceiver {
-  url: string;
-  got: Got[];
-  close(): Promise<void>;
-}
-
-/** A developer's receiver on their laptop: keeps every request as received; `answer` picks the status. */
-async function localReceiver(answer: (got: Got, index: number) => number = () => 200, delayMs = 0): Promise<LocalReceiver> {
-  const got: Got[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (d: string) => (body += d));
-    req.on("end", () => {
-      const entry = { headers: req.headers, body };
-      got.push(entry);
-      const status = answer(entry, got.length - 1);
-      setTimeout(() => res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "no"), delayMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
-    got,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** A TCP proxy in front of Sandgate whose connections can all be cut at once (a flaky network). */
 async function cuttingProxy(target: number): Promise<{ url: string; cut(): number; close(): Promise<void> }> {
@@ -80,21 +48,6 @@ async function cuttingProxy(target: number): Promise<{ url: string; cut(): numbe
         server.close(() => resolve());
       }),
   };
-}
-
-/** `sandgate listen …` as a developer runs it, once it says it is ready (or has exited). */
-async function listener(args: string[], env: Record<string, string> = {}): Promise<SandgateProcess> {
-  const proc = spawnSandgate(["listen", ...args], { env });
-  await Promise.race([until(() => proc.stderr().includes("ready:"), 20_000), proc.exited]);
-  return proc;
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** docs/notifications.md's `sandgate listen` line, as arguments: its --url and --forward-to replaced, $SANDGATE_MERCHANT_KEY from `env` */
@@ -565,7 +518,7 @@ describe("sandgate listen beside ADMIN_TOKEN", () => {
 describe("listeners", () => {
   it("a merchant whose listener went keeps its notifications for the grace period, then Sandgate delivers them itself", () => {
     let now = 1_000_000;
-    const hub = createListeners(() => now);
+    const hub = createListeners({ now: () => now });
     expect(hub.has("M1")).toBe(false);
     const c = hub.connect("M1", { send: () => undefined, end: () => undefined });
     expect(hub.has("M1")).toBe(true);
@@ -577,7 +530,7 @@ describe("listeners", () => {
   });
 
   it("a listener that says goodbye leaves no grace period; another merchant's listener id ends nothing", () => {
-    const hub = createListeners(() => 1_000_000);
+    const hub = createListeners({ now: () => 1_000_000 });
     let ended = 0;
     const a = hub.connect("M1", { send: () => undefined, end: () => ended++ });
     const b = hub.connect("M2", { send: () => undefined, end: () => ended++ });
@@ -604,8 +557,8 @@ describe("listeners", () => {
     const sent: string[] = [];
     hub.connect("M1", { send: (o) => sent.push(o.id), end: () => undefined });
     expect(sent).toEqual(["ntf_1.1"]);
-    expect(hub.answer("M1", "ntf_1.1", { http_status: 204, error: "", duration_ms: 3, response_body: "" })).toBe(true);
+    expect(await hub.answer("M1", "ntf_1.1", { http_status: 204, error: "", duration_ms: 3, response_body: "" })).toBe(true);
     expect(await outcome).toMatchObject({ http_status: 204, error: "" });
-    expect(hub.answer("M1", "ntf_1.1", { http_status: 500, error: "", duration_ms: 3, response_body: "" })).toBe(false);
+    expect(await hub.answer("M1", "ntf_1.1", { http_status: 500, error: "", duration_ms: 3, response_body: "" })).toBe(false);
   });
 });

@@ -115,15 +115,16 @@ const prefixOfKey = new Map<string, string>();
  * Two replicas behind one listening address (each request to the next replica), on the prefix
  * named by `key`: a second call with the same key after close() is a restart on the same state.
  */
-export async function replicaSandbox(key: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function replicaSandbox(key: string, flags: string[] = []): Promise<{ url: string; replicas: Replica[]; close(): Promise<void> }> {
   let prefix = prefixOfKey.get(key);
   if (!prefix) prefixOfKey.set(key, (prefix = freshPrefix()));
-  const args = [...redisFlags(prefix), "--seed", "replicas"];
+  const args = [...redisFlags(prefix), "--seed", "replicas", ...flags];
   const pair = await Promise.all([spawnSandgate(args), spawnSandgate(args)]);
   const front = createServer(alternating(pair));
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
+    replicas: pair,
     async close() {
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));

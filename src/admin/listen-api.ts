@@ -84,6 +84,6 @@ export function listenApi(server: Deps, on: On): void {
       return problem(res, 400, "invalid_answer", detail);
     }
     const { offer, ...report } = parsed.data;
-    res.json({ recorded: deps.notifier.listeners.answer(merchant, offer, report) });
+    res.json({ recorded: await deps.notifier.listeners.answer(merchant, offer, report) });
   });
 }

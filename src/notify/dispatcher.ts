@@ -51,7 +51,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
   const slots = createFairSlots(concurrency, Math.max(1, Math.floor(concurrency / 4)));
   const target = targetCheck(deps.config);
   const delays = SCHEDULES[deps.config.notifySchedule];
-  const listeners = createListeners();
+  const listeners = createListeners({ crosstalk: deps.store.crosstalk });
   /** the attempt under way or waiting for a slot, per notification */
   const inFlight = new Map<Notification, Promise<void>>();
   let attemptsMade = 0;

@@ -8,8 +8,16 @@
 // an offer twice answers from what it did the first time, so nothing is delivered twice). An offer
 // nobody answers within its wait is a failed attempt, retried as any other. A listener that stops
 // says goodbye (leave): no grace period follows it.
-import { randomBytes } from "node:crypto";
+//
+// With replicas (a shared store's crosstalk), a listener is held by the replica it connected to, and
+// its answers may reach any replica. Each replica marks the merchants it holds listeners of, so every
+// replica knows a merchant is listened to; an offer is told to every other replica as well (each
+// sends it to the listeners it holds), and waits where it was made; an answer for an offer that
+// does not wait here is told on, and recorded by the replica where it waits; a listener that
+// connects is told on too, so the replicas where its merchant's offers wait tell them again.
+import { randomBytes, randomUUID } from "node:crypto";
 import type { AttemptOutcome } from "../domain/types.js";
+import type { Crosstalk } from "../store/store.js";
 
 /** One attempt of a notification, as a listener delivers it: the request a direct POST would make. */
 export interface ListenOffer {
@@ -57,13 +65,13 @@ export interface Listeners {
   /**
    * A listener's goodbye: its stream ends, and when it was the merchant's last there is no grace
    * period (the merchant's notifications go to their notify_url at once). False when the merchant
-   * has no listener of that id here.
+   * has no listener of that id here (with replicas, the one that holds it is told).
    */
   leave(merchant: string, id: string): boolean;
   /** Offers an attempt to the merchant's listeners; resolves with the first report, or a failure after `waitMs`. */
   offer(merchant: string, offer: ListenOffer, waitMs: number): Promise<AttemptOutcome>;
-  /** The report of an offer: false when none of that id waits for the merchant (answered already, too late, unknown). */
-  answer(merchant: string, offerId: string, report: ListenReport): boolean;
+  /** The report of an offer: false when none of that id waits for the merchant, here or on another replica (answered already, too late, unknown). */
+  answer(merchant: string, offerId: string, report: ListenReport): Promise<boolean>;
   /** How many listeners each merchant has connected now (for the operator's view). */
   connected(): Record<string, number>;
   /** Ends every stream and fails every waiting offer (the process is stopping). */
@@ -77,6 +85,18 @@ export const MAX_PER_MERCHANT = 4;
 export const MAX_LISTENERS = 256;
 const RESPONSE_CHARS = 500;
 const ERROR_CHARS = 300;
+/** how long an answer told to the other replicas waits to hear that one of them recorded it */
+const TOLD_ANSWER_MS = 2_000;
+/** a listener another replica said connected counts as there this long: by then its replica's mark has been read */
+const HEARD_MS = 6_000;
+
+/** What replicas tell each other of listeners (the crosstalk's messages). */
+type Word =
+  | { t: "offer"; merchant: string; offer: ListenOffer }
+  | { t: "answer"; merchant: string; id: string; report: ListenReport; ask: string }
+  | { t: "recorded"; ask: string }
+  | { t: "connected"; merchant: string }
+  | { t: "leave"; merchant: string; id: string };
 
 interface Connected {
   stream: ListenerStream;
@@ -109,7 +129,10 @@ export function outcomeOf(report: ListenReport): AttemptOutcome {
   return { http_status, error: ok ? "" : `the receiver answered HTTP ${http_status} (a 2xx acknowledges)`, duration_ms, response_body, retryable: true };
 }
 
-export function createListeners(now: () => number = Date.now): Listeners {
+/** `crosstalk`: the shared store's, with replicas (each replica's hub then works with the others'). */
+export function createListeners(options: { now?: () => number; crosstalk?: Crosstalk | undefined } = {}): Listeners {
+  const now = options.now ?? Date.now;
+  const cross = options.crosstalk;
   /** by merchant: each connected listener's stream and how it goes, by its id */
   const streams = new Map<string, Map<string, Connected>>();
   /** when each merchant's last listener went */
@@ -131,16 +154,57 @@ export function createListeners(now: () => number = Date.now): Listeners {
     w.done(outcome);
     return true;
   };
+  /** the merchant has a listener here: connected, or gone less than GRACE_MS ago */
+  const holds = (merchant: string) => {
+    if (streams.get(merchant)?.size) return true;
+    const gone = goneAt.get(merchant);
+    if (gone === undefined) return false;
+    if (now() - gone < GRACE_MS) return true;
+    goneAt.delete(merchant);
+    return false;
+  };
+  const sendHere = (merchant: string, offer: ListenOffer) => {
+    for (const { stream } of streams.get(merchant)?.values() ?? []) stream.send(offer);
+  };
+  const tell = (word: Word) => cross?.tell(word);
+  /** answers told to the other replicas, waiting to hear one recorded them */
+  const asked = new Map<string, (recorded: boolean) => void>();
+
+  /** when another replica said a listener of the merchant connected there (before its marks are read) */
+  const heard = new Map<string, number>();
+  const heardOf = (merchant: string) => {
+    const at = heard.get(merchant);
+    if (at === undefined) return false;
+    if (now() - at < HEARD_MS) return true;
+    heard.delete(merchant);
+    return false;
+  };
+
+  /** a goodbye for a listener held here: its stream ends, with no grace period after it */
+  const leaveHere = (merchant: string, id: string): boolean => {
+    const listener = streams.get(merchant)?.get(id);
+    if (!listener) return false;
+    listener.gone(true);
+    listener.stream.end();
+    marks?.now();
+    return true;
+  };
+
+  const marks = cross?.mark(() => [...new Set([...streams.keys(), ...goneAt.keys()])].filter(holds));
+  cross?.hear((said) => {
+    const word = said as Word;
+    if (word.t === "offer") sendHere(word.merchant, word.offer);
+    else if (word.t === "answer") {
+      if (settle(word.merchant, word.id, outcomeOf(word.report))) tell({ t: "recorded", ask: word.ask });
+    } else if (word.t === "recorded") asked.get(word.ask)?.(true);
+    else if (word.t === "connected") {
+      heard.set(word.merchant, now());
+      for (const w of waiting.get(word.merchant)?.values() ?? []) tell({ t: "offer", merchant: word.merchant, offer: w.offer });
+    } else if (word.t === "leave") leaveHere(word.merchant, word.id);
+  });
 
   return {
-    has(merchant) {
-      if (streams.get(merchant)?.size) return true;
-      const gone = goneAt.get(merchant);
-      if (gone === undefined) return false;
-      if (now() - gone < GRACE_MS) return true;
-      goneAt.delete(merchant);
-      return false;
-    },
+    has: (merchant) => holds(merchant) || heardOf(merchant) || cross?.markedElsewhere(merchant) === true,
     connect(merchant, stream) {
       const mine = streams.get(merchant) ?? new Map<string, Connected>();
       if (mine.size >= MAX_PER_MERCHANT) return { refused: `merchant ${merchant} has ${MAX_PER_MERCHANT} listeners connected already, the most it may have` };
@@ -164,20 +228,22 @@ export function createListeners(now: () => number = Date.now): Listeners {
       goneAt.delete(merchant);
       total++;
       for (const w of waiting.get(merchant)?.values() ?? []) stream.send(w.offer);
+      marks?.now();
+      tell({ t: "connected", merchant });
       return { id, close: () => gone(false) };
     },
     leave(merchant, id) {
-      const listener = streams.get(merchant)?.get(id);
-      if (!listener) return false;
-      listener.gone(true);
-      listener.stream.end();
-      return true;
+      if (leaveHere(merchant, id)) return true;
+      // held by another replica, perhaps: it ends it when told
+      tell({ t: "leave", merchant, id });
+      return false;
     },
     offer(merchant, offer, waitMs) {
       return new Promise<AttemptOutcome>((resolve) => {
         const started = now();
         const timer = setTimeout(() => {
-          const error = `no answer through sandgate listen within ${waitMs / 1000} s (the listener was ${streams.get(merchant)?.size ? "connected" : "not connected"})`;
+          const connected = streams.get(merchant)?.size || cross?.markedElsewhere(merchant);
+          const error = `no answer through sandgate listen within ${waitMs / 1000} s (the listener was ${connected ? "connected" : "not connected"})`;
           settle(merchant, offer.id, { http_status: null, error, duration_ms: now() - started, response_body: "", retryable: true, code: "timeout" });
         }, waitMs);
         timer.unref();
@@ -188,12 +254,29 @@ export function createListeners(now: () => number = Date.now): Listeners {
             resolve(outcome);
           },
         });
-        for (const { stream } of streams.get(merchant)?.values() ?? []) stream.send(offer);
+        sendHere(merchant, offer);
+        tell({ t: "offer", merchant, offer });
       });
     },
-    answer: (merchant, offerId, report) => settle(merchant, offerId, outcomeOf(report)),
+    async answer(merchant, offerId, report) {
+      if (settle(merchant, offerId, outcomeOf(report))) return true;
+      if (!cross) return false;
+      // it may wait on the replica that made it
+      const ask = randomUUID();
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), TOLD_ANSWER_MS);
+        const done = (recorded: boolean) => {
+          clearTimeout(timer);
+          asked.delete(ask);
+          resolve(recorded);
+        };
+        asked.set(ask, done);
+        tell({ t: "answer", merchant, id: offerId, report, ask });
+      });
+    },
     connected: () => Object.fromEntries([...streams].map(([merchant, set]) => [merchant, set.size])),
     close() {
+      marks?.stop();
       // each stream's own close() follows when its connection ends
       for (const mine of [...streams.values()]) for (const { stream } of [...mine.values()]) stream.end();
       for (const [merchant, mine] of [...waiting]) {

@@ -62,8 +62,26 @@ export interface Store {
   restore(to: State, merchantId?: string): Promise<void>;
   /** QA snapshots: state files kept by name where the state is kept (memory, beside the --data file, Redis) */
   readonly snapshots: Shelf;
+  /** what replicas say to each other outside units: a shared store's (one process needs none) */
+  readonly crosstalk?: Crosstalk;
   /** a last snapshot, and the journal file removed */
   close(): Promise<void>;
+}
+
+/**
+ * What replicas say to each other outside units (`sandgate listen` needs it: which replica holds a
+ * merchant's listener, its offers and answers). Marks: names a replica says it holds, said again
+ * every few seconds, lapsing a few seconds after it stops. Messages: to every other replica.
+ */
+export interface Crosstalk {
+  /** The names held here are `names()`: said now and every 2 s until stop(); `now()` says them at once (one was added). */
+  mark(names: () => Iterable<string>): { now(): void; stop(): void };
+  /** Another replica holds `name`, as the marks were last read (every 2 s, and lapsing 6 s after they were last said). */
+  markedElsewhere(name: string): boolean;
+  /** Sends `message` (JSON) to every other replica's hearers. */
+  tell(message: unknown): void;
+  /** What other replicas tell (JSON as sent). */
+  hear(hearer: (message: unknown) => void): void;
 }
 
 /**

@@ -20,6 +20,7 @@ import { connect, shown } from "./redis-link.js";
 import { sharedRequests } from "./shared-requests.js";
 import { snapshotShelf } from "./snapshot-shelf.js";
 import { readSettings, SettingsRecord, type Known } from "./settings-record.js";
+import { openCrosstalk } from "./crosstalk.js";
 import { answerRollCall } from "./roll-call.js";
 import { loadFixtures } from "../fixtures/fixtures.js";
 import { stateFromFixtures } from "../fixtures/initial-state.js";
@@ -163,6 +164,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const partition = (merchantId: string) => held.partition(merchantId);
 
   const rollCall = await answerRollCall(link, global.replicas, `${hostname()}:${process.pid}:${tag}`, { layout: REDIS_LAYOUT, version: packageVersion() });
+  const crosstalk = await openCrosstalk(link, global, tag);
 
   // ---- every merchant, read-only (the settings' turn)
   const everything = mergedRecords(
@@ -272,6 +274,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
       reset: (merchantId) => resetIn(here, merchantId),
       restore: (to, merchantId) => restoreIn(here, to, merchantId),
       snapshots,
+      crosstalk,
       close,
     };
   }
@@ -362,6 +365,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
     // this replica's locks are given back, so no other replica waits out a lease
     held.stop();
     await rollCall.stop();
+    await crosstalk.stop();
     const busy = () => settings.turns.busy || held.all().some((p) => p.turns.busy);
     for (const started = Date.now(); busy() && Date.now() - started < CLOSE_WAIT_MS;) await sleep(5);
     await Promise.all([...held.all().map((p) => p.releaseTurn()), settings.release()]);

@@ -1,0 +1,52 @@
+// `sandgate listen` as a developer runs it, and the receiver on their laptop: for the listen suites
+// (one process, and replicas).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
+
+export interface Got {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+export interface LocalReceiver {
+  url: string;
+  got: Got[];
+  close(): Promise<void>;
+}
+
+/** A developer's receiver on their laptop: keeps every request as received; `answer` picks the status. */
+export async function localReceiver(answer: (got: Got, index: number) => number = () => 200, delayMs = 0): Promise<LocalReceiver> {
+  const got: Got[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => (body += d));
+    req.on("end", () => {
+      const entry = { headers: req.headers, body };
+      got.push(entry);
+      const status = answer(entry, got.length - 1);
+      setTimeout(() => res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "no"), delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
+    got,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** `sandgate listen …` as a developer runs it, once it says it is ready (or has exited). */
+export async function listener(args: string[], env: Record<string, string> = {}): Promise<SandgateProcess> {
+  const proc = spawnSandgate(["listen", ...args], { env });
+  await Promise.race([until(() => proc.stderr().includes("ready:"), 20_000), proc.exited]);
+  return proc;
+}
+
+export async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

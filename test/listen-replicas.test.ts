@@ -1,0 +1,82 @@
+// `sandgate listen` on a team sandbox of replicas: the listener's stream is held by one replica, and
+// its answers, the merchant's payments and the operator's calls reach either one (a front sends
+// each request to the next). Every notification still comes through the listener, once, recorded
+// `via: listen`, whichever replica sends it. Runs in the replicas projects (real redis-server).
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ACME, directPayment } from "./helpers.js";
+import { replicaSandbox, type Replica } from "./replica-helpers.js";
+import { listener, localReceiver, until, type Got, type LocalReceiver } from "./listen-helpers.js";
+import type { SandgateProcess } from "../scripts/sandgate-process.js";
+import type { Notification } from "../src/domain/types.js";
+
+/** a notify_url nothing answers at: only the listener can deliver these */
+const UNREACHABLE = "http://127.0.0.1:9/notify";
+
+let sandbox: { url: string; replicas: Replica[]; close(): Promise<void> };
+let laptop: LocalReceiver;
+let listening: SandgateProcess;
+
+beforeAll(async () => {
+  sandbox = await replicaSandbox("listen", ["--notify-schedule", "fast"]);
+  laptop = await localReceiver();
+  listening = await listener(["--url", sandbox.url, "--merchant", ACME.merchant_id, "--key", ACME.key, "--forward-to", laptop.url]);
+});
+afterAll(async () => {
+  listening?.child.kill("SIGTERM");
+  await listening?.exited;
+  await laptop?.close();
+  await sandbox?.close();
+});
+
+const idOf = (g: Got) => String((JSON.parse(g.body) as { notification_id: string }).notification_id);
+
+async function notifications(url: string): Promise<Notification[]> {
+  const res = await fetch(`${url}/__sandbox/notifications?merchant_id=${ACME.merchant_id}`);
+  return ((await res.json()) as { notifications: Notification[] }).notifications;
+}
+
+describe("sandgate listen across replicas", () => {
+  test("payments on either replica are delivered through the listener one replica holds, each once; answers reaching the other replica count", async () => {
+    expect(listening.stderr()).toContain("ready:");
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${sandbox.url}/v1/authorise`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(directPayment({ notify_url: UNREACHABLE })),
+      });
+      expect(await res.text()).toContain("<result_info>0000:Success</result_info>");
+    }
+    await until(() => laptop.got.length >= 10, 30_000);
+    await new Promise((r) => setTimeout(r, 2_000)); // nothing more comes
+    const ids = laptop.got.map(idOf);
+    expect(new Set(ids).size).toBe(10);
+    expect(ids).toHaveLength(10);
+    // every attempt was the listener's answer, the first one, as both replicas read the store
+    for (const replica of sandbox.replicas) {
+      const sent = await notifications(replica.url);
+      expect(sent).toHaveLength(10);
+      for (const n of sent) {
+        expect(n.state).toBe("delivered");
+        expect(n.attempts).toHaveLength(1);
+        expect(n.attempts[0]).toMatchObject({ http_status: 200, via: "listen" });
+      }
+    }
+  });
+
+  test("an operator's resend on each replica, the one holding the stream and the other, reaches the laptop through the listener", async () => {
+    const [first] = await notifications(sandbox.url);
+    for (const replica of sandbox.replicas) {
+      const before = laptop.got.length;
+      const res = await fetch(`${replica.url}/__sandbox/notifications/${first!.notification_id}/resend`, { method: "POST" });
+      expect(res.status).toBe(200);
+      await until(() => laptop.got.length > before, 10_000);
+      expect(idOf(laptop.got.at(-1)!)).toBe(first!.notification_id);
+    }
+    const [again] = (await notifications(sandbox.replicas[0]!.url)).filter((n) => n.notification_id === first!.notification_id);
+    expect(again!.attempts.map((a) => [a.reason, a.via, a.http_status])).toEqual([
+      ["first", "listen", 200],
+      ["resend", "listen", 200],
+      ["resend", "listen", 200],
+    ]);
+  });
+});
