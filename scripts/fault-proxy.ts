@@ -56,6 +56,8 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
   let faults: Faults = {};
   const counts = { connections: 0, lostReplies: 0, resets: 0, halfOpen: 0 };
   const pairs = new Set<Pair>();
+  /** every socket open on either side, half-open ones too (a pair leaves `pairs` once one side has gone) */
+  const sockets = new Set<Socket>();
 
   /** the fault aimed at this chunk of commands, if any (once) */
   const aimedAt = (chunk: Buffer) => {
@@ -113,6 +115,10 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
     const upstream = connect(target, "127.0.0.1");
     const pair: Pair = { client, upstream, frozen: false, loseNext: false };
     pairs.add(pair);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
+    }
     client.setNoDelay(true);
     upstream.setNoDelay(true);
     pipe(pair, client, upstream, false);
@@ -148,10 +154,8 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
     },
     counts,
     async close() {
-      for (const pair of pairs) {
-        pair.client.destroy();
-        pair.upstream.destroy();
-      }
+      // every socket, the half-open ones too: the server's close waits for each to end
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

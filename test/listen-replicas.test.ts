@@ -4,7 +4,9 @@
 // `via: listen`, whichever replica sends it. Runs in the replicas projects (real redis-server).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ACME, directPayment } from "./helpers.js";
-import { replicaSandbox, type Replica } from "./replica-helpers.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { forwarding, replicaSandbox, type Replica } from "./replica-helpers.js";
 import { listener, localReceiver, until, type Got, type LocalReceiver } from "./listen-helpers.js";
 import type { SandgateProcess } from "../scripts/sandgate-process.js";
 import type { Notification } from "../src/domain/types.js";
@@ -79,4 +81,58 @@ describe("sandgate listen across replicas", () => {
       ["resend", "listen", 200],
     ]);
   });
+});
+
+describe("sandgate listen when the replica holding its stream dies", () => {
+  test(
+    "the listener reconnects through the load balancer to the other replica; what that replica sent meanwhile, and after, comes through it once",
+    { timeout: 60_000 },
+    async () => {
+      const own = await replicaSandbox("listen-moves", ["--notify-schedule", "fast"]);
+      const receiver = await localReceiver();
+      // the load balancer: everything to the first replica, until it is gone
+      let to = 0;
+      const front = createServer(forwarding(() => own.replicas[to]!));
+      await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+      const frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+      const moving = await listener(["--url", frontUrl, "--merchant", ACME.merchant_id, "--key", ACME.key, "--forward-to", receiver.url]);
+      const [holder, other] = own.replicas as [Replica, Replica];
+      const pay = async () => {
+        const res = await fetch(`${other.url}/v1/authorise`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(directPayment({ notify_url: UNREACHABLE })),
+        });
+        expect(await res.text()).toContain("<result_info>0000:Success</result_info>");
+      };
+      try {
+        expect(moving.stderr()).toContain("ready:");
+        await pay(); // sent by the other replica to the stream the first one holds
+        await until(() => receiver.got.length === 1, 15_000);
+        holder.child.kill("SIGKILL");
+        to = 1;
+        await pay(); // while no replica holds a stream: kept for the listener (10 s of grace)
+        await until(() => moving.stderr().includes("connection lost"), 10_000);
+        await until(() => moving.stderr().split("ready:").length > 2, 15_000);
+        await pay(); // to the stream it holds now
+        await until(() => receiver.got.length >= 3, 20_000);
+        await new Promise((r) => setTimeout(r, 2_000)); // nothing more comes
+        expect(new Set(receiver.got.map(idOf)).size).toBe(3);
+        expect(receiver.got).toHaveLength(3);
+        const sent = await notifications(other.url);
+        expect(sent).toHaveLength(3);
+        for (const n of sent) {
+          expect(n.state).toBe("delivered");
+          expect(n.attempts.at(-1)).toMatchObject({ http_status: 200, via: "listen" });
+        }
+      } finally {
+        moving.child.kill("SIGTERM");
+        await moving.exited;
+        front.closeAllConnections();
+        await new Promise((resolve) => front.close(resolve));
+        await receiver.close();
+        await own.close();
+      }
+    },
+  );
 });

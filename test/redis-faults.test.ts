@@ -273,3 +273,36 @@ describe("a unit whose turn ran out before it wrote anything (a replica cut off 
     }
   });
 });
+
+describe("the replicas' channel (what sandgate listen's replicas tell each other)", () => {
+  test(
+    "a channel connection gone half-open is noticed and made again: what one replica tells reaches the other within seconds",
+    { timeout: 40_000 },
+    async () => {
+      const { url } = await ownRedis();
+      prefix = freshPrefix();
+      const options = { url, cluster, prefix, fixturesDir: defaultFixturesDir, seed: "crosstalk" };
+      const [one, other] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+      try {
+        const heard: unknown[] = [];
+        other.crosstalk!.hear((message) => heard.push(message));
+        /** ms until `word`, told every 250 ms, was heard (undefined: not within `ms`) */
+        const heardWithin = async (word: string, ms: number) => {
+          const started = Date.now();
+          while (Date.now() - started < ms) {
+            one.crosstalk!.tell(word);
+            await new Promise((r) => setTimeout(r, 250));
+            if (heard.includes(word)) return Date.now() - started;
+          }
+          return undefined;
+        };
+        expect(await heardWithin("before", 5_000)).toBeDefined();
+        // every connection open now passes nothing more, and none is closed: the subscribed one sends nothing to notice it by
+        redis!.proxies.forEach((p) => p.halfOpen());
+        expect(await heardWithin("after", 15_000)).toBeDefined();
+      } finally {
+        await Promise.all([one.close(), other.close()]);
+      }
+    },
+  );
+});

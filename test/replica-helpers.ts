@@ -89,13 +89,25 @@ async function replicaPair(options: SandboxOptions = {}): Promise<[Replica, Repl
 /** One handler in front of the replicas: each request goes to the next one in turn (what supertest is given as `app`). */
 function alternating(replicas: Replica[]): RequestListener {
   let next = 0;
+  return forwarding(() => replicas[next++ % replicas.length]!);
+}
+
+/**
+ * A load balancer's handler: each request goes to the replica `pick` names. As a real one does, an
+ * answer cut off by its replica (killed mid-stream, say) cuts the client's connection too.
+ */
+export function forwarding(pick: () => Replica): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    const target = new URL(req.url ?? "/", replicas[next++ % replicas.length]!.url);
+    const target = new URL(req.url ?? "/", pick().url);
     const forward = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
+      answer.on("close", () => {
+        if (!answer.complete) res.destroy();
+      });
     });
     forward.on("error", (err) => {
+      if (res.headersSent) return void res.destroy();
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(`replica unreachable: ${err.message}`);
     });
@@ -132,7 +144,7 @@ export async function replicaSandbox(key: string, flags: string[] = []): Promise
         pair.map(
           ({ child }) =>
             new Promise<void>((resolve) => {
-              if (child.exitCode !== null) return resolve();
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
               child.once("exit", () => resolve());
               child.kill("SIGTERM");
             }),

@@ -5,7 +5,9 @@
 // - messages: one pub/sub channel on a connection of its own (a subscribed connection takes no other
 //   command). Each message carries its sender's tag: a replica does not hear itself. A message sent
 //   while the channel's connection is being made again is lost: what is said on it must survive that
-//   (sandgate listen: an attempt nobody answers fails and is retried).
+//   (sandgate listen: an attempt nobody answers fails and is retried). A subscribed connection sends
+//   nothing of its own, so one gone half-open would go unnoticed for good: every 2 s each replica
+//   also says it is there, and hears it back, or makes the connection again (once 6 s went by unheard).
 import { Cluster, type Redis } from "ioredis";
 import type { Link } from "./redis-link.js";
 import type { Crosstalk } from "../store.js";
@@ -38,14 +40,19 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
     if (drop.length) await client.hdel(keys.marks, ...drop);
     elsewhere = next;
   };
-  const say = () => void beat().catch(() => undefined);
-  const beating = setInterval(say, EVERY_MS);
-  beating.unref();
-  await beat().catch(() => undefined);
-
-  // the channel's own connection: queued while it is made (the subscription is sent once it is up, and again after a reconnect)
-  const sub: Redis | Cluster =
-    client instanceof Cluster ? client.duplicate(undefined, { enableOfflineQueue: true }) : client.duplicate({ enableOfflineQueue: true });
+  /** when this replica last heard itself on the channel */
+  let heardSelf = Date.now();
+  const beatAndCheck = async () => {
+    if (Date.now() - heardSelf > LAPSE_MS) {
+      heardSelf = Date.now();
+      sub.disconnect(true);
+    }
+    await client.publish(keys.crosstalk, JSON.stringify({ from: tag }));
+    await beat();
+  };
+  // the channel's own connection, made at once (the link's own waits for its first command)
+  const own = { enableOfflineQueue: true, lazyConnect: false };
+  const sub: Redis | Cluster = client instanceof Cluster ? client.duplicate(undefined, own) : client.duplicate(own);
   sub.on("error", () => undefined);
   sub.on("message", (_channel: string, text: string) => {
     let said: { from?: unknown; message?: unknown };
@@ -54,10 +61,23 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
     } catch {
       return;
     }
-    if (said.from === tag) return;
-    for (const hear of hearers) hear(said.message);
+    if (said.from === tag) return void (heardSelf = Date.now());
+    if (!("message" in said)) return;
+    for (const hear of hearers) {
+      try {
+        hear(said.message);
+      } catch {
+        // a message a hearer cannot take (another version's, say) is dropped, not thrown into ioredis
+      }
+    }
   });
-  await sub.subscribe(keys.crosstalk).catch(() => undefined);
+  // subscribed each time the connection is ready (made, or made again): not awaited, so a replica
+  // opening while Redis is away does not wait for it here
+  sub.on("ready", () => void sub.subscribe(keys.crosstalk).catch(() => undefined));
+  const say = () => void beatAndCheck().catch(() => undefined);
+  const beating = setInterval(say, EVERY_MS);
+  beating.unref();
+  await beat().catch(() => undefined);
 
   return {
     mark(given) {
