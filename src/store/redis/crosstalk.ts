@@ -8,12 +8,14 @@
 //   (sandgate listen: an attempt nobody answers fails and is retried). A subscribed connection sends
 //   nothing of its own, so one gone half-open would go unnoticed for good: every 2 s each replica
 //   also says it is there, and hears it back, or makes the connection again (once 6 s went by unheard).
-import { Cluster, type Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import type { Link } from "./redis-link.js";
 import type { Crosstalk } from "../store.js";
 
 const EVERY_MS = 2_000;
 const LAPSE_MS = 6_000;
+/** how soon the channel's connection is made again once lost */
+const RECONNECT_MS = 500;
 
 export interface OpenCrosstalk extends Crosstalk {
   stop(): Promise<void>;
@@ -42,19 +44,7 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
   };
   /** when this replica last heard itself on the channel */
   let heardSelf = Date.now();
-  const beatAndCheck = async () => {
-    if (Date.now() - heardSelf > LAPSE_MS) {
-      heardSelf = Date.now();
-      sub.disconnect(true);
-    }
-    await client.publish(keys.crosstalk, JSON.stringify({ from: tag }));
-    await beat();
-  };
-  // the channel's own connection, made at once (the link's own waits for its first command)
-  const own = { enableOfflineQueue: true, lazyConnect: false };
-  const sub: Redis | Cluster = client instanceof Cluster ? client.duplicate(undefined, own) : client.duplicate(own);
-  sub.on("error", () => undefined);
-  sub.on("message", (_channel: string, text: string) => {
+  const heard = (text: string) => {
     let said: { from?: unknown; message?: unknown };
     try {
       said = JSON.parse(text) as typeof said;
@@ -70,10 +60,40 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
         // a message a hearer cannot take (another version's, say) is dropped, not thrown into ioredis
       }
     }
-  });
-  // subscribed each time the connection is ready (made, or made again): not awaited, so a replica
-  // opening while Redis is away does not wait for it here
-  sub.on("ready", () => void sub.subscribe(keys.crosstalk).catch(() => undefined));
+  };
+  // The channel's own connection: a plain one, made at once and made again every half second once
+  // lost (its messages may wait; a replica's requests must not share a busy reconnect). On a Cluster
+  // it goes to one node (a PUBLISH reaches every node's subscribers), the next one each time it is
+  // made anew: ioredis's own Cluster subscriber, with every node away, tried them again at once, over
+  // and over (with Redis stopped, a replica refused a third fewer requests in the same 5 s).
+  let nodeTurn = 0;
+  /** a new channel connection; none while a Cluster's nodes are not known yet (the next beat tries again) */
+  const openSub = (): Redis | undefined => {
+    const own = { enableOfflineQueue: true, lazyConnect: false, retryStrategy: () => RECONNECT_MS };
+    let made: Redis;
+    if (client instanceof Cluster) {
+      const nodes = client.nodes("master");
+      if (!nodes.length) return undefined;
+      const { host, port } = nodes[nodeTurn++ % nodes.length]!.options;
+      made = new Redis({ ...client.options.redisOptions, ...own, host, port });
+    } else made = client.duplicate(own);
+    made.on("error", () => undefined);
+    made.on("message", (_channel: string, text: string) => heard(text));
+    // subscribed each time the connection is ready (made, or made again): not awaited, so a replica
+    // opening while Redis is away does not wait for it here
+    made.on("ready", () => void made.subscribe(keys.crosstalk).catch(() => undefined));
+    return made;
+  };
+  let sub = openSub();
+  const beatAndCheck = async () => {
+    if (!sub || Date.now() - heardSelf > LAPSE_MS) {
+      heardSelf = Date.now();
+      sub?.disconnect();
+      sub = openSub();
+    }
+    await client.publish(keys.crosstalk, JSON.stringify({ from: tag }));
+    await beat();
+  };
   const say = () => void beatAndCheck().catch(() => undefined);
   const beating = setInterval(say, EVERY_MS);
   beating.unref();
@@ -96,7 +116,7 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
       clearInterval(beating);
       names = undefined;
       await beat().catch(() => undefined);
-      sub.disconnect();
+      sub?.disconnect();
     },
   };
 }
