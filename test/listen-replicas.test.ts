@@ -10,6 +10,10 @@ import { forwarding, replicaSandbox, type Replica } from "./replica-helpers.js";
 import { listener, localReceiver, until, type Got, type LocalReceiver } from "./listen-helpers.js";
 import type { SandgateProcess } from "../scripts/sandgate-process.js";
 import type { Notification } from "../src/domain/types.js";
+import { listenHeaders } from "../src/notify/listen-auth.js";
+import { GRACE_MS } from "../src/notify/listeners.js";
+
+const HARBOR = { merchant_id: "M10002", account_id: "A20001", key: "harbor_test_key_51d0e8b6" } as const;
 
 /** a notify_url nothing answers at: only the listener can deliver these */
 const UNREACHABLE = "http://127.0.0.1:9/notify";
@@ -80,6 +84,57 @@ describe("sandgate listen across replicas", () => {
       ["resend", "listen", 200],
       ["resend", "listen", 200],
     ]);
+  });
+});
+
+describe("a listener's goodbye across replicas", () => {
+  /** a payment of Blue Harbor's on `url`, notifying `notifyUrl` */
+  const payHarbor = async (url: string, notifyUrl: string) => {
+    const res = await fetch(`${url}/v1/authorise`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(directPayment({ merchant_id: HARBOR.merchant_id, account_id: HARBOR.account_id, notify_url: notifyUrl })),
+    });
+    expect(await res.text()).toContain("<result_info>0000:Success</result_info>");
+  };
+
+  test("said to the replica that does not hold the stream, it ends the stream where it is held", async () => {
+    const [holder, other] = sandbox.replicas as [Replica, Replica];
+    const stream = "/__sandbox/listen";
+    const res = await fetch(`${holder.url}${stream}`, { headers: listenHeaders(HARBOR.merchant_id, HARBOR.key, "GET", stream) });
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
+    const id = (JSON.parse(/data: (.*)/.exec(text)![1]!) as { listener_id: string }).listener_id;
+    const bye = `${stream}/${id}`;
+    const answer = await fetch(`${other.url}${bye}`, { method: "DELETE", headers: listenHeaders(HARBOR.merchant_id, HARBOR.key, "DELETE", bye) });
+    // not held there: told to the replica that holds it, which ends it
+    expect(await answer.json()).toEqual({ ended: false });
+    for (;;) if ((await reader.read()).done) break;
+    // and neither replica keeps Blue Harbor's notifications for a listener any more
+    const direct = await localReceiver();
+    const stoppedAt = Date.now();
+    for (const replica of sandbox.replicas) await payHarbor(replica.url, direct.url);
+    await until(() => direct.got.length === 2, GRACE_MS);
+    expect(Date.now() - stoppedAt).toBeLessThan(GRACE_MS / 2);
+    await direct.close();
+  });
+
+  test("sandgate listen stopped with Ctrl-C through the front: both replicas send the merchant's next notifications to notify_url at once", async () => {
+    const direct = await localReceiver();
+    const harborLaptop = await localReceiver();
+    const harbor = await listener(["--url", sandbox.url, "--merchant", HARBOR.merchant_id, "--key", HARBOR.key, "--forward-to", harborLaptop.url]);
+    expect(harbor.stderr()).toContain("ready:");
+    harbor.child.kill("SIGINT");
+    expect(await harbor.exited).toBe(0);
+    expect(harbor.stderr()).toContain(`stopped: ${HARBOR.merchant_id}'s notifications go to their notify_url again`);
+    const stoppedAt = Date.now();
+    for (const replica of sandbox.replicas) await payHarbor(replica.url, direct.url);
+    await until(() => direct.got.length === 2, GRACE_MS);
+    expect(Date.now() - stoppedAt).toBeLessThan(GRACE_MS / 2);
+    expect(harborLaptop.got).toEqual([]);
+    await direct.close();
+    await harborLaptop.close();
   });
 });
 

@@ -87,8 +87,6 @@ const RESPONSE_CHARS = 500;
 const ERROR_CHARS = 300;
 /** how long an answer told to the other replicas waits to hear that one of them recorded it */
 const TOLD_ANSWER_MS = 2_000;
-/** a listener another replica said connected counts as there this long: by then its replica's mark has been read */
-const HEARD_MS = 6_000;
 
 /** What replicas tell each other of listeners (the crosstalk's messages). */
 type Word =
@@ -170,16 +168,6 @@ export function createListeners(options: { now?: () => number; crosstalk?: Cross
   /** answers told to the other replicas, waiting to hear one recorded them */
   const asked = new Map<string, (recorded: boolean) => void>();
 
-  /** when another replica said a listener of the merchant connected there (before its marks are read) */
-  const heard = new Map<string, number>();
-  const heardOf = (merchant: string) => {
-    const at = heard.get(merchant);
-    if (at === undefined) return false;
-    if (now() - at < HEARD_MS) return true;
-    heard.delete(merchant);
-    return false;
-  };
-
   /** a goodbye for a listener held here: its stream ends, with no grace period after it */
   const leaveHere = (merchant: string, id: string): boolean => {
     const listener = streams.get(merchant)?.get(id);
@@ -198,13 +186,13 @@ export function createListeners(options: { now?: () => number; crosstalk?: Cross
       if (settle(word.merchant, word.id, outcomeOf(word.report))) tell({ t: "recorded", ask: word.ask });
     } else if (word.t === "recorded") asked.get(word.ask)?.(true);
     else if (word.t === "connected") {
-      heard.set(word.merchant, now());
       for (const w of waiting.get(word.merchant)?.values() ?? []) tell({ t: "offer", merchant: word.merchant, offer: w.offer });
     } else if (word.t === "leave") leaveHere(word.merchant, word.id);
   });
 
   return {
-    has: (merchant) => holds(merchant) || heardOf(merchant) || cross?.markedElsewhere(merchant) === true,
+    // another replica's listener: its marks say so, on the same channel and at once when it connects or leaves
+    has: (merchant) => holds(merchant) || cross?.markedElsewhere(merchant) === true,
     connect(merchant, stream) {
       const mine = streams.get(merchant) ?? new Map<string, Connected>();
       if (mine.size >= MAX_PER_MERCHANT) return { refused: `merchant ${merchant} has ${MAX_PER_MERCHANT} listeners connected already, the most it may have` };

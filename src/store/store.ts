@@ -76,7 +76,7 @@ export interface Store {
 export interface Crosstalk {
   /** The names held here are `names()`: said now and every 2 s until stop(); `now()` says them at once (one was added). */
   mark(names: () => Iterable<string>): { now(): void; stop(): void };
-  /** Another replica holds `name`, as the marks were last read (every 2 s, and lapsing 6 s after they were last said). */
+  /** Another replica holds `name`, as it last said (every 2 s; what it said lapses 6 s later). */
   markedElsewhere(name: string): boolean;
   /** Sends `message` (JSON) to every other replica's hearers. */
   tell(message: unknown): void;

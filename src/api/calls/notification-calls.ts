@@ -97,7 +97,13 @@ export const NOTIFICATION_CALLS = [
     scope: "own",
     summary:
       "sandgate listen's goodbye (it stops): ends the stream of the listener the ready event named; when it was the merchant's last, its notifications go to their notify_url at once, with no grace period",
-    answer: z.strictObject({ ended: z.boolean().describe("false: the merchant has no listener of that id on this process (gone already)") }),
+    answer: z.strictObject({
+      ended: z
+        .boolean()
+        .describe(
+          "false: the merchant has no listener of that id on the replica that answers (gone already; with replicas, the one that holds it is told and ends it)",
+        ),
+    }),
     open: "merchant key",
     problems: { 401: LISTEN_REFUSED },
   },

@@ -1,57 +1,64 @@
-// What replicas say to each other outside units (store.ts's Crosstalk), on the shared Redis:
-// - marks: one hash, "<name> <replica tag>" → until (ms). Every 2 s each replica writes its own
-//   (until: 6 s on), removes its names it no longer holds and anyone's that lapsed (a replica that
-//   died without a word), and reads the others';
-// - messages: one pub/sub channel on a connection of its own (a subscribed connection takes no other
-//   command). Each message carries its sender's tag: a replica does not hear itself. A message sent
-//   while the channel's connection is being made again is lost: what is said on it must survive that
-//   (sandgate listen: an attempt nobody answers fails and is retried). A subscribed connection sends
-//   nothing of its own, so one gone half-open would go unnoticed for good: every 2 s each replica
-//   also says it is there, and hears it back, or makes the connection again (once 6 s went by unheard).
+// What replicas say to each other outside units (store.ts's Crosstalk), on the shared Redis: one
+// pub/sub channel. Every 2 s each replica says on it that it is there and what it holds (its marks:
+// the merchants whose listeners it holds); what another replica said lapses 6 s later (one that
+// died without a word). Messages go on the same channel; each carries its sender's tag, and a
+// replica does not hear itself but for its own "there" (below).
+//
+// The crosstalk has connections of its own, which no request shares: one subscribed (it takes no
+// other command), one that publishes. Both are plain connections, made at once and made again every
+// half second once lost; on a Cluster they go to one node (a PUBLISH reaches every node's
+// subscribers), the next one each time they are made anew. The publishing one queues nothing while
+// it is away: what is said meanwhile is lost, and what is said on the channel must survive that
+// (marks are said again in 2 s; sandgate listen: an attempt nobody answers fails and is retried).
+// Requests never wait behind the crosstalk, nor does a broken crosstalk connection set the
+// requests' link reconnecting (on a Cluster under network faults, sharing it made the slowest
+// request a quarter slower). A subscribed connection sends nothing of its own, so one gone
+// half-open would go unnoticed for good: a replica that has not heard its own "there" for 6 s makes
+// both connections again.
 import { Cluster, Redis } from "ioredis";
 import type { Link } from "./redis-link.js";
 import type { Crosstalk } from "../store.js";
 
 const EVERY_MS = 2_000;
 const LAPSE_MS = 6_000;
-/** how soon the channel's connection is made again once lost */
+/** how soon a crosstalk connection is made again once lost */
 const RECONNECT_MS = 500;
+/** how long stopping waits to say that this replica holds nothing any more */
+const LAST_WORD_MS = 500;
 
 export interface OpenCrosstalk extends Crosstalk {
   stop(): Promise<void>;
 }
 
-export async function openCrosstalk({ client }: Link, keys: { marks: string; crosstalk: string }, tag: string): Promise<OpenCrosstalk> {
-  let names: (() => Iterable<string>) | undefined;
-  let elsewhere = new Set<string>();
-  const hearers: ((message: unknown) => void)[] = [];
+/** What goes on the channel: a replica's "there" (with what it holds), or a message. */
+interface Said {
+  from?: unknown;
+  holds?: unknown;
+  message?: unknown;
+}
 
-  const beat = async () => {
-    const mine = new Set(names?.() ?? []);
-    if (mine.size) await client.hset(keys.marks, Object.fromEntries([...mine].map((n) => [`${n} ${tag}`, String(Date.now() + LAPSE_MS)])));
-    const now = Date.now();
-    const next = new Set<string>();
-    const drop: string[] = [];
-    for (const [field, until] of Object.entries(await client.hgetall(keys.marks))) {
-      const cut = field.lastIndexOf(" ");
-      const name = field.slice(0, cut);
-      const own = field.slice(cut + 1) === tag;
-      if (own ? !mine.has(name) : !(Number(until) > now)) drop.push(field);
-      else if (!own) next.add(name);
-    }
-    if (drop.length) await client.hdel(keys.marks, ...drop);
-    elsewhere = next;
-  };
-  /** when this replica last heard itself on the channel */
+export async function openCrosstalk({ client }: Link, channel: string, tag: string): Promise<OpenCrosstalk> {
+  let names: (() => Iterable<string>) | undefined;
+  /** what each other replica last said it holds, and until when that counts */
+  const others = new Map<string, { holds: Set<string>; until: number }>();
+  const hearers: ((message: unknown) => void)[] = [];
+  /** when this replica last heard its own "there" */
   let heardSelf = Date.now();
+
   const heard = (text: string) => {
-    let said: { from?: unknown; message?: unknown };
+    let said: Said;
     try {
-      said = JSON.parse(text) as typeof said;
+      said = JSON.parse(text) as Said;
     } catch {
       return;
     }
+    if (typeof said.from !== "string") return;
     if (said.from === tag) return void (heardSelf = Date.now());
+    if (Array.isArray(said.holds)) {
+      const holds = new Set(said.holds.filter((n): n is string => typeof n === "string"));
+      if (holds.size) others.set(said.from, { holds, until: Date.now() + LAPSE_MS });
+      else others.delete(said.from);
+    }
     if (!("message" in said)) return;
     for (const hear of hearers) {
       try {
@@ -61,15 +68,11 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
       }
     }
   };
-  // The channel's own connection: a plain one, made at once and made again every half second once
-  // lost (its messages may wait; a replica's requests must not share a busy reconnect). On a Cluster
-  // it goes to one node (a PUBLISH reaches every node's subscribers), the next one each time it is
-  // made anew: ioredis's own Cluster subscriber, with every node away, tried them again at once, over
-  // and over (with Redis stopped, a replica refused a third fewer requests in the same 5 s).
+
   let nodeTurn = 0;
-  /** a new channel connection; none while a Cluster's nodes are not known yet (the next beat tries again) */
-  const openSub = (): Redis | undefined => {
-    const own = { enableOfflineQueue: true, lazyConnect: false, retryStrategy: () => RECONNECT_MS };
+  /** a new plain connection of the crosstalk's; none while a Cluster's nodes are not known yet (the next beat tries again) */
+  const plain = (queue: boolean): Redis | undefined => {
+    const own = { enableOfflineQueue: queue, lazyConnect: false, retryStrategy: () => RECONNECT_MS };
     let made: Redis;
     if (client instanceof Cluster) {
       const nodes = client.nodes("master");
@@ -78,36 +81,49 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
       made = new Redis({ ...client.options.redisOptions, ...own, host, port });
     } else made = client.duplicate(own);
     made.on("error", () => undefined);
-    made.on("message", (_channel: string, text: string) => heard(text));
-    // subscribed each time the connection is ready (made, or made again): not awaited, so a replica
-    // opening while Redis is away does not wait for it here
-    made.on("ready", () => void made.subscribe(keys.crosstalk).catch(() => undefined));
+    return made;
+  };
+  const openSub = () => {
+    // its SUBSCRIBE waits for the connection (queued), and is made again each time it is ready
+    const made = plain(true);
+    made?.on("message", (_channel: string, text: string) => heard(text));
+    // not awaited, so a replica opening while Redis is away does not wait for it here
+    made?.on("ready", () => void made.subscribe(channel).catch(() => undefined));
     return made;
   };
   let sub = openSub();
-  const beatAndCheck = async () => {
-    if (!sub || Date.now() - heardSelf > LAPSE_MS) {
+  let pub = plain(false);
+  const publish = (said: Omit<Said, "from">): Promise<unknown> =>
+    pub?.publish(channel, JSON.stringify({ from: tag, ...said })).catch(() => undefined) ?? Promise.resolve();
+
+  const beat = () => {
+    if (!sub || !pub || Date.now() - heardSelf > LAPSE_MS) {
       heardSelf = Date.now();
       sub?.disconnect();
+      pub?.disconnect();
       sub = openSub();
+      pub = plain(false);
     }
-    await client.publish(keys.crosstalk, JSON.stringify({ from: tag }));
-    await beat();
+    const now = Date.now();
+    for (const [from, said] of others) if (said.until <= now) others.delete(from);
+    void publish({ holds: [...new Set(names?.() ?? [])] });
   };
-  const say = () => void beatAndCheck().catch(() => undefined);
-  const beating = setInterval(say, EVERY_MS);
+  const beating = setInterval(beat, EVERY_MS);
   beating.unref();
-  await beat().catch(() => undefined);
 
   return {
     mark(given) {
       names = given;
-      say();
-      return { now: say, stop: () => ((names = undefined), say()) };
+      beat();
+      return { now: beat, stop: () => ((names = undefined), beat()) };
     },
-    markedElsewhere: (name) => elsewhere.has(name),
+    markedElsewhere: (name) => {
+      const now = Date.now();
+      for (const said of others.values()) if (said.until > now && said.holds.has(name)) return true;
+      return false;
+    },
     tell(message) {
-      client.publish(keys.crosstalk, JSON.stringify({ from: tag, message })).catch(() => undefined);
+      void publish({ message });
     },
     hear(hearer) {
       hearers.push(hearer);
@@ -115,8 +131,10 @@ export async function openCrosstalk({ client }: Link, keys: { marks: string; cro
     async stop() {
       clearInterval(beating);
       names = undefined;
-      await beat().catch(() => undefined);
+      // the others forget this replica's marks at once rather than in 6 s (unless Redis is away)
+      await Promise.race([publish({ holds: [] }), new Promise((resolve) => setTimeout(resolve, LAST_WORD_MS).unref())]);
       sub?.disconnect();
+      pub?.disconnect();
     },
   };
 }

@@ -25,8 +25,7 @@
 //   due                 sorted set: merchant by when its earliest time-driven work falls due (sandbox ms)
 //   requests            a capped stream: every replica's request log entries
 //   replicas            hash: each running replica → its layout, version and when it was last seen (every 2 s)
-//   marks               hash: "<name> <replica tag>" → until (ms): what a replica holds (a merchant's listener), said every 2 s
-//   crosstalk           a pub/sub channel: messages between replicas (crosstalk.ts)
+//   crosstalk           a pub/sub channel: what replicas say to each other, what each holds included (crosstalk.ts)
 import { KEY_FIELD, type Collection } from "../../domain/types.js";
 import type { Link } from "./redis-link.js";
 import { StoreError } from "../store.js";
@@ -76,7 +75,6 @@ export function globalKeys(prefix: string) {
     snapshots: k("snapshots"),
     snapshotEnds: k("snapshots:ends"),
     replicas: k("replicas"),
-    marks: k("marks"),
     crosstalk: k("crosstalk"),
   };
 }

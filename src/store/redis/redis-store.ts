@@ -164,7 +164,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<Store>
   const partition = (merchantId: string) => held.partition(merchantId);
 
   const rollCall = await answerRollCall(link, global.replicas, `${hostname()}:${process.pid}:${tag}`, { layout: REDIS_LAYOUT, version: packageVersion() });
-  const crosstalk = await openCrosstalk(link, global, tag);
+  const crosstalk = await openCrosstalk(link, global.crosstalk, tag);
 
   // ---- every merchant, read-only (the settings' turn)
   const everything = mergedRecords(
