@@ -8,7 +8,7 @@ import { settleRefund } from "../domain/lifecycle.js";
 import { failureReason, settlePayout } from "../domain/payout-rules.js";
 import { hasDeduction } from "../domain/subscription-schedule.js";
 import { notifyPayout } from "../notify/payout-notice.js";
-import { notifyRefund } from "../notify/events.js";
+import { notifyRefund } from "../gateway/notifying.js";
 import { finishPayment } from "../pages/finish.js";
 import type { Payout, Refund, Subscription, Transaction } from "../domain/types.js";
 import { bringUpToDate } from "../schedule/scheduler.js";

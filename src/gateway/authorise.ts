@@ -7,7 +7,7 @@ import { createSubscription, createTransaction, deductionPeriod, orderStatus } f
 import type { Deps } from "../deps/deps.js";
 import { type Body, scalarFields, text, validate, fail } from "../http/fields.js";
 import { z } from "zod";
-import { notifyPayment } from "../notify/events.js";
+import { notifyPayment } from "./notifying.js";
 import type { Operation, OperationRequest, Reply } from "../http/operation.js";
 import type { XmlNode } from "../base/markup.js";
 import type { Decision, ScenarioRegistry } from "../scenarios/registry.js";

@@ -8,7 +8,7 @@ import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
 import { type Body, DECIMAL, list, text, withEnvelope } from "../http/fields.js";
 import { safeParse } from "../http/fast-parse.js";
 import { formatAmount, recordHistory } from "../domain/payment.js";
-import { notifyPayment } from "../notify/events.js";
+import { notifyPayment } from "./notifying.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
 import type { Decision } from "../scenarios/registry.js";
 import type { Transaction } from "../domain/types.js";

@@ -4,7 +4,7 @@
 import { resultInfo, paymentOutcome } from "../domain/codes.js";
 import { type Body, scalarFields, validate } from "../http/fields.js";
 import type { Operation } from "../http/operation.js";
-import { notifyPayment } from "../notify/events.js";
+import { notifyPayment } from "./notifying.js";
 import { checkoutPage } from "../render/checkout-page.js";
 import { checkoutInputs, requestFields } from "./checkout-inputs.js";
 import { pageUrl, paymentOnPage } from "./page-links.js";

@@ -3,7 +3,7 @@
 // or failed (3), when the scenario says (default: processed after DEFAULT_REFUND_DELAY_SECONDS).
 import { codes, orderOutcome } from "../domain/codes.js";
 import { refund as refundTransaction, Refusal } from "../domain/lifecycle.js";
-import { notifyRefund } from "../notify/events.js";
+import { notifyRefund } from "./notifying.js";
 import { batchOperation } from "./batch.js";
 import { refundOrder } from "./batch-orders.js";
 

@@ -40,15 +40,6 @@ export function refundEvent(refund: Refund, tx: Transaction | undefined, notify?
   };
 }
 
-// Without a notify_url nothing is sent: the payload is not even built.
-export function notifyPayment(deps: Emitting, tx: Transaction, event?: string, notify?: NotifyBehaviour): void {
-  if (tx.notify_url) deps.notifier.emit(paymentEvent(tx, deps.store.records, event, notify), deps.store);
-}
-
-export function notifyRefund(deps: Emitting, refund: Refund, tx: Transaction | undefined, notify?: NotifyBehaviour): void {
-  if (tx?.notify_url) deps.notifier.emit(refundEvent(refund, tx, notify), deps.store);
-}
-
 /**
  * A subscription's change, to the first payment's notify_url. A deduction is described like any
  * payment (its transaction query element); any other change by the subscription itself: its ids,

@@ -11,7 +11,7 @@ import { Refusal } from "../domain/lifecycle.js";
 import { issueToken, storeCard, type CardSource } from "../gateway/authorise.js";
 import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
-import { notifyPayment } from "../notify/events.js";
+import { notifyPayment } from "../gateway/notifying.js";
 import { signResponse, accountOf, secretKeyOf } from "../domain/signature.js";
 import { normaliseIp } from "../store/request-log.js";
 import type { Transaction } from "../domain/types.js";
