@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
+import { listenHeaders } from "../src/notify/listen-auth.js";
 
 export interface Got {
   headers: Record<string, string | string[] | undefined>;
@@ -49,4 +50,38 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 15_000
     if (Date.now() > end) throw new Error("timed out waiting");
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export interface OpenStream {
+  status: number;
+  /** everything the stream has said so far (a refusal's body when it was refused) */
+  text(): string;
+  /** the id its ready event names, for its goodbye */
+  listenerId(): string;
+  /** settles when Sandgate ends the stream */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** A merchant's notification stream opened by hand (signed with its key), once its ready event has come. */
+export async function openStream(url: string, merchant: string, key: string): Promise<OpenStream> {
+  const path = "/__sandbox/listen";
+  const abort = new AbortController();
+  const res = await fetch(`${url}${path}`, { headers: listenHeaders(merchant, key, "GET", path), signal: abort.signal });
+  let text = "";
+  let ended: Promise<void> = Promise.resolve();
+  if (res.status === 200) {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    ended = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+      }
+    })().catch(() => undefined);
+    await until(() => text.includes("event: ready"));
+  } else text = await res.text();
+  const listenerId = () => String((JSON.parse(/event: ready\ndata: (.*)/.exec(text)![1]!) as { listener_id: string }).listener_id);
+  return { status: res.status, text: () => text, listenerId, ended, close: () => abort.abort() };
 }

@@ -7,7 +7,7 @@ import { ACME, directPayment } from "./helpers.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { forwarding, replicaSandbox, type Replica } from "./replica-helpers.js";
-import { listener, localReceiver, until, type Got, type LocalReceiver } from "./listen-helpers.js";
+import { listener, localReceiver, openStream, until, type Got, type LocalReceiver } from "./listen-helpers.js";
 import type { SandgateProcess } from "../scripts/sandgate-process.js";
 import type { Notification } from "../src/domain/types.js";
 import { listenHeaders } from "../src/notify/listen-auth.js";
@@ -101,16 +101,13 @@ describe("a listener's goodbye across replicas", () => {
   test("said to the replica that does not hold the stream, it ends the stream where it is held", async () => {
     const [holder, other] = sandbox.replicas as [Replica, Replica];
     const stream = "/__sandbox/listen";
-    const res = await fetch(`${holder.url}${stream}`, { headers: listenHeaders(HARBOR.merchant_id, HARBOR.key, "GET", stream) });
-    const reader = res.body!.getReader();
-    let text = "";
-    while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
-    const id = (JSON.parse(/data: (.*)/.exec(text)![1]!) as { listener_id: string }).listener_id;
+    const opened = await openStream(holder.url, HARBOR.merchant_id, HARBOR.key);
+    const id = opened.listenerId();
     const bye = `${stream}/${id}`;
     const answer = await fetch(`${other.url}${bye}`, { method: "DELETE", headers: listenHeaders(HARBOR.merchant_id, HARBOR.key, "DELETE", bye) });
     // not held there: told to the replica that holds it, which ends it
     expect(await answer.json()).toEqual({ ended: false });
-    for (;;) if ((await reader.read()).done) break;
+    await opened.ended;
     // and neither replica keeps Blue Harbor's notifications for a listener any more
     const direct = await localReceiver();
     const stoppedAt = Date.now();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import type { SandgateProcess } from "../scripts/sandgate-process.js";
-import { listener, localReceiver, until, type Got } from "./listen-helpers.js";
+import { listener, localReceiver, openStream, until, type Got } from "./listen-helpers.js";
 import { listenHeaders } from "../src/notify/listen-auth.js";
 import { createListeners, GRACE_MS } from "../src/notify/listeners.js";
 import { signatureFields, signatureOf } from "../src/domain/signature.js";
@@ -272,11 +272,8 @@ describe("sandgate listen", () => {
   });
 
   it("the goodbye is the merchant's own: it needs the key, and ends no other listener", async () => {
-    const stream = await fetch(`${sandbox.url}/__sandbox/listen`, { headers: listenHeaders(HARBOR.merchant_id, HARBOR.key, "GET", "/__sandbox/listen") });
-    const reader = stream.body!.getReader();
-    let text = "";
-    while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
-    const id = String((JSON.parse(/data: (.*)/.exec(text)![1]!) as { listener_id: string }).listener_id);
+    const stream = await openStream(sandbox.url, HARBOR.merchant_id, HARBOR.key);
+    const id = stream.listenerId();
     expect(id).toMatch(/^lst_[0-9a-f]{24}$/);
     const path = `/__sandbox/listen/${id}`;
     // unsigned, or signed for another path: 401; signed with another merchant's key: it has no listener of that id. The stream stays
@@ -298,7 +295,7 @@ describe("sandgate listen", () => {
     expect(bye.status).toBe(200);
     expect(bye.body).toEqual({ ended: true });
     // the stream ends
-    while (!(await reader.read()).done);
+    await stream.ended;
     expect(sandbox.deps.notifier.listeners.has(HARBOR.merchant_id)).toBe(false);
   });
 
@@ -387,27 +384,6 @@ describe("sandgate listen", () => {
     expect(bad.body.error).toBe("invalid_answer");
   });
 });
-
-/** A listener's raw stream (what `sandgate listen` reads), as text so far. */
-async function openStream(url: string, merchant: string, key: string) {
-  const path = "/__sandbox/listen";
-  const abort = new AbortController();
-  const res = await fetch(`${url}${path}`, { headers: listenHeaders(merchant, key, "GET", path), signal: abort.signal });
-  let text = "";
-  if (res.status === 200) {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    void (async () => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        text += decoder.decode(value, { stream: true });
-      }
-    })().catch(() => undefined);
-    await until(() => text.includes("event: ready"));
-  } else text = await res.text();
-  return { status: res.status, text: () => text, close: () => abort.abort() };
-}
 
 describe("a listener's bounds and its stream", () => {
   it("a merchant may hold 4 listeners: the fifth is refused 429, and taken once one has gone", async () => {
