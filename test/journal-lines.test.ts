@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
-import { lineEncoder, replayJournal } from "../src/store/memory/journal.js";
+import { lineEncoder, replayJournal } from "../src/store/journal.js";
 import type { Collection } from "../src/domain/types.js";
 import type { State } from "../src/domain/types.js";
 

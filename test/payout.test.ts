@@ -10,7 +10,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import type { App } from "../src/server/app.js";
 import type { NotificationEvent } from "../src/notify/notifier.js";
 import { loadPayoutPricing } from "../src/store/fixtures/payout-pricing.js";
-import { openStore } from "../src/store/memory/memory-store.js";
+import { openStore } from "../src/store/memory-store.js";
 import { defaultFixturesDir } from "../src/base/paths.js";
 import { ACME, ANY_SIGNATURE, makeApp, signRequest, signResponseFields, snapshotState } from "./helpers.js";
 

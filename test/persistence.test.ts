@@ -9,7 +9,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startSandbox } from "../src/server/sandbox.js";
-import { openJournal, replayJournal } from "../src/store/memory/journal.js";
+import { openJournal, replayJournal } from "../src/store/journal.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
 
 let dir: string;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
-import { SnapshotFile } from "../src/store/memory/snapshot-file.js";
+import { SnapshotFile } from "../src/store/snapshot-file.js";
 import type { State } from "../src/domain/types.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sandgate-snapshot-"));

@@ -17,7 +17,7 @@ import { readSavedScenarios, writableOwnFolder, writeSavedScenarios } from "../s
 import { coverageMarkdown } from "../scenarios/coverage.js";
 import { createAdminClient, type AdminClient } from "../api/client.js";
 import { StoreUnavailable } from "../store/store.js";
-import { openStore } from "../store/memory/memory-store.js";
+import { openStore } from "../store/memory-store.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 import { loadPayoutPricing } from "../store/fixtures/payout-pricing.js";
 

@@ -1,7 +1,7 @@
 // The sandbox-wide settings a store keeps besides records: the clock's setting (its offset, a
 // freeze) and the scenario choice (the global scenario, merchants' bindings, scenarios saved into
 // the state). On Redis they are the settings record every replica reads (redis/settings-record.ts);
-// with --data, a file beside it (memory/settings-file.ts), so a restart comes back where QA left it.
+// with --data, a file beside it (settings-file.ts), so a restart comes back where QA left it.
 import type { ScenarioChoice } from "../scenarios/registry.js";
 import type { SharedParts } from "./store.js";
 

@@ -1,7 +1,7 @@
 // The store's contract: what a unit of work is handed (store.unit(work): work(view)), the scopes a
 // unit covers, the shelves state files are kept on, and the errors every store throws. The stores:
-// memory/ (in memory, or with --data a snapshot file and a journal), redis/ (the shared store);
-// fixtures/ is the initial state both start from.
+// one process's beside this file (memory-store.ts: in memory, or with --data a snapshot file and a
+// journal), the shared one in redis/; fixtures/ is the initial state both start from.
 import type { Ids } from "../domain/ids.js";
 import type { Repository } from "../domain/records.js";
 import type { State } from "../domain/types.js";

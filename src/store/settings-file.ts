@@ -4,10 +4,10 @@
 // over the old) by the first commit after they changed. The scenarios saved from the editor keep
 // their own file (<data>.scenarios.json, scenarios/saved-scenarios.ts).
 import { existsSync, readFileSync } from "node:fs";
-import { writeWhole } from "../../base/write-whole.js";
-import { StoreError, type SharedParts } from "../store.js";
+import { writeWhole } from "../base/write-whole.js";
+import { StoreError, type SharedParts } from "./store.js";
 import { z } from "zod";
-import { adoptSettings, settingsOf } from "../shared-settings.js";
+import { adoptSettings, settingsOf } from "./shared-settings.js";
 
 type Parts = Pick<SharedParts, "clock" | "scenarios">;
 

@@ -14,16 +14,16 @@ import { existsSync, statSync, unlinkSync } from "node:fs";
 import { mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { Low, Memory } from "lowdb";
-import { createIds } from "../../domain/ids.js";
-import { loadFixtures } from "../fixtures/fixtures.js";
-import { NewerFormat, upgradeRecords, upgradeSnapshot } from "../state-formats.js";
-import { resetMerchant, stateFromFixtures } from "../fixtures/initial-state.js";
+import { createIds } from "../domain/ids.js";
+import { loadFixtures } from "./fixtures/fixtures.js";
+import { NewerFormat, upgradeRecords, upgradeSnapshot } from "./state-formats.js";
+import { resetMerchant, stateFromFixtures } from "./fixtures/initial-state.js";
 import { lineEncoder, oldJournalPath, openJournal, replayJournal, type Journal } from "./journal.js";
 import { SnapshotFile } from "./snapshot-file.js";
 import { settingsFile } from "./settings-file.js";
-import { createRepository } from "../../domain/records.js";
-import type { State } from "../../domain/types.js";
-import { byName, endsOf, groupCommit, StoreError, type Shelf, type ShelfEnds, type Store } from "../store.js";
+import { createRepository } from "../domain/records.js";
+import type { State } from "../domain/types.js";
+import { byName, endsOf, groupCommit, StoreError, type Shelf, type ShelfEnds, type Store } from "./store.js";
 
 /** A shelf in memory (the default store's, and tests'). */
 function memoryShelf(): Shelf {

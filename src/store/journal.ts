@@ -11,9 +11,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { open, rename, rm, type FileHandle } from "node:fs/promises";
 import { writeWhole } from "./snapshot-file.js";
-import { journalHeader, journalVersion } from "../state-formats.js";
-import type { Counters } from "../../domain/ids.js";
-import { KEY_FIELD, type Collection, type State } from "../../domain/types.js";
+import { journalHeader, journalVersion } from "./state-formats.js";
+import type { Counters } from "../domain/ids.js";
+import { KEY_FIELD, type Collection, type State } from "../domain/types.js";
 
 /**
  * The collections journaled by changed fields, each with the one list its records grow (null when

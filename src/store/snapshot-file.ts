@@ -7,7 +7,7 @@
 // the new one, whole.
 import { open, readFile, rename, type FileHandle } from "node:fs/promises";
 import type { Adapter } from "lowdb";
-import type { State } from "../../domain/types.js";
+import type { State } from "../domain/types.js";
 
 /**
  * Records stringified between two turns for requests: ~80 KB of JSON for payments, ~0.3 ms. Under
