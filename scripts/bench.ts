@@ -1,4 +1,4 @@
-// `npm run bench [-- --reps 3 --connections 10 --large 100000 --quick --pin]`
+// `npm run bench [-- --reps 3 --connections 10 --large 100000 --quick --pin --base <checkout>]`
 // Sandgate as users run it (node dist/sandgate.js, its own process) against a floor: a plain Express 5
 // app (scripts/bench/floor.mjs, its own process too) answering canned bodies of the same sizes, and
 // beneath it Node's own HTTP server doing the same (scripts/bench/floor-http.mjs: the physical limit).
@@ -13,10 +13,13 @@
 // replicas on Redis, the store partitioned by merchant (scripts/bench/replicas.ts).
 // Tables on stdout, numbers in bench-results.json.
 // --pin runs the servers on one CPU and the load generator on the other(s) (see pin()).
+// --base <checkout>: another build (its dist/sandgate.js, built there with `npm run build`) measured
+// beside this one in every rep, the two back to back in an order that alternates; the table adds
+// its CPU per request and req/s, and this build's ratio to it (paired medians).
 // Besides req/s, each run reads the server's CPU time (/proc/<pid>/task/*/schedstat, all threads,
 // GC included) per request: on a 2-core machine where the load generator takes a core, CPU per
 // request is the steadier comparison with the floor.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -36,6 +39,8 @@ interface Options {
   scale: number;
   /** servers on one CPU, the load generator on the other(s) */
   pin: boolean;
+  /** another build's bundle, measured beside this one (--base <checkout>) */
+  base: string | undefined;
 }
 
 /**
@@ -78,6 +83,7 @@ function readOptions(): Options {
       large: { type: "string", default: "0" },
       quick: { type: "boolean", default: false },
       pin: { type: "boolean", default: false },
+      base: { type: "string" },
     },
   });
   const options = {
@@ -86,7 +92,9 @@ function readOptions(): Options {
     large: Number(values.large),
     scale: values.quick ? 0.1 : 1,
     pin: values.pin,
+    base: values.base === undefined ? undefined : resolve(values.base, "dist", "sandgate.js"),
   };
+  if (options.base !== undefined && !existsSync(options.base)) throw new Error(`--base: no ${options.base} (run npm run build in that checkout)`);
   if (!Number.isInteger(options.reps) || options.reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${values.reps}`);
   if (!Number.isInteger(options.connections) || options.connections < 1) throw new Error(`--connections must be a whole number ≥ 1, not ${values.connections}`);
   if (!Number.isInteger(options.large) || options.large < 0) throw new Error(`--large must be a number of payments, not ${values.large}`);
@@ -139,6 +147,7 @@ async function main(): Promise<void> {
   const httpFloor = await startHttpFloor();
   const memory = await startSandgate();
   const persisted = await startSandgate(["--data", join(dir, "state.json")]);
+  const base = o.base === undefined ? undefined : await startSandgate([], o.base);
   // --workers 2 on a shared Redis, against one process with lowdb (--data): W1 and W3
   const redis = HAS_REDIS ? await startRedis() : undefined;
   const shared = redis && (await startSandgate(["--workers", "2", "--redis-url", redis.url]));
@@ -168,6 +177,7 @@ async function main(): Promise<void> {
     log("warm-up (not counted)");
     for (const w of WORKLOADS) {
       await onSandgate(memory, w, { ...o, scale: o.scale / 4 });
+      if (base) await onSandgate(base, w, { ...o, scale: o.scale / 4 });
       await onSandgate(persisted, w, { ...o, scale: o.scale / 4 });
       await onFloor(floor, w, { ...o, scale: o.scale / 4 });
       await onFloor(httpFloor, w, { ...o, scale: o.scale / 4 });
@@ -175,7 +185,10 @@ async function main(): Promise<void> {
     for (let rep = 1; rep <= o.reps; rep++) {
       for (const w of WORKLOADS) {
         log(`rep ${rep}/${o.reps} ${w.id} ${w.title}`);
+        // with --base, the two builds back to back, the first one alternating from rep to rep
+        if (base && rep % 2 === 0) keep(results, "base", w, await onSandgate(base, w, o));
         keep(results, "memory", w, await onSandgate(memory, w, o));
+        if (base && rep % 2 === 1) keep(results, "base", w, await onSandgate(base, w, o));
         keep(results, "floor", w, await onFloor(floor, w, o));
         keep(results, "http_floor", w, await onFloor(httpFloor, w, o));
         keep(results, "data", w, await onSandgate(persisted, w, o));
@@ -186,7 +199,7 @@ async function main(): Promise<void> {
     rss.memory_after_fresh_runs = memory.rssMb();
     for (const { where, service } of loaded) rss[where] = service.rssMb();
   } finally {
-    await Promise.all([floor.stop(), httpFloor.stop(), memory.stop(), persisted.stop(), shared?.stop(), ...loaded.map((l) => l.service.stop())]);
+    await Promise.all([floor.stop(), httpFloor.stop(), memory.stop(), persisted.stop(), base?.stop(), shared?.stop(), ...loaded.map((l) => l.service.stop())]);
     await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -219,6 +232,14 @@ async function main(): Promise<void> {
       fixed(med("data", w.id, (r) => r.rps)),
       fixed(paired("data", "memory", w.id, rate), 2),
     ];
+    if (base)
+      cells.push(
+        fixed(med("base", w.id, (r) => r.cpu)),
+        // this build's CPU per request ÷ the base's: below 1 when this one costs less
+        fixed(paired("base", "memory", w.id, cpuRate), 2),
+        fixed(med("base", w.id, (r) => r.rps)),
+        fixed(paired("memory", "base", w.id, rate), 2),
+      );
     if (o.large > 0) {
       cells.push(
         fixed(paired("large", "memory", w.id, rate), 2),
@@ -248,6 +269,7 @@ async function main(): Promise<void> {
     "--data req/s",
     "--data × memory",
   ];
+  if (base) head.push("base CPU µs/req", "CPU × base", "base req/s", "req/s × base");
   if (o.large > 0)
     head.push(
       `${o.large} stored × fresh`,

@@ -112,13 +112,26 @@ export async function started(args: string[]): Promise<Service> {
   };
 }
 
-/** as `npm start` and the Docker image run it (with NODE_FLAGS, start-up flags: see scripts/node-flags.ts) */
-export const sandgateArgs = (extra: string[] = []) => [...NODE_FLAGS, "dist/sandgate.js", "--port", "0", "--host", "127.0.0.1", "--seed", "bench", ...extra];
+/**
+ * as `npm start` and the Docker image run it (with NODE_FLAGS, start-up flags: see scripts/node-flags.ts);
+ * `bundle`: this checkout's by default, or another build's (bench --base)
+ */
+export const sandgateArgs = (extra: string[] = [], bundle = "dist/sandgate.js") => [
+  ...NODE_FLAGS,
+  bundle,
+  "--port",
+  "0",
+  "--host",
+  "127.0.0.1",
+  "--seed",
+  "bench",
+  ...extra,
+];
 export const floorArgs = () => ["scripts/bench/floor.mjs", "--port", "0"];
 /** the lowest floor: node:http alone (scripts/bench/floor-http.mjs) */
 export const httpFloorArgs = () => ["scripts/bench/floor-http.mjs", "--port", "0"];
 
-export const startSandgate = (extra: string[] = []) => started(sandgateArgs(extra));
+export const startSandgate = (extra: string[] = [], bundle?: string) => started(sandgateArgs(extra, bundle));
 export const startFloor = () => started(floorArgs());
 export const startHttpFloor = () => started(httpFloorArgs());
 
