@@ -12,7 +12,8 @@
 //   that checks what it changes) is sent again once the connection is back. The one command that
 //   may not, a merchant's COMMIT, is not sent through it: redis-partition.ts asks its fence whether
 //   it landed before sending it again;
-// - while Redis refuses connections (it is down), a command fails at once: 503 I0050, as before.
+// - while Redis refuses connections (it is down), a command fails at once: 503 I0050, as before;
+//   while it loads its data after a restart, the connection asks every DOWN_RETRY_MS whether it is done.
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Cluster, Redis, ReplyError } from "ioredis";
@@ -74,6 +75,9 @@ export function connect(options: LinkOptions): Link {
     maxRetriesPerRequest: 0,
     connectTimeout: RECONNECT_MS,
     socketTimeout: SILENT_MS,
+    // a connection made while Redis loads its data asks again this often, not after Redis's own
+    // estimate of the load (ioredis's default: seconds after the load ended)
+    maxLoadingRetryTime: DOWN_RETRY_MS,
   };
   // a lost connection is made again at once, up to three times in a row (Redis down behind a proxy
   // is known within milliseconds); while Redis refuses, every 200 ms (back within 200 ms of its restart)
@@ -94,6 +98,7 @@ export function connect(options: LinkOptions): Link {
         password: decodeURIComponent(url.password) || undefined,
         connectTimeout: RECONNECT_MS,
         socketTimeout: SILENT_MS,
+        maxLoadingRetryTime: DOWN_RETRY_MS,
         maxRetriesPerRequest: 0,
       },
     });
