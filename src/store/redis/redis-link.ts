@@ -68,16 +68,20 @@ export interface LinkOptions {
 }
 
 export function connect(options: LinkOptions): Link {
-  const common = {
-    lazyConnect: true,
-    // a command is sent at once or fails at once (again() decides what then), never queued unsent
-    enableOfflineQueue: false,
+  // what each connection is made with: one Redis's, and every node's of a Cluster
+  const perConnection = {
     maxRetriesPerRequest: 0,
     connectTimeout: RECONNECT_MS,
     socketTimeout: SILENT_MS,
     // a connection made while Redis loads its data asks again this often, not after Redis's own
     // estimate of the load (ioredis's default: seconds after the load ended)
     maxLoadingRetryTime: DOWN_RETRY_MS,
+  };
+  const common = {
+    lazyConnect: true,
+    // a command is sent at once or fails at once (again() decides what then), never queued unsent
+    enableOfflineQueue: false,
+    ...perConnection,
   };
   // a lost connection is made again at once, up to three times in a row (Redis down behind a proxy
   // is known within milliseconds); while Redis refuses, every 200 ms (back within 200 ms of its restart)
@@ -96,10 +100,7 @@ export function connect(options: LinkOptions): Link {
       redisOptions: {
         username: url.username || undefined,
         password: decodeURIComponent(url.password) || undefined,
-        connectTimeout: RECONNECT_MS,
-        socketTimeout: SILENT_MS,
-        maxLoadingRetryTime: DOWN_RETRY_MS,
-        maxRetriesPerRequest: 0,
+        ...perConnection,
       },
     });
   }
