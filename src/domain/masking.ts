@@ -141,55 +141,6 @@ function loggedValue(name: string, value: string): string {
 }
 
 /**
- * Whether a request's text (JSON or a form) holds a Luhn-valid run of 13–19 digits in a value whose
- * name is not kept as sent: the one case, with a card or code name, in which it is walked. A capture
- * of 50 orders has 100 identifiers of 16 digits and a walk of its 250 values cost it ~40 % more CPU;
- * a scan of its text finds each run's name instead (the key before it, or the form pair's name).
- */
-function holdsCardRun(text: string): boolean {
-  const json = /^\s*[[{]/.test(text);
-  LONG_RUNS.lastIndex = 0;
-  for (let match = LONG_RUNS.exec(text); match !== null; match = LONG_RUNS.exec(text)) {
-    const run = match[0];
-    // a plain run of 13–19 digits (a card, or an identifier) is checked as it is
-    const digits = run.length <= 19 && !run.includes(" ") && !run.includes("-") ? run : run.replace(/[ -]/g, "");
-    if (digits.length < 13 || digits.length > 19 || !passesLuhn(digits)) continue;
-    const name = nameBefore(text, match.index, json);
-    // (a card's own field is the request log's to mask, not the body's)
-    if (name === undefined || kindOf(name) === "free") return true;
-  }
-  return false;
-}
-
-/**
- * Every whole digit run of 13 digits or more (DIGIT_RUN's runs, the short ones left out: a capture's
- * amounts, dates and order numbers are matched and dropped for nothing otherwise).
- */
-const LONG_RUNS = /\d(?:[ -]?\d){12,}/g;
-
-/** How far back from a value its name is looked for: farther, it is not told (and the text is walked). */
-const NAME_WINDOW = 256;
-
-/**
- * The name a value at `at` belongs to: the JSON key before it (`"name":`), or the form pair's name;
- * undefined when it cannot be told within NAME_WINDOW characters (each look is bounded: a body of
- * many runs costs linear time, never a scan back to its start per run).
- */
-function nameBefore(text: string, at: number, json: boolean): string | undefined {
-  const from = Math.max(0, at - NAME_WINDOW);
-  const before = text.slice(from, at);
-  if (json) {
-    const colon = before.lastIndexOf('":');
-    const open = colon < 0 ? -1 : before.lastIndexOf('"', colon - 1);
-    return open < 0 ? undefined : before.slice(open + 1, colon);
-  }
-  const pair = before.lastIndexOf("&");
-  if (pair < 0 && from > 0) return undefined;
-  const eq = before.indexOf("=", pair + 1);
-  return eq < 0 ? undefined : before.slice(pair + 1, eq);
-}
-
-/**
  * A parsed JSON body as the request log keeps it; the same value when nothing is masked. One pass, a
  * copy only of what changes. `freeOnly`: card numbers in free text only (cards and codes left as they
  * are, for the operation to decide with).
@@ -254,14 +205,16 @@ const maskFreeText = <T>(value: T): T => loggedJson(value, null, true) as T;
 /**
  * A gateway request as it goes on: its fields with card numbers outside the card fields masked
  * (maskFreeText), and its text as the request log keeps it (loggedText). A text that names no card
- * or code and holds no Luhn-valid run outside identifiers (and escapes nothing: no % or \u) is
- * neither walked nor parsed again.
+ * or code, in which no free-text value was masked (and that escapes nothing: no % or \u) is neither
+ * walked nor parsed again. The free text is found by walking the parsed fields with the names' kinds
+ * cached: on a capture of 50 orders (100 ids of 16 digits) that costs a third of a scan of the
+ * text for Luhn-valid runs (5 against 14 µs), and sees through escapes.
  */
 export function maskRequest<T>(body: T, text: string): { body: T; text: string } {
+  const freed = maskFreeText(body);
   const escaped = text.includes("%") || text.includes("\\u");
-  const runs = escaped || holdsCardRun(text);
-  if (!runs && !MAY_HOLD.test(text)) return { body, text };
-  return { body: runs ? maskFreeText(body) : body, text: loggedText(text, body) };
+  if (freed === body && !escaped && !MAY_HOLD.test(text)) return { body, text };
+  return { body: freed, text: loggedText(text, body) };
 }
 
 /** The name a form key stands for: `subscription[card]` is a `card`, `cards[0]` a `cards`. */
