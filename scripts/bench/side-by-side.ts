@@ -1,10 +1,11 @@
 // `tsx scripts/bench/side-by-side.ts --base <checkout> [--large 100000] [--data] [--reps 6] [--pin] [--workloads W1,W2,W5]`
 // Two builds alive at once, judged against each other: the bundle of another checkout (--base, built
 // with `npm run build` there) and this one's (dist/sandgate.js), each its own process, loaded with
-// the same payments through the API, then the same workloads on each in turn (the order swapped
-// every rep), without resets. Per workload: each build's server CPU per request (every thread, GC
-// included) and req/s, and the median of the reps' paired ratios (this build's ÷ the base's: CPU
-// below 1 is cheaper, req/s above 1 faster); also the resident size of each right after the load and after 60 s idle. This is how
+// the same payments through the API, then one unmeasured pass of the workloads on each (warm-up),
+// then the same workloads on each in turn (the order swapped every rep), without resets. Per
+// workload: each build's server CPU per request (every thread, GC included) and req/s, and the
+// median of the reps' paired ratios (this build's ÷ the base's: CPU below 1 is cheaper, req/s above
+// 1 faster); also the resident size of each right after the load and after 60 s idle. This is how
 // a change to the serving code is measured before `npm run bench` runs it against the floor.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,6 +65,9 @@ async function main(): Promise<void> {
     }
     await new Promise((settled) => setTimeout(settled, 60_000));
     for (const s of services) rss.settled!.push(s.rssMb());
+    // one unmeasured pass of every workload on each build first: without it the first rep paid for
+    // V8 compiling the serving code (a third to a half more CPU per request than the later reps)
+    for (const w of chosen) for (const s of services) await measure(s, w);
     const cpu: Record<string, number[][]> = {};
     const rps: Record<string, number[][]> = {};
     for (let rep = 0; rep < reps; rep++) {
