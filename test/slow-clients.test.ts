@@ -51,13 +51,22 @@ describe(`deadlines and caps (${STORE_NAME})`, () => {
     slowBody.write("POST /v1/authorise HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
     const idle = await socketTo(sandbox.port);
     idle.write("GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n");
-    const [headers, body, kept] = await Promise.all([untilClosed(slowHeaders), untilClosed(slowBody), untilClosed(idle)]);
+    // a second request on a kept-alive socket, right behind a first that came whole: its own body has its own deadline
+    const slowSecond = await socketTo(sandbox.port);
+    const second = untilClosed(slowSecond);
+    slowSecond.write(
+      "POST /__sandbox/health HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}" +
+        "POST /v1/authorise HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    const [headers, body, kept, again] = await Promise.all([untilClosed(slowHeaders), untilClosed(slowBody), untilClosed(idle), second]);
     expect(headers.text).toMatch(/^HTTP\/1\.1 408/);
     expect(headers.ms).toBeLessThan(3_000);
     expect(body.text).toMatch(/^HTTP\/1\.1 408/);
     expect(body.ms).toBeLessThan(4_000);
     expect(kept.text).toMatch(/^HTTP\/1\.1 200/);
     expect(kept.ms).toBeLessThan(3_000);
+    expect(again.text).toMatch(/^HTTP\/1\.1 \d{3} [\s\S]*HTTP\/1\.1 408/);
+    expect(again.ms).toBeLessThan(4_500);
     expect((await fetch(`${sandbox.url}/__sandbox/health`)).status).toBe(200);
   });
 

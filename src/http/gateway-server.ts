@@ -116,25 +116,31 @@ const TIMED_OUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-
  * reading it is answered 408 (unless an answer was begun) and its socket closed. Time in which
  * nothing reads it (a call waiting for a slot) does not count: the clock starts again when reading does.
  * One sweep of the requests being read, every quarter of the deadline (at most every 500 ms), not
- * a timer per request: a timer set and cleared on every request cost ~3 µs of CPU each.
+ * a timer per request: a timer set and cleared on every request cost ~3 µs of CPU each. They are
+ * found by their socket (one request is read at a time on a socket), so a request adds no listener
+ * and no key of its own: the sweep forgets a socket whose request is in.
  */
 function bodyDeadline(server: Server, limits: ConnectionLimits): void {
   if (limits.bodyTimeoutMs <= 0) return;
-  /** the requests whose bodies are still coming, and since when each has been read */
-  const reading = new Map<IncomingMessage, { res: ServerResponse; since: number }>();
+  /** by socket, the request whose body is coming, and since when it has been read */
+  const reading = new Map<Socket, { req: IncomingMessage; res: ServerResponse; since: number }>();
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.complete) return;
-    reading.set(req, { res, since: performance.now() });
-    req.once("end", () => reading.delete(req));
+    const read = reading.get(req.socket);
+    if (!read) return void reading.set(req.socket, { req, res, since: performance.now() });
+    read.req = req;
+    read.res = res;
+    read.since = performance.now();
   });
   const sweep = () => {
     const now = performance.now();
-    for (const [req, read] of reading) {
-      if (req.complete || req.destroyed) reading.delete(req);
+    for (const [socket, read] of reading) {
+      const { req } = read;
+      if (req.complete || req.destroyed) reading.delete(socket);
       else if (req.readableFlowing !== true)
         read.since = now; // held unread by Sandgate: not the client's delay
       else if (now - read.since >= limits.bodyTimeoutMs) {
-        reading.delete(req);
+        reading.delete(socket);
         if (!read.res.headersSent) req.socket.write(TIMED_OUT);
         req.socket.destroy();
       }
