@@ -140,23 +140,37 @@ function loggedValue(name: string, value: string): string {
   return kind === "free" ? freeValue(value) : value;
 }
 
+/** How a walk masks, and what it saw on the way. */
+interface Walk {
+  /** card numbers in free text only (cards and codes left as they are, for the operation to decide with) */
+  freeOnly: boolean;
+  /**
+   * set when a free-text value was masked, or when a card or code holds an object or array (whose
+   * free text only a freeOnly walk reaches): until then, a freeOnly walk of the same value masks nothing
+   */
+  freeMasked: boolean;
+}
+
 /**
- * A parsed JSON body as the request log keeps it; the same value when nothing is masked. One pass, a
- * copy only of what changes. `freeOnly`: card numbers in free text only (cards and codes left as they
- * are, for the operation to decide with).
+ * A parsed JSON body as the request log keeps it (or, `freeOnly`, with card numbers in free text
+ * masked only); the same value when nothing is masked. One pass, a copy only of what changes.
  */
-function loggedJson(value: unknown, kind: LoggedKind, freeOnly = false): unknown {
+function loggedJson(value: unknown, kind: LoggedKind, walk: Walk): unknown {
   if (typeof value === "string" || typeof value === "number") {
     if (kind === "card") return maskCardNumber(String(value));
     if (kind === "code") return "*".repeat(String(value).length);
-    return kind === "free" && typeof value === "string" ? freeValue(value) : value;
+    if (kind !== "free" || typeof value !== "string") return value;
+    const masked = freeValue(value);
+    if (masked !== value) walk.freeMasked = true;
+    return masked;
   }
   if (value === null || typeof value !== "object") return value;
   const inherited = kind === "card" || kind === "code" ? kind : null;
+  if (inherited) walk.freeMasked = true;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const masked = loggedJson(value[i], inherited ?? kind, freeOnly);
+      const masked = loggedJson(value[i], inherited ?? kind, walk);
       if (masked !== value[i]) (out ??= [...value])[i] = masked;
     }
     return out ?? value;
@@ -165,7 +179,7 @@ function loggedJson(value: unknown, kind: LoggedKind, freeOnly = false): unknown
   const record = value as Record<string, unknown>;
   for (const key in record) {
     const named = kindOf(key);
-    const masked = loggedJson(record[key], inherited ?? (freeOnly && named !== "free" ? null : named), freeOnly);
+    const masked = loggedJson(record[key], inherited ?? (walk.freeOnly && named !== "free" ? null : named), walk);
     if (masked !== record[key]) (out ??= { ...record })[key] = masked;
   }
   return out ?? value;
@@ -178,20 +192,22 @@ function loggedJson(value: unknown, kind: LoggedKind, freeOnly = false): unknown
  * merchant's data, not a card). The recorder, writing the real gateway's traffic, masks more
  * (maskBody: secrets, a Luhn run in any field). The same value when nothing is masked.
  */
-export const maskCardFields = <T>(value: T): T => loggedJson(value, null) as T;
+export const maskCardFields = <T>(value: T): T => loggedJson(value, null, { freeOnly: false, freeMasked: false }) as T;
+
+const isJsonText = (text: string) => {
+  const start = text.trimStart();
+  return start.startsWith("{") || start.startsWith("[");
+};
 
 /**
  * A request's text as the request log keeps it (in memory and in Redis): JSON (`parsed`, the body
  * the request parsed from this text) or a form, with what loggedValue masks masked. Narrower than
  * maskBody (no secret names, no Luhn runs in any field) and cheaper: one pass with the names' kinds cached.
  */
-function loggedText(text: string, parsed: unknown): string {
-  const start = text.trimStart();
-  if (start.startsWith("{") || start.startsWith("[")) {
-    const masked = loggedJson(parsed, null);
-    return masked === parsed ? text : JSON.stringify(masked);
-  }
-  return maskForm(text, loggedValue);
+function loggedText(text: string, parsed: unknown, walk: Walk = { freeOnly: false, freeMasked: false }): string {
+  if (!isJsonText(text)) return maskForm(text, loggedValue);
+  const masked = loggedJson(parsed, null, walk);
+  return masked === parsed ? text : JSON.stringify(masked);
 }
 
 /**
@@ -200,7 +216,7 @@ function loggedText(text: string, parsed: unknown): string {
  * the request is decided and stored; the card itself is left for the operation to decide with. The
  * same object when nothing was masked.
  */
-const maskFreeText = <T>(value: T): T => loggedJson(value, null, true) as T;
+const maskFreeText = <T>(value: T): T => loggedJson(value, null, { freeOnly: true, freeMasked: false }) as T;
 
 /**
  * A gateway request as it goes on: its fields with card numbers outside the card fields masked
@@ -209,11 +225,19 @@ const maskFreeText = <T>(value: T): T => loggedJson(value, null, true) as T;
  * third of the cost of a scan of the text for Luhn-valid runs (5 against 14 µs), and it sees through
  * escapes. The text is kept as sent, not walked again, when no free-text value was masked and it
  * names no card or code: a name the regex sees only when the text escapes nothing (no % or \u).
+ * A JSON body that names one (a card payment) is walked once for the log, and again for its fields
+ * only when that walk masked free text (or met a card holding an object): otherwise the fields are
+ * already as sent.
  */
 export function maskRequest<T>(body: T, text: string): { body: T; text: string } {
+  const mayName = text.includes("%") || text.includes("\\u") || MAY_HOLD.test(text);
+  if (mayName && isJsonText(text)) {
+    const walk: Walk = { freeOnly: false, freeMasked: false };
+    const logged = loggedText(text, body, walk);
+    return { body: walk.freeMasked ? maskFreeText(body) : body, text: logged };
+  }
   const freed = maskFreeText(body);
-  const escaped = text.includes("%") || text.includes("\\u");
-  if (freed === body && !escaped && !MAY_HOLD.test(text)) return { body, text };
+  if (freed === body && !mayName) return { body, text };
   return { body: freed, text: loggedText(text, body) };
 }
 
