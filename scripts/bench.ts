@@ -174,13 +174,14 @@ async function main(): Promise<void> {
       await new Promise((settled) => setTimeout(settled, SETTLE_MS));
       for (const { where, service } of loaded) rss[`${where}_settled`] = service.rssMb();
     }
+    // one whole unmeasured rep on every server: with a quarter of one, and none on the loaded and
+    // shared ones, rep 1 still paid for V8 compiling the serving code (a third to a half more CPU
+    // per request than the later reps), and a base that warms up at another pace skews its pairs
     log("warm-up (not counted)");
     for (const w of WORKLOADS) {
-      await onSandgate(memory, w, { ...o, scale: o.scale / 4 });
-      if (base) await onSandgate(base, w, { ...o, scale: o.scale / 4 });
-      await onSandgate(persisted, w, { ...o, scale: o.scale / 4 });
-      await onFloor(floor, w, { ...o, scale: o.scale / 4 });
-      await onFloor(httpFloor, w, { ...o, scale: o.scale / 4 });
+      for (const s of [memory, base, persisted, shared]) if (s) await onSandgate(s, w, o);
+      for (const f of [floor, httpFloor]) await onFloor(f, w, o);
+      for (const { service } of loaded) await onSandgate(service, w, o, true);
     }
     for (let rep = 1; rep <= o.reps; rep++) {
       for (const w of WORKLOADS) {
