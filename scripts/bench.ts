@@ -174,27 +174,22 @@ async function main(): Promise<void> {
       await new Promise((settled) => setTimeout(settled, SETTLE_MS));
       for (const { where, service } of loaded) rss[`${where}_settled`] = service.rssMb();
     }
-    // one whole unmeasured rep on every server: with a quarter of one, and none on the loaded and
-    // shared ones, rep 1 still paid for V8 compiling the serving code (a third to a half more CPU
-    // per request than the later reps), and a base that warms up at another pace skews its pairs
-    log("warm-up (not counted)");
-    for (const w of WORKLOADS) {
-      for (const s of [memory, base, persisted, shared]) if (s) await onSandgate(s, w, o);
-      for (const f of [floor, httpFloor]) await onFloor(f, w, o);
-      for (const { service } of loaded) await onSandgate(service, w, o, true);
-    }
-    for (let rep = 1; rep <= o.reps; rep++) {
+    // rep 0 is the warm-up: a whole rep on every server, as the others run, not counted. With a
+    // quarter of one, and none on the loaded and shared ones, rep 1 still paid for V8 compiling the
+    // serving code (a third to a half more CPU per request than the later reps)
+    for (let rep = 0; rep <= o.reps; rep++) {
+      const kept = rep === 0 ? () => undefined : keep;
       for (const w of WORKLOADS) {
-        log(`rep ${rep}/${o.reps} ${w.id} ${w.title}`);
+        log(rep === 0 ? `warm-up (not counted) ${w.id}` : `rep ${rep}/${o.reps} ${w.id} ${w.title}`);
         // with --base, the two builds back to back, the first one alternating from rep to rep
-        if (base && rep % 2 === 0) keep(results, "base", w, await onSandgate(base, w, o));
-        keep(results, "memory", w, await onSandgate(memory, w, o));
-        if (base && rep % 2 === 1) keep(results, "base", w, await onSandgate(base, w, o));
-        keep(results, "floor", w, await onFloor(floor, w, o));
-        keep(results, "http_floor", w, await onFloor(httpFloor, w, o));
-        keep(results, "data", w, await onSandgate(persisted, w, o));
-        if (shared && SHARED_WORKLOADS.includes(w.id)) keep(results, "shared", w, await onSandgate(shared, w, o));
-        for (const { where, service } of loaded) keep(results, where, w, await onSandgate(service, w, o, true));
+        if (base && rep % 2 === 0) kept(results, "base", w, await onSandgate(base, w, o));
+        kept(results, "memory", w, await onSandgate(memory, w, o));
+        if (base && rep % 2 === 1) kept(results, "base", w, await onSandgate(base, w, o));
+        kept(results, "floor", w, await onFloor(floor, w, o));
+        kept(results, "http_floor", w, await onFloor(httpFloor, w, o));
+        kept(results, "data", w, await onSandgate(persisted, w, o));
+        if (shared && SHARED_WORKLOADS.includes(w.id)) kept(results, "shared", w, await onSandgate(shared, w, o));
+        for (const { where, service } of loaded) kept(results, where, w, await onSandgate(service, w, o, true));
       }
     }
     rss.memory_after_fresh_runs = memory.rssMb();
