@@ -150,6 +150,7 @@ interface Walk {
    */
   freeMasked: boolean;
 }
+const newWalk = (freeOnly = false): Walk => ({ freeOnly, freeMasked: false });
 
 /**
  * A parsed JSON body as the request log keeps it (or, `freeOnly`, with card numbers in free text
@@ -192,7 +193,7 @@ function loggedJson(value: unknown, kind: LoggedKind, walk: Walk): unknown {
  * merchant's data, not a card). The recorder, writing the real gateway's traffic, masks more
  * (maskBody: secrets, a Luhn run in any field). The same value when nothing is masked.
  */
-export const maskCardFields = <T>(value: T): T => loggedJson(value, null, { freeOnly: false, freeMasked: false }) as T;
+export const maskCardFields = <T>(value: T): T => loggedJson(value, null, newWalk()) as T;
 
 const isJsonText = (text: string) => {
   const start = text.trimStart();
@@ -204,7 +205,7 @@ const isJsonText = (text: string) => {
  * the request parsed from this text) or a form, with what loggedValue masks masked. Narrower than
  * maskBody (no secret names, no Luhn runs in any field) and cheaper: one pass with the names' kinds cached.
  */
-function loggedText(text: string, parsed: unknown, walk: Walk = { freeOnly: false, freeMasked: false }): string {
+function loggedText(text: string, parsed: unknown, walk = newWalk()): string {
   if (!isJsonText(text)) return maskForm(text, loggedValue);
   const masked = loggedJson(parsed, null, walk);
   return masked === parsed ? text : JSON.stringify(masked);
@@ -216,7 +217,7 @@ function loggedText(text: string, parsed: unknown, walk: Walk = { freeOnly: fals
  * the request is decided and stored; the card itself is left for the operation to decide with. The
  * same object when nothing was masked.
  */
-const maskFreeText = <T>(value: T): T => loggedJson(value, null, { freeOnly: true, freeMasked: false }) as T;
+const maskFreeText = <T>(value: T): T => loggedJson(value, null, newWalk(true)) as T;
 
 /**
  * A gateway request as it goes on: its fields with card numbers outside the card fields masked
@@ -232,7 +233,7 @@ const maskFreeText = <T>(value: T): T => loggedJson(value, null, { freeOnly: tru
 export function maskRequest<T>(body: T, text: string): { body: T; text: string } {
   const mayName = text.includes("%") || text.includes("\\u") || MAY_HOLD.test(text);
   if (mayName && isJsonText(text)) {
-    const walk: Walk = { freeOnly: false, freeMasked: false };
+    const walk = newWalk();
     const logged = loggedText(text, body, walk);
     return { body: walk.freeMasked ? maskFreeText(body) : body, text: logged };
   }
