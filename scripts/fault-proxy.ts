@@ -1,10 +1,10 @@
 // A TCP proxy in front of a Redis node that makes a network's faults on demand, for the shared
 // store's fault tests and `npm run bench:faults`. It passes bytes as they come, each way, except:
-// - loseReply: each chunk Redis sends back is lost with this probability: the proxy drops it and
-//   closes both sides, as a network that fails after Redis ran the commands and before their
-//   replies arrive (the commands happened; the client never hears of it);
-// - resetMidCommand: each chunk the client sends is cut with this probability: its first half goes
-//   on, then both sides are reset (Redis discards the half command; whole ones before it ran);
+// - loseReply: the chunks Redis sends back that a seeded schedule names are lost: the proxy drops
+//   each and closes both sides, as a network that fails after Redis ran the commands and before
+//   their replies arrive (the commands happened; the client never hears of it);
+// - resetMidCommand: the chunks the client sends that a seeded schedule names are cut: the first
+//   half goes on, then both sides are reset (Redis discards the half command; whole ones before it ran);
 // - delayMs: every chunk, each way, is held this long (in order: none overtakes one ahead of it);
 // - next: the next chunk of commands that `matches`, once: its reply lost as above ("lose reply"),
 //   or the chunk cut as above ("cut"): a fault aimed at one command (a commit, say);
@@ -16,7 +16,7 @@
 // In a process of its own (the benches: `node --import tsx scripts/fault-proxy.ts <listen port, 0
 // for any> <target port> [delay ms]`) it prints "listening on <port>" and takes lines on stdin:
 // "<ms>" sets the delay, answered "delay <ms>" (chunks already held keep their time); a JSON object
-// sets the faults (Faults, without `next`), answered "faults"; "half-open" answers "half-open";
+// sets the faults (a FaultPlan), answered "faults"; "half-open" answers "half-open";
 // "counts" answers "counts <JSON>".
 import { spawn } from "node:child_process";
 import { createServer, connect, type Server, type Socket } from "node:net";
@@ -26,9 +26,58 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startRedis, startRedisCluster } from "./redis-server.js";
 
+/**
+ * Where faults fall, drawn from a seed: the gaps between faults (in chunks) are drawn uniformly
+ * from 1 to 2 × `every` − 1, so one chunk in `every` is faulted on average, and the same seed puts
+ * fault N on the same chunk K every time. After `count` faults (none: no end) it makes no more, so
+ * a test that runs until `made` reaches `count` made exactly that many, and a failure names its seed.
+ */
+export interface SchedulePlan {
+  seed: number;
+  every: number;
+  count?: number;
+}
+
+export interface Schedule extends Required<SchedulePlan> {
+  /** the faults made so far */
+  readonly made: number;
+  /** the next chunk goes by: true when the schedule names it */
+  next(): boolean;
+}
+
+export function faultSchedule({ seed, every, count = Infinity }: SchedulePlan): Schedule {
+  // mulberry32: a small seeded generator, enough to spread faults and repeat them
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const gap = () => 1 + Math.floor(random() * (2 * every - 1));
+  let left = gap();
+  let made = 0;
+  return {
+    seed,
+    every,
+    count,
+    get made() {
+      return made;
+    },
+    next() {
+      if (made >= count || --left > 0) return false;
+      made++;
+      left = gap();
+      return true;
+    },
+  };
+}
+
 export interface Faults {
-  loseReply?: number;
-  resetMidCommand?: number;
+  /** one schedule may be shared by several proxies: it then counts the chunks of all of them */
+  loseReply?: Schedule;
+  resetMidCommand?: Schedule;
   delayMs?: number;
   next?: { matches: (commands: Buffer) => boolean; fault: "lose reply" | "cut" };
 }
@@ -74,7 +123,7 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
     const pass = (chunk: Buffer | null) => {
       if (pair.frozen || to.destroyed) return;
       if (chunk === null) return void to.end();
-      if (replies && (pair.loseNext || (faults.loseReply && Math.random() < faults.loseReply))) {
+      if (replies && (pair.loseNext || faults.loseReply?.next())) {
         counts.lostReplies++;
         pair.client.destroy();
         pair.upstream.destroy();
@@ -82,7 +131,7 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
       }
       const aimed = replies ? undefined : aimedAt(chunk);
       if (aimed === "lose reply") pair.loseNext = true;
-      if (!replies && chunk.length > 1 && (aimed === "cut" || (faults.resetMidCommand && Math.random() < faults.resetMidCommand))) {
+      if (!replies && chunk.length > 1 && (aimed === "cut" || faults.resetMidCommand?.next())) {
         counts.resets++;
         to.write(chunk.subarray(0, chunk.length >> 1), () => {
           pair.upstream.resetAndDestroy();
@@ -161,6 +210,20 @@ export async function startFaultProxy(target: number, port = 0): Promise<FaultPr
   };
 }
 
+/** The faults a line of a spawned proxy's stdin (or `spawnFaultProxy().set`) asks for: each schedule as its plan. */
+export interface FaultPlan {
+  loseReply?: SchedulePlan;
+  resetMidCommand?: SchedulePlan;
+  delayMs?: number;
+}
+
+/** The faults of a plan, each schedule starting from its seed. */
+const planned = ({ loseReply, resetMidCommand, delayMs }: FaultPlan): Faults => ({
+  ...(loseReply ? { loseReply: faultSchedule(loseReply) } : {}),
+  ...(resetMidCommand ? { resetMidCommand: faultSchedule(resetMidCommand) } : {}),
+  ...(delayMs !== undefined ? { delayMs } : {}),
+});
+
 /** The proxy in a process of its own (what the benches use: the load generator's process stays the load generator's), driven through its stdin. */
 export async function spawnFaultProxy(target: number) {
   const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "0", String(target)], { stdio: ["pipe", "pipe", "inherit"] });
@@ -188,7 +251,7 @@ export async function spawnFaultProxy(target: number) {
     port,
     url: `redis://127.0.0.1:${port}/0`,
     delay: (ms: number) => ask(String(ms), new RegExp(`^delay ${ms}$`)).then(() => undefined),
-    set: (faults: Omit<Faults, "next">) => ask(JSON.stringify(faults), /^faults$/).then(() => undefined),
+    set: (faults: FaultPlan) => ask(JSON.stringify(faults), /^faults$/).then(() => undefined),
     halfOpen: () => ask("half-open", /^half-open$/).then(() => undefined),
     counts: async () => JSON.parse((await ask("counts", /^counts (.*)$/))[1]!) as FaultProxy["counts"],
     close: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.stdin.end()))),
@@ -238,7 +301,7 @@ function command(proxy: FaultProxy, line: string): string {
   }
   if (line === "counts") return `counts ${JSON.stringify(proxy.counts)}`;
   if (line.startsWith("{")) {
-    proxy.set(JSON.parse(line) as Faults);
+    proxy.set(planned(JSON.parse(line) as FaultPlan));
     return "faults";
   }
   proxy.set({ delayMs: Number(line) });

@@ -87,13 +87,19 @@ describe("sandgate ctl in a CI job that has no in-process Sandgate (PHP, Java, .
   test("health --wait waits for a sandbox that starts late; it exits 1 when none comes", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
+    // until ctl has asked once, the port hangs up on it (as a process still starting would not answer)
+    let asked!: () => void;
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    const notYet = createServer((socket) => (socket.destroy(), asked()));
+    await new Promise<void>((ready) => notYet.listen(port, "127.0.0.1", ready));
     const waiting = ctl(["health", "--wait", "30s", "--json", "--url", url]);
-    await new Promise((later) => setTimeout(later, 2_000));
+    await askedOnce;
+    await new Promise((closed) => notYet.close(closed));
     serve(port);
     const up = await waiting;
     expect(up.code).toBe(0);
     expect(parsed(up)).toMatchObject({ status: "ok", scenario: "default" });
-    expect(parsed<{ waited_ms: number }>(up).waited_ms).toBeGreaterThan(500);
+    expect(parsed<{ waited_ms: number }>(up).waited_ms).toBeGreaterThan(0);
 
     const nobody = await ctl(["health", "--wait", "1s", "--url", `http://127.0.0.1:${await freePort()}`]);
     expect(nobody).toMatchObject({ code: 1, stdout: "" });
@@ -349,9 +355,8 @@ describe("every command against a running Sandgate", () => {
 describe("a sandbox out of reach", () => {
   test("a closed port exits 3 at once, with the reason", async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const startedAt = Date.now();
     const refused = await ctl(["scenario", "list", "--url", url, "--json"]);
-    expect(Date.now() - startedAt).toBeLessThan(10_000); // not the 60 s call timeout
+    // told ECONNREFUSED, not the 60 s call timeout's "no answer"
     expect(refused.code).toBe(3);
     expect(refused.stderr).toBe(`sandgate ctl: cannot reach the Sandgate at ${url}: ECONNREFUSED\n`);
     expect(parsed(refused)).toMatchObject({ error: "unreachable", status: 0 });
@@ -363,9 +368,7 @@ describe("a sandbox out of reach", () => {
     await new Promise<void>((ready) => silent.listen(0, "127.0.0.1", ready));
     try {
       const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-      const startedAt = Date.now();
       const hung = await ctl(["reset", "--all", "--url", url, "--timeout", "1s"]);
-      expect(Date.now() - startedAt).toBeLessThan(10_000);
       expect(hung).toMatchObject({ code: 3, stdout: "", stderr: `sandgate ctl: no answer from the Sandgate at ${url} within 1s\n` });
     } finally {
       for (const s of sockets) s.destroy();

@@ -95,10 +95,10 @@ export function docProject(): DocProject {
   };
 }
 
-/** The processes of a group still running after a grace of 3 s (a parent's stop takes a moment to reach its children). */
+/** The processes of a group still running after a grace of 20 s (a parent's stop takes a moment to reach its children; on a loaded machine, longer). */
 async function leftIn(group: number): Promise<string[]> {
   let left: string[] = [];
-  for (const started = Date.now(); Date.now() - started < 3_000; await new Promise((r) => setTimeout(r, 100))) {
+  for (const started = Date.now(); Date.now() - started < 20_000; await new Promise((r) => setTimeout(r, 100))) {
     left = readdirSync("/proc")
       .filter((d) => /^\d+$/.test(d))
       .flatMap((pid) => {

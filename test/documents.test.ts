@@ -11,13 +11,6 @@ const value = (tree: Tree, ...path: string[]): unknown => {
   return at?.kind === "value" ? at.value : at;
 };
 
-/** Milliseconds a call takes (the largest of three tries is not needed: one is enough to tell 37 s from 0.1 s). */
-function took(run: () => unknown): number {
-  const start = performance.now();
-  run();
-  return performance.now() - start;
-}
-
 describe("readXml", () => {
   test("elements in order, entities, CDATA, comments, attributes skipped, self-closing", () => {
     const tree = readXml('<?xml version="1.0"?>\n<!-- c --><respon a="1"><x>a &amp; b &#x41;&#66;</x><y><![CDATA[<raw>]]></y><z/><x>2</x></respon>');
@@ -117,34 +110,27 @@ describe("readHtml", () => {
   });
 });
 
-describe("no document is slow to read", () => {
+// A reader that backtracks or rescans takes minutes on these (a backtracking pattern held 80,000
+// forms 37 s); a reader that walks the text once, well under a second. The test's deadline only
+// turns such a hang into a failure; how long the reading takes, and that four times the text takes
+// about four times as long, is `npm run bench`'s "documents" scenario.
+describe("no document hangs its reader", () => {
   // the uploads that froze the sandbox, and their cousins: each opener repeated, never closed
   const hostile: [string, string, "xml" | "html"][] = [
-    ["80,000 <form> never closed", "<form>", "html"],
-    ["80,000 <form with an unclosed quote", '<form action="', "html"],
-    ["80,000 <title>", "<title>", "html"],
-    ["80,000 <script type=application/json>", '<script type="application/json">', "html"],
-    ["80,000 <!--", "<!--", "html"],
-    ["80,000 <a b=c d=e (a tag never ended)", "<a b=c d=e ", "html"],
-    ["80,000 <x> never closed (XML)", "<x>", "xml"],
-    ["80,000 <![CDATA[ (XML)", "<![CDATA[", "xml"],
-    ["80,000 <!-- (XML)", "<!--", "xml"],
-    ["80,000 &#x1111 (XML entities)", "<a>&#x11111111111", "xml"],
+    ["<form> never closed", "<form>", "html"],
+    ["<form with an unclosed quote", '<form action="', "html"],
+    ["<title>", "<title>", "html"],
+    ["<script type=application/json>", '<script type="application/json">', "html"],
+    ["<!--", "<!--", "html"],
+    ["<a b=c d=e (a tag never ended)", "<a b=c d=e ", "html"],
+    ["<x> never closed (XML)", "<x>", "xml"],
+    ["<![CDATA[ (XML)", "<![CDATA[", "xml"],
+    ["<!-- (XML)", "<!--", "xml"],
+    ["&#x1111 (XML entities)", "<a>&#x11111111111", "xml"],
   ];
-  test.each(hostile)("%s: read in well under a second", (_name, opener, format) => {
-    const text = opener.repeat(80_000);
-    const ms = took(() => readTree(format, text));
-    expect(ms).toBeLessThan(1000);
-  });
-
-  // four times the text: linear reading takes about 4×, quadratic 16×; the bound sits between them
-  // (geometric middle), so a noisy machine cannot tip a linear reader over it
-  test("four times the text takes about four times as long, not sixteen (500,000 unclosed forms)", () => {
-    const small = "<form><input name=a value='".repeat(125_000);
-    const large = small.repeat(4);
-    readTree("html", small); // warm up
-    const fastest = (text: string) => Math.min(...[1, 2, 3].map(() => took(() => readTree("html", text))));
-    expect(fastest(large) / fastest(small)).toBeLessThan(8);
+  test.each(hostile)("200,000 × %s: read, as a tree or as unreadable", (_name, opener, format) => {
+    const tree = readTree(format, opener.repeat(200_000));
+    expect(["object", "value", "unreadable"]).toContain(tree.kind);
   });
 
   test("any text built of markup's pieces reads without throwing, as a tree or as unreadable with a reason (fuzz)", () => {

@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
 import { listenHeaders } from "../src/notify/listen-auth.js";
+import { until } from "./waiting.js";
 
 export interface Got {
   headers: Record<string, string | string[] | undefined>;
@@ -42,14 +43,6 @@ export async function listener(args: string[], env: Record<string, string> = {})
   const proc = spawnSandgate(["listen", ...args], { env });
   await Promise.race([until(() => proc.stderr().includes("ready:"), 20_000), proc.exited]);
   return proc;
-}
-
-export async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export interface OpenStream {

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { startSandbox } from "../src/server/sandbox.js";
 import { openJournal, replayJournal } from "../src/store/journal.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, parseXml, textOf } from "./helpers.js";
+import { until } from "./waiting.js";
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -112,7 +113,7 @@ describe("kill -9 under load", () => {
         }
       };
       const workers = Array.from({ length: 8 }, worker);
-      await new Promise((r) => setTimeout(r, 700));
+      await until(() => acknowledged.payments.size > 20);
       await killed(child);
       running = false;
       await Promise.all(workers);
@@ -178,7 +179,7 @@ describe("a snapshot written behind the commits", () => {
     };
     try {
       const workers = Array.from({ length: 6 }, (_, w) => worker(w));
-      await new Promise((r) => setTimeout(r, 1500));
+      await until(() => crashes.some((c) => c.writing) && answeredWhileWriting > 0);
       running = false;
       await Promise.all(workers);
     } finally {

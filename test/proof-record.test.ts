@@ -16,6 +16,7 @@ import { maskBody, maskHeader } from "../src/proof/masking-recorded.js";
 import { spawnSandgate } from "../scripts/sandgate-process.js";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ACME, ANY_SIGNATURE, apmPayment, directPayment, nextOrderNo, rootText } from "./helpers.js";
+import { until } from "./waiting.js";
 
 const CARD = "4242424242424242";
 const MASKED_CARD = "424242******4242";
@@ -538,8 +539,7 @@ describe("sandgate record under npx", () => {
     try {
       let said = "";
       npx.stdout.on("data", (d: Buffer) => (said += d.toString()));
-      for (const until = Date.now() + 20_000; !/listening on (http\S+?),/.test(said); await new Promise((r) => setTimeout(r, 50)))
-        if (Date.now() > until) throw new Error(`no recorder: ${said}`);
+      await until(() => /listening on (http\S+?),/.test(said));
       const recorder = /listening on (http\S+?),/.exec(said)![1]!;
       // npm passes SIGTERM to the shell it runs the command in, which dies: the recorder is re-parented
       npx.kill("SIGTERM");
@@ -549,9 +549,7 @@ describe("sandgate record under npx", () => {
           () => false,
           () => true,
         );
-      const started = Date.now();
-      while (!(await gone()) && Date.now() - started < 3_000) await new Promise((r) => setTimeout(r, 100));
-      expect(await gone()).toBe(true);
+      await until(gone); // it stops with its parent
       expect(existsSync(out)).toBe(true);
     } finally {
       if (npx.exitCode === null) npx.kill("SIGKILL");

@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
-import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
+import { startSandbox, type Sandbox, type SandboxOptions } from "../src/server/sandbox.js";
 
 export interface Receiver {
   url: string;
@@ -34,10 +34,10 @@ export async function startReceiver(port = 0, path = "/hook"): Promise<Receiver>
  * For a test file: a sandbox on a free port (seeded with `seed`) and a receiver for its
  * notifications, started before the file's tests and closed after them.
  */
-export function sandboxWithReceiver(seed: string): { readonly sandbox: Sandbox; readonly receiver: Receiver } {
+export function sandboxWithReceiver(seed: string, options: SandboxOptions = {}): { readonly sandbox: Sandbox; readonly receiver: Receiver } {
   const live = {} as { sandbox: Sandbox; receiver: Receiver };
   beforeAll(async () => {
-    live.sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed });
+    live.sandbox = await startSandbox({ port: 0, host: "127.0.0.1", logLevel: "silent", seed, ...options });
     live.receiver = await startReceiver();
   });
   afterAll(async () => {

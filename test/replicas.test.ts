@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:http";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, describe, expect, test, vi } from "vitest";
 import { inject } from "vitest";
 import { ACME, ANY_SIGNATURE, directPayment, parseXml, signRequest } from "./helpers.js";
 import { freshPrefix, redisClient, redisDump, redisFlags, spawnSandgate, type Replica } from "./replica-helpers.js";
 import { Cluster } from "ioredis";
 import { defaultFixturesDir } from "../src/base/paths.js";
-import { LEASE_MS } from "../src/store/redis/turns.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { until } from "./waiting.js";
 import { openRedisStore } from "../src/store/redis/redis-store.js";
 import { loadFixtures } from "../src/store/fixtures/fixtures.js";
 import { stateFromFixtures } from "../src/store/fixtures/initial-state.js";
@@ -339,8 +340,10 @@ describe("replicas on one Redis", () => {
       await Promise.all(Array.from({ length: 12 }, (_, i) => post([a!, b!, c!][i % 3]!, "/v1/authorise", directPayment({ notify_url, account_id: "A10002" }))));
       // every replica's timer and an operator drain on each, all at once
       await Promise.all([a!, b!, c!].map((r) => json(r, "/__sandbox/notifications/deliver", { method: "POST", body: "{}" })));
-      await new Promise((r) => setTimeout(r, 1_500));
-      const outbox = (await json(b!, "/__sandbox/notifications")).body.notifications as { notification_id: string; state: string; attempts: unknown[] }[];
+      type Sent = { notification_id: string; state: string; attempts: unknown[] };
+      const outboxOf = async () => (await json(b!, "/__sandbox/notifications")).body.notifications as Sent[];
+      await until(async () => (await outboxOf()).every((n) => n.state === "delivered"));
+      const outbox = await outboxOf();
       expect(outbox).toHaveLength(12);
       expect(outbox.every((n) => n.state === "delivered" && n.attempts.length === 1)).toBe(true);
       expect(received.sort()).toEqual(outbox.map((n) => n.notification_id).sort());
@@ -351,7 +354,7 @@ describe("replicas on one Redis", () => {
 });
 
 describe("a replica that dies while it sends a notification", () => {
-  test("leaves the attempt to another once its claim lapses (the attempt's 5 s timeout + 5 s)", async () => {
+  test("leaves the attempt to another once its claim lapses (the attempt's 5 s timeout and the claim's slack, 5 s, shrunk here)", async () => {
     let first = true;
     let firstArrived: () => void = () => undefined;
     const arrived = new Promise<void>((resolve) => (firstArrived = resolve));
@@ -372,16 +375,18 @@ describe("a replica that dies while it sends a notification", () => {
     await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
     try {
       const args = redisFlags(freshPrefix());
-      const a = await spawnSandgate(args);
+      // A's attempt waits its 5 s for the receiver (B must be started and A killed before that); the claim's slack is shrunk
+      const timings = { SANDGATE_TIMINGS: JSON.stringify({ notifyClaimSlackMs: 500 }) };
+      const a = await spawnSandgate(args, timings);
       await post(a, "/v1/authorise", directPayment({ notify_url: `http://127.0.0.1:${port}/hook`, account_id: "A10002" }));
       await arrived; // A's timer claimed it and is posting it
-      const b = await spawnSandgate(args);
+      const b = await spawnSandgate(args, timings);
       const claimed = ((await json(b, "/__sandbox/notifications")).body.notifications as { claim?: { until: string } }[])[0]!;
       expect(claimed.claim).toBeDefined();
       a.child.kill("SIGKILL");
       const lapses = Date.parse(claimed.claim!.until);
       let delivered: { state: string; attempts: unknown[] } | undefined;
-      while (!delivered && Date.now() < lapses + 5_000) {
+      while (!delivered && Date.now() < lapses + 30_000) {
         await new Promise((r) => setTimeout(r, 250));
         const [n] = (await json(b, "/__sandbox/notifications")).body.notifications as { state: string; attempts: unknown[] }[];
         if (n!.state === "delivered") delivered = n;
@@ -422,13 +427,11 @@ describe("--workers", () => {
 });
 
 describe("merchants as partitions", () => {
-  /** Payments of `merchant` on `replica` until stopped; the longest time without an answer, from `since()` on. */
-  function paying(replica: Replica, merchant: string, since: () => number) {
+  /** Payments of `merchant` on `replica` (two at a time) until stopped: how many were answered, and how many failed. */
+  function paying(replica: Replica, merchant: string) {
     let stop = false;
-    let longest = 0;
-    let failed = 0;
+    const counts = { answered: 0, failed: 0 };
     const loop = async () => {
-      let last = performance.now();
       while (!stop) {
         const res = await fetch(`${replica.url}/v1/authorise`, {
           method: "POST",
@@ -436,42 +439,39 @@ describe("merchants as partitions", () => {
           body: JSON.stringify(directPayment({ merchant_id: merchant })),
         }).catch(() => undefined);
         if (!res) return; // the replica is gone
-        if (res.status !== 200) failed++;
+        if (res.status !== 200) counts.failed++;
         await res.text();
-        const now = performance.now();
-        longest = Math.max(longest, now - Math.max(last, since()));
-        last = now;
+        counts.answered++;
       }
     };
     const running = [loop(), loop()];
     return {
+      counts,
       async stop() {
         stop = true;
         await Promise.all(running);
-        return { longest, failed };
+        return counts;
       },
     };
   }
 
-  test("kill -9 a replica under load: only the merchants it served wait (2 s at most), the others see no gap over 250 ms", async () => {
+  // how long each merchant waits (the dead replica's lease for its own, nothing for the others) is
+  // `npm run bench:replicas`'s figure; here: both go on, and none fails
+  test("kill -9 a replica under load: its merchant's payments go on on the other replica once its lease lapses, another merchant's never stop; none fails", async () => {
     const [a, b] = await replicas();
     const x = `MX${process.pid}`;
     const y = `MY${process.pid}`;
-    let killedAt = 0;
-    const fromKill = () => killedAt;
-    const xOnA = paying(a!, x, fromKill);
-    const xOnB = paying(b!, x, fromKill);
-    const yOnB = paying(b!, y, fromKill);
-    await new Promise((r) => setTimeout(r, 700));
-    killedAt = performance.now(); // gaps are measured from here on
+    const xOnA = paying(a!, x);
+    const xOnB = paying(b!, x);
+    const yOnB = paying(b!, y);
+    await until(() => xOnA.counts.answered >= 10 && xOnB.counts.answered >= 10 && yOnB.counts.answered >= 10);
     a!.child.kill("SIGKILL");
-    await new Promise((r) => setTimeout(r, 3_000));
+    const [x1, y1] = [xOnB.counts.answered, yOnB.counts.answered];
+    await until(() => xOnB.counts.answered >= x1 + 10 && yOnB.counts.answered >= y1 + 10);
     const [, x2, y2] = await Promise.all([xOnA.stop(), xOnB.stop(), yOnB.stop()]);
     expect(y2.failed).toBe(0);
-    expect(y2.longest).toBeLessThan(250); // another merchant: never held up by the dead replica
     expect(x2.failed).toBe(0);
-    expect(x2.longest).toBeLessThan(2_250); // its merchant: the dead replica's lease (2 s) at most
-  }, 30_000);
+  }, 60_000);
 
   // On a Cluster a merchant's keys share its id as their hash tag; "m:{}x}:lock" has an empty one, so Redis would hash each whole key
   test('merchant ids with braces ("}", "}x{y}", "a}b", "{") are served like any other: paid on A, found and captured on B', async () => {
@@ -542,49 +542,70 @@ describe("merchants as partitions", () => {
     }
   }, 30_000);
 
+  /** a lease this test can outlast in a moment: 300 ms (SANDGATE_TIMINGS, read by the stores this process opens) */
+  const SHORT_LEASE_MS = 300;
+  const shortLease = () => vi.stubEnv("SANDGATE_TIMINGS", JSON.stringify({ leaseMs: SHORT_LEASE_MS }));
+  afterEach(() => void vi.unstubAllEnvs());
+
   test("a unit that runs longer than the lease keeps its merchant's turn: another replica waits for it, and its commit is written", async () => {
+    shortLease();
     const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
     const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
     try {
+      const order: string[] = [];
+      let started!: () => void;
+      const holding = new Promise<void>((resolve) => (started = resolve));
       const long = one.unit(
         async (unit) => {
+          started();
           const merchant = unit.records.merchant(ACME.merchant_id)!;
           merchant.name = "Renamed in a long unit";
           unit.records.changed("merchants", merchant);
-          await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
+          await sleep(3 * SHORT_LEASE_MS); // work that outlasts the lease
           await unit.commit();
-          return performance.now();
+          order.push("long unit committed");
         },
         { merchant: ACME.merchant_id },
       );
-      await new Promise((r) => setTimeout(r, 100));
-      const other = two.unit((unit) => ({ at: performance.now(), name: unit.records.merchant(ACME.merchant_id)!.name }), { merchant: ACME.merchant_id });
-      const [ended, seen] = await Promise.all([long, other]);
-      expect(seen.at).toBeGreaterThanOrEqual(ended); // it waited for the whole unit, past the lease
-      expect(seen.name).toBe("Renamed in a long unit");
+      await holding;
+      const other = two.unit(
+        (unit) => {
+          order.push("other replica's unit ran");
+          return unit.records.merchant(ACME.merchant_id)!.name;
+        },
+        { merchant: ACME.merchant_id },
+      );
+      const [, name] = await Promise.all([long, other]);
+      expect(order).toEqual(["long unit committed", "other replica's unit ran"]); // it waited for the whole unit, past the lease
+      expect(name).toBe("Renamed in a long unit");
     } finally {
       await Promise.all([one.close(), two.close()]);
     }
   }, 20_000);
 
   test("a unit of every merchant (a list, a settings change) that runs longer than the lease keeps the settings' turn: another replica's waits for it", async () => {
+    shortLease();
     const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
     const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
     try {
+      const order: string[] = [];
+      let started!: () => void;
+      const holding = new Promise<void>((resolve) => (started = resolve));
       const long = one.unit(async () => {
-        await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
-        return performance.now();
+        started();
+        await sleep(3 * SHORT_LEASE_MS); // work that outlasts the lease
+        order.push("long unit ended");
       });
-      await new Promise((r) => setTimeout(r, 100));
-      const other = two.unit(() => performance.now());
-      const [ended, seen] = await Promise.all([long, other]);
-      expect(seen).toBeGreaterThanOrEqual(ended); // it waited for the whole unit, past the lease
+      await holding;
+      const other = two.unit(() => void order.push("other replica's unit ran"));
+      await Promise.all([long, other]);
+      expect(order).toEqual(["long unit ended", "other replica's unit ran"]); // it waited for the whole unit, past the lease
     } finally {
       await Promise.all([one.close(), two.close()]);
     }
   }, 20_000);
 
-  test("a playground payment waiting on a slow scenario holds no turn: a scenario switch and another merchant's list on the other replica answer at once", async () => {
+  test("a playground payment waiting on a slow scenario holds no turn: a scenario switch and another merchant's list on the other replica are answered", async () => {
     const [a, b] = await replicas();
     const merchant = `MP${process.pid}`;
     // the playground pays as a merchant of the sandbox: one made by a payment; its first authorisation hangs
@@ -613,12 +634,9 @@ describe("merchants as partitions", () => {
         security_code: "123",
       }),
     }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 300)); // the playground's gateway request hangs now
-    const t0 = performance.now();
+    // answered while the playground's payment is made on the other replica (how soon: npm run bench:replicas)
     expect((await json(b!, "/__sandbox/scenarios/global", { method: "PUT", body: JSON.stringify({ name: "declines" }) })).status).toBe(200);
     expect((await json(b!, `/__sandbox/transactions?merchant_id=${ACME.merchant_id}`)).status).toBe(200);
-    // (it held the sandbox's turn until that turn's lease lapsed: 2 s)
-    expect(performance.now() - t0).toBeLessThan(1_000);
     stop.abort();
     await paying;
   }, 30_000);
@@ -680,35 +698,29 @@ describe("replicas and failures", () => {
     expect(status).toBe("3000");
   });
 
-  test("a Redis restart under load: every replica answers again within 1 s of Redis accepting connections", async () => {
+  // how soon after Redis is back: npm run bench:faults
+  test("a Redis restart under load: every replica answers normally again once Redis accepts connections", async () => {
     const redis = await ownRedis();
     const all = await replicas(2, redis.url);
     let stop = false;
+    let answered = 0;
     // load on both replicas, so the turn is held (and in Redis's append-only file) when it stops
     const load = all.map(async (replica) => {
       while (!stop)
         await fetch(`${replica.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })
           .then((r) => r.text())
+          .then(() => answered++)
           .catch(() => undefined);
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => answered >= 20);
     await redis.stop();
-    await new Promise((r) => setTimeout(r, 1_500));
+    const refused = await post(all[0]!, "/v1/authorise", directPayment());
+    expect(refused.status).toBe(503);
     await redis.start();
-    const back = performance.now();
-    const waited = await Promise.all(
-      all.map(async (replica) => {
-        for (;;) {
-          const res = await post(replica, "/v1/authorise", directPayment());
-          if (res.status === 200) return performance.now() - back;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      }),
-    );
+    for (const replica of all) await until(async () => (await post(replica, "/v1/authorise", directPayment())).status === 200);
     stop = true;
     await Promise.all(load);
-    for (const ms of waited) expect(ms).toBeLessThan(1_000);
-  });
+  }, 60_000);
 
   test("kill -9 one replica under load: the other keeps answering and every acknowledged payment is there", async () => {
     const redis = await ownRedis();
@@ -734,10 +746,10 @@ describe("replicas and failures", () => {
       }
     };
     const load = [client(a!, false), client(a!, false), client(b!, true), client(b!, true)];
-    await new Promise((r) => setTimeout(r, 700));
+    await until(() => acknowledged.length >= 20);
     a!.child.kill("SIGKILL");
     const countAtKill = acknowledged.length;
-    await new Promise((r) => setTimeout(r, 1_500)); // A's turn, if it held one, lapses within its 5 s lease at worst
+    await until(() => acknowledged.length >= countAtKill + 20); // B goes on (once A's turn, if it held one, lapsed)
     stop = true;
     await Promise.all(load);
     expect(acknowledged.length).toBeGreaterThan(countAtKill); // B went on answering
@@ -748,44 +760,43 @@ describe("replicas and failures", () => {
     expect(acknowledged.filter((id) => !known.has(id))).toEqual([]);
   }, 30_000);
 
-  test("SIGTERM one replica under load: it hands over at once, the other answers with no gap over 250 ms", async () => {
+  // how long B's longest gap is meanwhile: npm run bench:replicas
+  test("SIGTERM one replica under load: it hands over and exits 0, and the other answers every payment meanwhile", async () => {
     const [a, b] = await replicas(2);
     let stop = false;
-    let last = performance.now();
-    let longestGap = 0;
+    let answeredOnB = 0;
     let failedOnB = 0;
     const onB = async () => {
       while (!stop) {
         const res = await post(b!, "/v1/authorise", directPayment());
-        const now = performance.now();
         if (res.status !== 200) failedOnB++;
-        longestGap = Math.max(longestGap, now - last);
-        last = now;
+        answeredOnB++;
       }
     };
+    let answeredOnA = 0;
     const onA = async () => {
-      while (!stop)
-        if (
-          !(await fetch(`${a!.url}/v1/authorise`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(directPayment()),
-          }).catch(() => undefined))
-        )
-          return;
+      while (!stop) {
+        const res = await fetch(`${a!.url}/v1/authorise`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(directPayment()),
+        }).catch(() => undefined);
+        if (!res) return;
+        await res.text();
+        answeredOnA++;
+      }
     };
     const load = [onA(), onA(), onB(), onB()];
-    await new Promise((r) => setTimeout(r, 700));
-    longestGap = 0;
-    a!.child.kill("SIGTERM");
+    await until(() => answeredOnA >= 10 && answeredOnB >= 10);
     const exited = new Promise<number | null>((resolve) => a!.child.once("exit", resolve));
-    await new Promise((r) => setTimeout(r, 1_500));
+    a!.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    const atExit = answeredOnB;
+    await until(() => answeredOnB >= atExit + 20);
     stop = true;
     await Promise.all(load);
-    expect(await exited).toBe(0);
     expect(failedOnB).toBe(0);
-    expect(longestGap).toBeLessThan(250);
-  }, 30_000);
+  }, 60_000);
 
   // a cluster of its own, one node of which is stopped and started
   test.runIf(inject("redisCluster"))(

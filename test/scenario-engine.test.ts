@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { createDeps, startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { scenarioSchemaJson } from "../src/scenarios/json-schema.js";
 import { ACME, directPayment, makeApp, parseXml, storedTransactions } from "./helpers.js";
+import { until } from "./waiting.js";
 import { ENVELOPE, pay } from "./lifecycle-helpers.js";
 import { SHIPPED, scenarioDir } from "./scenario-helpers.js";
 
@@ -299,13 +300,7 @@ describe("scenario files", () => {
         (
           await fetch(`${sandbox.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(directPayment()) })
         ).headers.get("x-sandbox-rule");
-      const waitFor = async (expected: string) => {
-        for (let i = 0; i < 50; i++) {
-          if ((await ruleNow()) === expected) return;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error(`rule never became ${expected}`);
-      };
+      const waitFor = (expected: string) => until(async () => (await ruleNow()) === expected);
       expect(await ruleNow()).toBe("live/v1");
       writeFileSync(
         join(dir, "live.json"),
@@ -314,10 +309,10 @@ describe("scenario files", () => {
       await waitFor("live/v2");
 
       writeFileSync(join(dir, "live.json"), "{ not json");
-      await new Promise((r) => setTimeout(r, 600));
+      // once the edit was read (and refused), the scenario in force is still the last good one
+      const errors = async () => ((await (await fetch(`${sandbox.url}/__sandbox/scenarios`)).json()) as { errors: string[] }).errors.join("\n");
+      await until(async () => /live\.json: cannot parse/.test(await errors()));
       expect(await ruleNow()).toBe("live/v2");
-      const list = (await (await fetch(`${sandbox.url}/__sandbox/scenarios`)).json()) as { errors: string[] };
-      expect(list.errors.join("\n")).toMatch(/live\.json: cannot parse/);
       const reload = await fetch(`${sandbox.url}/__sandbox/scenarios/reload`, { method: "POST" });
       expect(reload.status).toBe(422);
     } finally {

@@ -1,13 +1,16 @@
 // Slow clients cost their own socket only (docs/security.md): a request whose headers or body do
 // not arrive in time is answered 408 and closed, an idle keep-alive socket is closed, and sockets
-// past the caps (per client address, in all) are answered 503 with Retry-After at once. With 20,000
-// slow sockets from two other loopback addresses, health keeps answering from this one.
+// past the caps (per client address, in all) are answered 503 with Retry-After. With slow sockets
+// from two other loopback addresses past their caps, health keeps answering from this one. The
+// deadlines are settings, shrunk here; how fast health answers beside 20,000 slow sockets is
+// `npm run bench`'s "slow sockets" scenario.
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, test } from "vitest";
 import { spawnSandgate, type SandgateProcess } from "../scripts/sandgate-process.js";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { STORE_NAME, storeFlags, storeOptions } from "./replica-helpers.js";
+import { until } from "./waiting.js";
 
 const opened: Socket[] = [];
 const running: (Sandbox | SandgateProcess)[] = [];
@@ -25,12 +28,11 @@ function socketTo(port: number, from = "127.0.0.1"): Promise<Socket> {
   });
 }
 
-/** What the server sends on the socket until it closes it, and after how long. */
-function untilClosed(socket: Socket): Promise<{ text: string; ms: number }> {
-  const started = performance.now();
+/** What the server sends on the socket until it closes it. */
+function untilClosed(socket: Socket): Promise<{ text: string }> {
   let text = "";
   socket.on("data", (d: Buffer) => (text += d.toString()));
-  return new Promise((resolve) => socket.once("close", () => resolve({ text, ms: performance.now() - started })));
+  return new Promise((resolve) => socket.once("close", () => resolve({ text })));
 }
 
 describe(`deadlines and caps (${STORE_NAME})`, () => {
@@ -40,9 +42,9 @@ describe(`deadlines and caps (${STORE_NAME})`, () => {
       host: "127.0.0.1",
       logLevel: "silent",
       ...storeOptions(),
-      headerTimeoutMs: 1_000,
-      bodyTimeoutMs: 1_000,
-      idleTimeoutMs: 1_000,
+      headerTimeoutMs: 200,
+      bodyTimeoutMs: 200,
+      idleTimeoutMs: 200,
     });
     running.push(sandbox);
     const slowHeaders = await socketTo(sandbox.port);
@@ -60,13 +62,9 @@ describe(`deadlines and caps (${STORE_NAME})`, () => {
     );
     const [headers, body, kept, again] = await Promise.all([untilClosed(slowHeaders), untilClosed(slowBody), untilClosed(idle), second]);
     expect(headers.text).toMatch(/^HTTP\/1\.1 408/);
-    expect(headers.ms).toBeLessThan(3_000);
     expect(body.text).toMatch(/^HTTP\/1\.1 408/);
-    expect(body.ms).toBeLessThan(4_000);
     expect(kept.text).toMatch(/^HTTP\/1\.1 200/);
-    expect(kept.ms).toBeLessThan(3_000);
     expect(again.text).toMatch(/^HTTP\/1\.1 \d{3} [\s\S]*HTTP\/1\.1 408/);
-    expect(again.ms).toBeLessThan(4_500);
     expect((await fetch(`${sandbox.url}/__sandbox/health`)).status).toBe(200);
   });
 
@@ -80,10 +78,12 @@ describe(`deadlines and caps (${STORE_NAME})`, () => {
     expect(refused.text).toContain("too_many_connections");
     expect((await fetch(`${sandbox.url}/__sandbox/health`)).status).toBe(200);
     held[0]!.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    const again = await socketTo(sandbox.port, "127.0.0.2");
-    again.write("GET /__sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    expect((await untilClosed(again)).text).toMatch(/^HTTP\/1\.1 200/);
+    // its place is freed once the server has seen it close: asked again until a new socket is served
+    await until(async () => {
+      const again = await socketTo(sandbox.port, "127.0.0.2");
+      again.write("GET /__sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      return /^HTTP\/1\.1 200/.test((await untilClosed(again)).text);
+    });
   });
 
   test("past the cap in all: 503 for any address", async () => {
@@ -95,79 +95,71 @@ describe(`deadlines and caps (${STORE_NAME})`, () => {
   });
 });
 
-/** A child process that opens `count` slow sockets from `from` (headers, Content-Length 100, one byte) and holds them: prints how many it opened and how many the server refused. */
+/**
+ * A child process that opens `count` slow sockets from `from` (headers, Content-Length 100, one byte)
+ * and holds them; it prints what became of them once each has connected or failed and all but `cap`
+ * were closed: how many opened, were told 503, or failed to connect.
+ */
 const SLOW_CLIENT = `
 const net = require("node:net");
-const [port, from, count] = process.argv.slice(1).map((v, i) => (i === 1 ? v : Number(v)));
-let opened = 0, refused = 0, failed = 0;
-const sockets = [];
-let reported = false;
-const report = () => { if (!reported) console.log(JSON.stringify({ opened, refused, failed })); reported = true; };
-// said once every socket is settled and the server's 503s are in (all but its cap of this address,
-// or 15 s after the last socket settled: a loaded machine opens them more slowly, not the server)
-const settled = () => { if (opened + failed === count) { wait(); setTimeout(report, 15000); } };
-const wait = () => (refused + failed >= count - 500 ? report() : setTimeout(wait, 100));
-function one() {
+const [port, from, count, cap] = process.argv.slice(1).map((v, i) => (i === 1 ? v : Number(v)));
+let opened = 0, refused = 0, failed = 0, closed = 0, reported = false;
+const report = () => {
+  if (reported || opened + failed < count || closed < count - cap - failed) return;
+  reported = true;
+  console.log(JSON.stringify({ opened, refused, failed }));
+};
+for (let i = 0; i < count; i++) {
   const s = net.connect({ port, host: "127.0.0.1", localAddress: from }, () => {
     opened++;
     s.write("POST /v1/authorise HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 100\\r\\n\\r\\n{");
-    settled();
+    report();
   });
-  s.on("data", (d) => { if (d.toString().startsWith("HTTP/1.1 503")) refused++; });
-  s.on("error", () => { if (!s.connecting) return; failed++; settled(); });
-  sockets.push(s);
+  s.on("data", (d) => { if (d.toString().startsWith("HTTP/1.1 503")) { refused++; } });
+  s.on("close", () => { if (!s.connecting) { closed++; report(); } });
+  s.on("error", () => { if (s.connecting) { failed++; report(); } });
 }
-let i = 0;
-const tick = setInterval(() => { for (let k = 0; k < 100 && i < count; k++, i++) one(); if (i >= count) clearInterval(tick); }, 50);
-setTimeout(report, 60000);
 setInterval(() => {}, 1000);
 `;
 
-describe(`20,000 slow sockets (${STORE_NAME})`, () => {
+describe(`slow sockets past their address's cap (${STORE_NAME})`, () => {
   test(
-    "from two other addresses, 10,000 each: all but the caps' refused at once, and health's p99 stays under 100 ms throughout",
-    { timeout: 120_000 },
+    "from two other addresses, 300 each under a cap of 100: the rest refused 503, and health answers from this address throughout",
+    { timeout: 60_000 },
     async () => {
-      const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1", ...storeFlags()]);
+      const CAP = 100;
+      const EACH = 300;
+      const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1", "--max-connections-per-client", String(CAP), ...storeFlags()]);
       running.push(proc);
       const url = await proc.url;
       const port = Number(new URL(url).port);
       const clients = ["127.0.0.2", "127.0.0.3"].map((from) => {
-        const child = spawn(process.execPath, ["-e", SLOW_CLIENT, String(port), from, "10000"], { stdio: ["ignore", "pipe", "inherit"] });
+        const child = spawn(process.execPath, ["-e", SLOW_CLIENT, String(port), from, String(EACH), String(CAP)], { stdio: ["ignore", "pipe", "inherit"] });
         let out = "";
-        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
         const said = new Promise<{ opened: number; refused: number; failed: number }>((resolve) =>
-          child.stdout.on("data", () => out.includes("}") && resolve(JSON.parse(out))),
+          child.stdout.on("data", (d: Buffer) => {
+            out += d.toString();
+            if (out.includes("}")) resolve(JSON.parse(out));
+          }),
         );
         return { child, said };
       });
-      const times: number[] = [];
+      // health from this address while the sockets open and are refused: every check answered
       let counted: { opened: number; refused: number; failed: number }[] | undefined;
       void Promise.all(clients.map((c) => c.said)).then((r) => (counted = r));
-      // health every 20 ms while the sockets open, then for 3 s while they are held
-      let heldSince: number | undefined;
-      while (heldSince === undefined || performance.now() - heldSince < 3_000) {
-        const started = performance.now();
+      let checks = 0;
+      while (!counted || checks < 10) {
         const res = await fetch(`${url}/__sandbox/health`);
         await res.arrayBuffer();
         expect(res.status).toBe(200);
-        times.push(performance.now() - started);
-        if (counted && heldSince === undefined) heldSince = performance.now();
-        await new Promise((r) => setTimeout(r, 20));
+        checks++;
       }
       for (const c of clients) c.child.kill("SIGKILL");
-      const total = counted!.reduce((a, c) => ({ opened: a.opened + c.opened, refused: a.refused + c.refused, failed: a.failed + c.failed }), {
-        opened: 0,
-        refused: 0,
-        failed: 0,
-      });
-      times.sort((a, b) => a - b);
-      const p99 = times[Math.floor(times.length * 0.99)]!;
-      console.log(`20,000 slow sockets: ${JSON.stringify(total)}; health p99 ${p99.toFixed(1)} ms over ${times.length} checks`);
-      expect(total.opened + total.failed).toBe(20_000);
-      // each address keeps its 500 (the default cap); the rest were told 503
-      expect(total.refused).toBeGreaterThanOrEqual(20_000 - 2 * 500 - total.failed);
-      expect(p99).toBeLessThan(100);
+      for (const c of counted) {
+        expect(c.opened + c.failed).toBe(EACH);
+        // the address keeps its cap; each socket past it was told 503
+        expect(c.refused).toBe(EACH - CAP - c.failed);
+      }
     },
   );
 });

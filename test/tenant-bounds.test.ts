@@ -1,6 +1,6 @@
 // Bounded tenants (docs/security.md): no identifier is longer than 64 characters, no merchant has
 // more accounts than --max-accounts, and attempts past the cap cost what any refusal costs: another
-// merchant's payments keep their latency. Runs on one process (--data), on one Redis and on a Cluster.
+// merchant's payments go on beside them (their latency: npm run bench). Runs on one process (--data), on one Redis and on a Cluster.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -98,86 +98,66 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const p99 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.floor(ms.length * 0.99)]!;
+describe(`account attempts past the cap (${where}, the server in its own process)`, () => {
+  test("all refused, the merchant keeps its 100 accounts, and another merchant's payments beside them are all answered", { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sandgate-bounds-"));
+    dirs.push(dir);
+    const prefix = freshPrefix();
+    const place = REPLICA_MODE ? redisFlags(prefix) : ["--data", join(dir, "state.json")];
+    const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1", "--seed", "bounds", ...place]);
+    running.push(proc);
+    const url = await proc.url;
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    // the attacker's merchant fills its 100 accounts, of ids as long as they may be
+    const account = (i: number) => `ACC-${i}-`.padEnd(64, "x");
+    for (let i = 0; i < 100; i++) expect(await post("/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: account(i) })).toBe(200);
+    if (REPLICA_MODE) {
+      // its changes stream (each entry the ~40 KB merchant whole, 2 MB for the 100) keeps about a megabyte
+      const redis = await redisClient();
+      const entries = await redis.xrange(`${prefix}m:{ATTACKER}:changes`, "-", "+");
+      redis.disconnect();
+      const bytes = entries.reduce((sum, [, fields]) => sum + fields.join("").length, 0);
+      expect(entries.length).toBeLessThan(100);
+      expect(bytes).toBeLessThan(1.2 * STREAM_BYTES);
+    }
 
-describe(`20,000 account attempts past the cap (${where}, the server in its own process)`, () => {
-  test(
-    "all refused, the merchant keeps its 100 accounts, and another merchant's p99 stays within 2× of its p99 under the same rate of other refusals",
-    { timeout: 180_000 },
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "sandgate-bounds-"));
-      dirs.push(dir);
-      const prefix = freshPrefix();
-      const place = REPLICA_MODE ? redisFlags(prefix) : ["--data", join(dir, "state.json")];
-      const proc = spawnSandgate(["--port", "0", "--host", "127.0.0.1", "--seed", "bounds", ...place]);
-      running.push(proc);
-      const url = await proc.url;
-      const post = async (path: string, body: Record<string, unknown>) => {
-        const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-        await res.arrayBuffer();
-        return res.status;
-      };
-      // the attacker's merchant fills its 100 accounts, of ids as long as they may be
-      const account = (i: number) => `ACC-${i}-`.padEnd(64, "x");
-      for (let i = 0; i < 100; i++) expect(await post("/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: account(i) })).toBe(200);
-      if (REPLICA_MODE) {
-        // its changes stream (each entry the ~40 KB merchant whole, 2 MB for the 100) keeps about a megabyte
-        const redis = await redisClient();
-        const entries = await redis.xrange(`${prefix}m:{ATTACKER}:changes`, "-", "+");
-        redis.disconnect();
-        const bytes = entries.reduce((sum, [, fields]) => sum + fields.join("").length, 0);
-        expect(entries.length).toBeLessThan(100);
-        expect(bytes).toBeLessThan(1.2 * STREAM_BYTES);
+    /** TEAM-B pays one payment after another until `until` settles (10 at least): how many it paid. */
+    const teamB = async (until: Promise<unknown>) => {
+      let done = false;
+      void until.then(() => (done = true));
+      let paid = 0;
+      while (!done || paid < 10) {
+        expect(await post("/v1/authorise", directPayment({ merchant_id: "TEAM-B", account_id: "B1", amount: "10.00" }))).toBe(200);
+        paid++;
       }
-
-      /** TEAM-B pays one payment after another until `until` settles (50 at least): each payment's time. */
-      const teamB = async (until: Promise<unknown>) => {
-        let done = false;
-        void until.then(() => (done = true));
-        const times: number[] = [];
-        while (!done || times.length < 50) {
-          const started = performance.now();
-          expect(await post("/v1/authorise", directPayment({ merchant_id: "TEAM-B", account_id: "B1", amount: "10.00" }))).toBe(200);
-          times.push(performance.now() - started);
-        }
-        return times;
-      };
-      /** `total` requests from the attacker, `inFlight` at a time, each answered with `status`. */
-      const flood = async (total: number, inFlight: number, body: (i: number) => [string, Record<string, unknown>], status: number) => {
-        let next = 0;
-        const statuses = new Map<number, number>();
-        await Promise.all(
-          Array.from({ length: inFlight }, async () => {
-            while (next < total) {
-              const [path, b] = body(next++);
-              const got = await post(path, b);
-              statuses.set(got, (statuses.get(got) ?? 0) + 1);
-            }
-          }),
-        );
-        expect(Object.fromEntries(statuses)).toEqual({ [status]: total });
-      };
-      await teamB(Promise.resolve()); // warm up
-      // in five rounds (so a noisy moment of the machine falls on both): the same rate of cheap refusals
-      // on the attacker's own account (an empty capture, I0031), then 4,000 new accounts (I0015)
-      const controlTimes: number[] = [];
-      const attackTimes: number[] = [];
-      let refused = 0;
-      for (let round = 0; round < 5; round++) {
-        controlTimes.push(
-          ...(await teamB(flood(1_000, 2, () => ["/v1/capture", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: account(1), capture_orders: [] }], 400))),
-        );
-        const attack = flood(4_000, 2, () => ["/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: `NEW-${refused++}` }], 409);
-        attackTimes.push(...(await teamB(attack)));
-      }
-      expect(refused).toBe(20_000);
-      const accounts = (await (await fetch(`${url}/__sandbox/merchants/ATTACKER`)).json()) as { merchant: { accounts: unknown[] } };
-      expect(accounts.merchant.accounts).toHaveLength(100);
-      const [base, during] = [p99(controlTimes), p99(attackTimes)];
-      console.log(
-        `TEAM-B p99 ${where}: ${base.toFixed(1)} ms beside 5,000 other refusals (${controlTimes.length} payments), ${during.toFixed(1)} ms beside 20,000 account attempts (${attackTimes.length})`,
+      return paid;
+    };
+    /** `total` requests from the attacker, `inFlight` at a time, each answered with `status`. */
+    const flood = async (total: number, inFlight: number, body: (i: number) => [string, Record<string, unknown>], status: number) => {
+      let next = 0;
+      const statuses = new Map<number, number>();
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < total) {
+            const [path, b] = body(next++);
+            const got = await post(path, b);
+            statuses.set(got, (statuses.get(got) ?? 0) + 1);
+          }
+        }),
       );
-      expect(during).toBeLessThan(2 * base);
-    },
-  );
+      expect(Object.fromEntries(statuses)).toEqual({ [status]: total });
+    };
+    // 1,000 new accounts (I0015) beside TEAM-B's payments: every one refused, every payment made
+    // (TEAM-B's latency beside 20,000 of them, against the same rate of other refusals: npm run bench)
+    let refused = 0;
+    const attack = flood(1_000, 2, () => ["/v1/retrievalTrans", { ...ENVELOPE, merchant_id: "ATTACKER", account_id: `NEW-${refused++}` }], 409);
+    expect(await teamB(attack)).toBeGreaterThanOrEqual(10);
+    expect(refused).toBe(1_000);
+    const accounts = (await (await fetch(`${url}/__sandbox/merchants/ATTACKER`)).json()) as { merchant: { accounts: unknown[] } };
+    expect(accounts.merchant.accounts).toHaveLength(100);
+  });
 });

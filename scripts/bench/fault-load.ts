@@ -66,13 +66,20 @@ export async function prepare(url: string): Promise<Order[]> {
   return orders;
 }
 
-/** `clients` loops for `ms`, each request to the next of `urls`. */
-export async function load(urls: string[], refundable: Order[], { clients = 8, ms = 10_000 } = {}): Promise<LoadResult> {
+/**
+ * `clients` loops, each request to the next of `urls`, for `ms` or until `goOn` (asked before each
+ * request with what was done so far) says to stop: a test runs until its faults are made, a bench for a time.
+ */
+export async function load(
+  urls: string[],
+  refundable: Order[],
+  { clients = 8, ms = 10_000, goOn = () => true }: { clients?: number; ms?: number; goOn?: (done: LoadResult) => boolean } = {},
+): Promise<LoadResult> {
   const result: LoadResult = { requests: 0, failed: 0, failures: [], slowestMs: 0, payments: [], refunds: new Map(), unsureRefunds: new Map(), refundable };
   const until = performance.now() + ms;
   let next = 0;
   const client = async (id: number) => {
-    for (let i = 0; performance.now() < until; i++) {
+    for (let i = 0; performance.now() < until && goOn(result); i++) {
       const url = urls[next++ % urls.length]!;
       const kind = (i + id) % 10 < 5 ? "pay" : (i + id) % 10 < 8 ? "refund" : "query";
       const order = refundable[(i * 7 + id) % refundable.length]!;

@@ -7,7 +7,7 @@
 // without faults, how many answered 5xx, what the proxies did, the slowest answer, and whether every
 // replica then holds exactly what was acknowledged.
 import { parseArgs } from "node:util";
-import { redisBehindProxies, spawnFaultProxy, type Faults } from "../fault-proxy.js";
+import { redisBehindProxies, spawnFaultProxy, type FaultPlan } from "../fault-proxy.js";
 import { check, load, prepare } from "./fault-load.js";
 import { startSandgate } from "./processes.js";
 
@@ -18,11 +18,12 @@ const ms = Number(values.seconds) * 1000;
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const WARM_UP_MS = 5_000;
 
-const FAULTS: { name: string; faults: Faults; halfOpen?: boolean }[] = [
+// each proxy draws its faults from the same seed (scripts/fault-proxy.ts's schedule): a run repeats its faults
+const FAULTS: { name: string; faults: FaultPlan; halfOpen?: boolean }[] = [
   { name: "none", faults: {} },
-  { name: "2 % of replies lost", faults: { loseReply: 0.02 } },
-  { name: "0.5 % of replies lost", faults: { loseReply: 0.005 } },
-  { name: "1 % of commands cut", faults: { resetMidCommand: 0.01 } },
+  { name: "2 % of replies lost", faults: { loseReply: { seed: 1, every: 50 } } },
+  { name: "0.5 % of replies lost", faults: { loseReply: { seed: 2, every: 200 } } },
+  { name: "1 % of commands cut", faults: { resetMidCommand: { seed: 3, every: 100 } } },
   { name: "half-open every 2 s", faults: {}, halfOpen: true },
 ];
 

@@ -12,9 +12,8 @@ import { problem, issuesText } from "./shared.js";
 import { ID_MAX } from "../http/fields.js";
 import { listenAnswerBody } from "../api/operator-bodies.js";
 import { listenMerchant } from "../notify/listen-auth.js";
-import { GRACE_MS, type ListenOffer } from "../notify/listeners.js";
-
-const HEARTBEAT_MS = 15_000;
+import type { ListenOffer } from "../notify/listeners.js";
+import { timing } from "../config/timings.js";
 
 const sse = (event: string, data: unknown, id?: string) => `${id === undefined ? "" : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -56,10 +55,10 @@ export function listenApi(server: Deps, on: On): void {
       // nginx and its kind would hold the events back otherwise
       "x-accel-buffering": "no",
     });
-    res.write(`retry: 1000\n\n${sse("ready", { merchant_id: merchant, grace_ms: GRACE_MS, listener_id: connection.id })}`);
+    res.write(`retry: 1000\n\n${sse("ready", { merchant_id: merchant, grace_ms: timing("listenGraceMs"), listener_id: connection.id })}`);
     for (const offer of early) res.write(sse("notification", offer, offer.id));
     early = undefined;
-    const beat = setInterval(() => res.write(": still here\n\n"), HEARTBEAT_MS);
+    const beat = setInterval(() => res.write(": still here\n\n"), timing("listenHeartbeatMs"));
     beat.unref();
     res.on("close", () => {
       clearInterval(beat);

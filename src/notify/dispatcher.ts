@@ -19,6 +19,7 @@ import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
 import { createFairSlots } from "../base/slots.js";
 import { createListeners, type ListenOffer } from "./listeners.js";
+import { timing } from "../config/timings.js";
 
 export interface NotifierDeps {
   config: Config;
@@ -34,19 +35,14 @@ export interface DispatchOptions {
   concurrency?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_CONCURRENCY = 8;
 const RESPONSE_CHARS = 500;
 const USER_AGENT = "Sandgate-Notifications/1";
 /** drain() and deliver() stop after this many rounds even if something keeps falling due */
 const MAX_ROUNDS = 50;
-/** a claim outlives the attempt's timeout by this much before another replica may take over */
-const CLAIM_SLACK_MS = 5_000;
-/** an attempt handed to `sandgate listen` waits this much longer than the receiver's timeout for its report */
-const LISTEN_SLACK_MS = 10_000;
 
 export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}): Notifier {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? timing("notifyTimeoutMs");
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const slots = createFairSlots(concurrency, Math.max(1, Math.floor(concurrency / 4)));
   const target = targetCheck(deps.config);
@@ -72,7 +68,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
     await slots.acquire(n.merchant_id);
     // a merchant with a listener (sandgate listen) gets its notifications through it, not at notify_url
     const listened = listeners.has(n.merchant_id);
-    const allowance = listened ? timeoutMs + LISTEN_SLACK_MS : timeoutMs;
+    const allowance = listened ? timeoutMs + timing("listenSlackMs") : timeoutMs;
     try {
       // one unit to take it (with a shared store: claimed, so no other replica sends it meanwhile) ...
       const taken = await deps.store.unit(async (store) => {
@@ -81,7 +77,7 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
         const now = store.records.nowOf(n.merchant_id, sandboxNow);
         if (!stillStored(store, n) || (!resend && !isDue(n, now)) || claimedElsewhere(n)) return undefined;
         if (shared) {
-          n.claim = { by: replica, until: new Date(Date.now() + allowance + CLAIM_SLACK_MS).toISOString() };
+          n.claim = { by: replica, until: new Date(Date.now() + allowance + timing("notifyClaimSlackMs")).toISOString() };
           store.records.changed("notifications", n);
           await store.commit(); // the claim is in Redis before the POST goes out
         }
@@ -146,7 +142,9 @@ export function createNotifier(deps: NotifierDeps, options: DispatchOptions = {}
 
   /** One attempt's request: offered to the merchant's listener (waiting for its report), or POSTed to the notification's url. */
   function sendNow(n: Notification, number: number, listened: boolean): Promise<AttemptOutcome> {
-    return listened ? listeners.offer(n.merchant_id, offerOf(n, number, timeoutMs), timeoutMs + LISTEN_SLACK_MS) : postNotification(n, number, timeoutMs);
+    return listened
+      ? listeners.offer(n.merchant_id, offerOf(n, number, timeoutMs), timeoutMs + timing("listenSlackMs"))
+      : postNotification(n, number, timeoutMs);
   }
 
   /** Queues an attempt behind the one already under way for the same notification. */

@@ -1,6 +1,6 @@
 // `sandgate listen` on the server's side: the listeners connected to this process, by merchant, and
 // the attempts handed to them. While a merchant has a listener (connected, or gone less than
-// GRACE_MS ago: a dropped connection is coming back), the dispatcher does not POST its notifications
+// its grace period (listenGraceMs) ago: a dropped connection is coming back), the dispatcher does not POST its notifications
 // to their notify_url: it offers each attempt here, the listener delivers it to its local receiver
 // and reports the receiver's answer, and that answer is the attempt. An offer is sent to every
 // listener of the merchant that is connected, and again to each one that connects while it waits
@@ -18,6 +18,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { AttemptOutcome } from "../domain/types.js";
 import type { Crosstalk } from "../store/store.js";
+import { timing } from "../config/timings.js";
 
 /** One attempt of a notification, as a listener delivers it: the request a direct POST would make. */
 export interface ListenOffer {
@@ -55,7 +56,7 @@ export interface ListenerStream {
 }
 
 export interface Listeners {
-  /** The merchant has a listener: connected, or gone less than GRACE_MS ago. */
+  /** The merchant has a listener: connected, or gone less than its grace period (listenGraceMs) ago. */
   has(merchant: string): boolean;
   /**
    * Adds a stream for the merchant and sends it what waits: its id (what the listener names when it
@@ -78,8 +79,6 @@ export interface Listeners {
   close(): void;
 }
 
-/** a listener whose connection dropped keeps its merchant's notifications this long, waiting for it to come back */
-export const GRACE_MS = 10_000;
 /** listeners one merchant may have at once (each gets every offer), and one process */
 export const MAX_PER_MERCHANT = 4;
 export const MAX_LISTENERS = 256;
@@ -152,12 +151,12 @@ export function createListeners(options: { now?: () => number; crosstalk?: Cross
     w.done(outcome);
     return true;
   };
-  /** the merchant has a listener here: connected, or gone less than GRACE_MS ago */
+  /** the merchant has a listener here: connected, or gone less than its grace period (listenGraceMs) ago */
   const holds = (merchant: string) => {
     if (streams.get(merchant)?.size) return true;
     const gone = goneAt.get(merchant);
     if (gone === undefined) return false;
-    if (now() - gone < GRACE_MS) return true;
+    if (now() - gone < timing("listenGraceMs")) return true;
     goneAt.delete(merchant);
     return false;
   };

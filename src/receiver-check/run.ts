@@ -7,7 +7,7 @@
 import type { Deps } from "../deps/deps.js";
 import { realTimeOf } from "../domain/clock.js";
 import { unitDeps, type Store } from "../store/store.js";
-import { DEFAULT_TIMEOUT_MS } from "../notify/dispatcher.js";
+import { timing } from "../config/timings.js";
 import { attemptBody, buildNotification, signedBody } from "../notify/outbox.js";
 import type { AttemptOutcome, Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import { checkEvents } from "./check-events.js";
@@ -234,7 +234,7 @@ export async function runReceiverCheck(deps: Deps, input: CheckInput, sandgateUr
         verdict: verdictOn(probe, http_status),
       });
       if (silent >= SILENT_LIMIT) {
-        stopped = `receiver does not answer: ${SILENT_LIMIT} requests in a row got no answer within ${DEFAULT_TIMEOUT_MS / 1000} s`;
+        stopped = `receiver does not answer: ${SILENT_LIMIT} requests in a row got no answer within ${timing("notifyTimeoutMs") / 1000} s`;
         break;
       }
     }

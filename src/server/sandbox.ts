@@ -7,6 +7,7 @@ import { serverWithin } from "../http/gateway-server.js";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
 import { createClock, type Clock } from "../domain/clock.js";
+import { checkTimings } from "../config/timings.js";
 import { DEFAULTS, type Config } from "../config/config.js";
 import type { Deps } from "../deps/deps.js";
 import { applyDue } from "../schedule/scheduler.js";
@@ -49,6 +50,7 @@ const IN_PROCESS_LOG_LEVEL = "warn";
 /** Builds the dependencies (store, scenario, clock, log) without listening: for supertest. */
 export async function createDeps(options: SandboxOptions = {}): Promise<Deps> {
   const config: Config = { ...DEFAULTS, logLevel: IN_PROCESS_LOG_LEVEL, ...stripUndefined(options) };
+  checkTimings(); // a mistake in SANDGATE_TIMINGS stops the start, not the first notification
   const log = options.logger ?? pino({ level: config.logLevel, base: undefined });
   // before the store: a card number kept on file by an older Sandgate is fingerprinted only if a scenario names it
   // the editor saves into a --scenarios folder of the merchant's own when it can write there, else

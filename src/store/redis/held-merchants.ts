@@ -6,7 +6,7 @@ import { groupCommit, asUnavailable } from "../store.js";
 import type { ScenarioRegistry } from "../../scenarios/registry.js";
 import { Partition, type PartitionContext } from "./redis-partition.js";
 import { acquireKeys } from "./redis-scripts.js";
-import { LEASE_MS } from "./turns.js";
+import { timing } from "../../config/timings.js";
 
 /**
  * Records a replica keeps in memory (its most recently served merchants; those in use are always
@@ -87,7 +87,7 @@ export class HeldMerchants {
         const p = this.partition(m);
         if (p.turns.busy) return; // its unit is here: it is up to date
         const sent = { epoch: p.epoch, version: p.version };
-        const reply = (await this.ctx.scripts.acquire(acquireKeys(p.keys), ["", LEASE_MS, generation, p.epoch, p.version])) as (string | number)[];
+        const reply = (await this.ctx.scripts.acquire(acquireKeys(p.keys), ["", timing("leaseMs"), generation, p.epoch, p.version])) as (string | number)[];
         // a unit took it meanwhile (and so brought it up to date), or another catch-up did
         if (p.turns.busy || p.epoch !== sent.epoch || p.version !== sent.version) return;
         if (Number(reply[0]) === 3) {

@@ -9,7 +9,8 @@ import { createIds, type Ids } from "../../domain/ids.js";
 import { KEY_FIELD, type Collection } from "../../domain/types.js";
 import { createRepository, type Repository } from "../../domain/records.js";
 import { COLLECTIONS, INSTALL, acquireKeys, commitKeys, installKeys, resolveKeys, type PartitionKeys, type Scripts } from "./redis-scripts.js";
-import { createTurns, LEASE_MS, leaseKeeper, type Turns } from "./turns.js";
+import { createTurns, leaseKeeper, type Turns } from "./turns.js";
+import { timing } from "../../config/timings.js";
 import { asUnavailable, StoreUnavailable, TurnLost } from "../store.js";
 import { STATE_VERSION, type State } from "../../domain/types.js";
 import type { Link } from "./redis-link.js";
@@ -132,9 +133,13 @@ export class Partition {
     for (let waited = 0; ; waited++) {
       let reply: (string | number)[];
       try {
-        reply = (await this.ctx.scripts.acquire(acquireKeys(this.keys), [this.ctx.token, LEASE_MS, this.ctx.generation(), this.epoch, this.version])) as (
-          string | number
-        )[];
+        reply = (await this.ctx.scripts.acquire(acquireKeys(this.keys), [
+          this.ctx.token,
+          timing("leaseMs"),
+          this.ctx.generation(),
+          this.epoch,
+          this.version,
+        ])) as (string | number)[];
       } catch (err) {
         throw new StoreUnavailable((err as Error).message);
       }
@@ -241,7 +246,7 @@ export class Partition {
       }
     }
     const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
-    const argv = [this.ctx.token, LEASE_MS, epoch, JSON.stringify(next.counters), n, ...args];
+    const argv = [this.ctx.token, timing("leaseMs"), epoch, JSON.stringify(next.counters), n, ...args];
     // a large merchant's install runs longer than the link lets a connection be silent
     const done = (await (n >= BULK_RECORDS
       ? this.ctx.link.bulk(INSTALL, installKeys(this.keys), argv)
@@ -303,7 +308,16 @@ export class Partition {
     const rest = `"x":${JSON.stringify(removed.map(({ c, k }) => [c, k]))},"nth":${JSON.stringify(nth)}${countersChanged ? `,"counters":${counters}` : ""}`;
     const where = this.findable(changes);
     const [next] = await Promise.all([
-      this.commit((fence) => [this.ctx.token, LEASE_MS, release ? 1 : 0, NTH_COUNTER_LIMIT / 2, rest, countersChanged ? counters : "", fence, ...args]),
+      this.commit((fence) => [
+        this.ctx.token,
+        timing("leaseMs"),
+        release ? 1 : 0,
+        NTH_COUNTER_LIMIT / 2,
+        rest,
+        countersChanged ? counters : "",
+        fence,
+        ...args,
+      ]),
       this.ctx.indexed(this.merchantId, where, this.dueAt()),
     ]);
     if (release) this.lease.stop();

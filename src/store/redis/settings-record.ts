@@ -8,7 +8,8 @@ import { adoptSettings, settingsOf, type SandboxSettings } from "../shared-setti
 import type { Link } from "./redis-link.js";
 import { newerLayout, REDIS_LAYOUT } from "./redis-layout.js";
 import type { globalKeys, Script, Scripts } from "./redis-scripts.js";
-import { createTurns, LEASE_MS, leaseKeeper, type Turns } from "./turns.js";
+import { createTurns, leaseKeeper, type Turns } from "./turns.js";
+import { timing } from "../../config/timings.js";
 
 /** The record as Redis holds it: its version, seed, generation, the settings as JSON and the layout. */
 export interface Known {
@@ -58,7 +59,7 @@ export class SettingsRecord {
     this.turns = createTurns(
       async () => {
         try {
-          for (let waited = 0; !Number(await scripts.take([global.lock], [token, LEASE_MS])); waited++) await sleep(waited < 20 ? 1 : 5);
+          for (let waited = 0; !Number(await scripts.take([global.lock], [token, timing("leaseMs")])); waited++) await sleep(waited < 20 ? 1 : 5);
           this.lease.keep();
           await Promise.all([this.check(), hooks.onTurn()]);
         } catch (err) {
@@ -126,7 +127,7 @@ export class SettingsRecord {
     const json = settings ? JSON.stringify(settings) : this.record.json;
     if (json === this.lastSettings && generation === "") return;
     const g = this.global;
-    const v = Number(await this.scripts.write([g.lock, g.settings, g.merchants, g.where, g.due], [this.token, LEASE_MS, json, generation]));
+    const v = Number(await this.scripts.write([g.lock, g.settings, g.merchants, g.where, g.due], [this.token, timing("leaseMs"), json, generation]));
     if (v < 0) throw new StoreUnavailable("this replica's turn of the settings ran out before they were written");
     this.record = { ...this.record, v, json, gen: generation || this.record.gen };
     this.lastSettings = json;

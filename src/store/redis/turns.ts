@@ -4,6 +4,7 @@
 // turn for all. When the last open unit ends, the turn is given back (`finish`), and taken again
 // if units are waiting.
 import type { Script } from "./redis-scripts.js";
+import { timing } from "../../config/timings.js";
 
 /** A replica opens new units on the turn it holds for this long, then lets the others have one. */
 const TURN_MS = 10;
@@ -104,8 +105,6 @@ export function createTurns(take: () => Promise<void>, finish: () => Promise<voi
   };
 }
 
-/** How long a merchant's turn survives a replica that stopped answering (each commit renews it). */
-export const LEASE_MS = 2_000;
 /**
  * Keeps a turn's lease (`lock`, held with `token`) while it is held: renewed every third of the
  * lease from keep() to stop(), so a unit may run longer than the lease, and a replica that dies
@@ -120,7 +119,8 @@ export function leaseKeeper(renew: Script, lock: string, token: string): { keep(
   return {
     keep() {
       stop();
-      timer = setInterval(() => void renew([lock], [token, LEASE_MS]).catch(() => undefined), LEASE_MS / 3);
+      const leaseMs = timing("leaseMs");
+      timer = setInterval(() => void renew([lock], [token, leaseMs]).catch(() => undefined), leaseMs / 3);
       timer.unref();
     },
     stop,
