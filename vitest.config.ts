@@ -1,91 +1,69 @@
 import { defineConfig } from "vitest/config";
 import { HAS_REDIS } from "./scripts/redis-server.js";
+import { PACKAGING } from "./vitest.packaging.config.js";
 
 /**
- * The suites that also run on two Sandgate processes sharing one Redis (requests alternating between
- * them): what differs on Redis, the store's contract (every transition committed and read back),
- * units and turns (races, over-refunds), shared scenario state (bindings, nth counters), faults
- * (of the gateway's scenarios, of the network to Redis), cards at rest, bad input changing nothing (gateway-fuzz), a tenant's bounds (tenant-bounds, slow-clients,
- * fair-notifications), sandgate listen's stream on one replica and its answers on another. The shipped scenarios' decisions are the same code on any store: in process only.
+ * Which suites run where. Every suite runs in one process (the "one process" project, on both cores).
+ * A suite runs again on Redis only where a shared store proves something one process does not:
+ * - the store's contract: every transition committed and read back (lifecycle-transitions);
+ * - units and races across replicas: one winner, never over-refunded (concurrency, refunds);
+ * - shared scenario state: bindings and nth counters seen by the other replica (scenario-engine);
+ * - what is kept in Redis: no card data (cards-at-rest), a merchant's stream bounded (tenant-bounds),
+ *   ids that never come back (ids-after-reset), a rotated key refused on the other replica (forged-signatures);
+ * - the replicas themselves, faults of the network to Redis, `sandgate listen` across replicas
+ *   (replicas, redis-faults, listen-replicas: these need Redis, never in process).
+ * Left in one process: what the HTTP layer refuses before any store is asked (slow sockets), bad input
+ * whose refusal is the core's on any store (gateway-fuzz, card-in-any-field: cards-at-rest reads what
+ * reached Redis), and each process's own delivery slots (fair-notifications).
  */
 const ON_REPLICAS = [
   "test/lifecycle-transitions.test.ts",
   "test/concurrency.test.ts",
   "test/refunds.test.ts",
   "test/scenario-engine.test.ts",
-  "test/replicas.test.ts",
-  "test/redis-faults.test.ts",
   "test/cards-at-rest.test.ts",
-  "test/gateway-fuzz.test.ts",
-  "test/forged-signatures.test.ts",
   "test/tenant-bounds.test.ts",
   "test/ids-after-reset.test.ts",
-  "test/card-in-any-field.test.ts",
-  "test/slow-clients.test.ts",
-  "test/fair-notifications.test.ts",
+  "test/forged-signatures.test.ts",
+  "test/replicas.test.ts",
+  "test/redis-faults.test.ts",
   "test/listen-replicas.test.ts",
 ];
 /** Suites that need Redis and start Sandgate processes: never in process. */
 const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts", "test/listen-replicas.test.ts"];
 /**
- * On a Cluster what differs again is which node holds a merchant's keys: the same suites but the
- * transitions, which one Redis proves; slow sockets, which the HTTP layer refuses before any store
- * is asked; and fuzzed bodies, whose refusals are the core's on any store (one Redis shows that a
- * refusal writes nothing, through the same partition code a Cluster runs)
+ * On a Cluster what differs again is which node holds a merchant's keys: the replicas across nodes,
+ * the network's faults on every node's connection, races on a merchant's partition, ids and card
+ * data on every node, and listen's channel. The store's contract, scenario state (the settings' own
+ * slot) and each merchant's bounds run the same partition code as on one Redis.
  */
-const NOT_ON_CLUSTER = new Set(["test/lifecycle-transitions.test.ts", "test/slow-clients.test.ts", "test/gateway-fuzz.test.ts"]);
-const ON_CLUSTER = ON_REPLICAS.filter((f) => !NOT_ON_CLUSTER.has(f));
-/**
- * `npm run test:fast` (the edit loop) leaves out what packs, builds and installs the package (it
- * rewrites dist/ under a running `npm start`, and takes a fifth of the loop) and the load test whose
- * figures want a quiet machine; `npm test` runs them.
- */
-/**
- * Suites whose bounds are latencies under a load they make themselves (20,000 refused account
- * attempts, 20,000 slow sockets, 160 hung receivers, a 20 MB hostile verify): run alone, after the
- * rest, so neither they nor a suite beside them measure the other's load. On one process only here; the
- * replicas projects run the first three (on Redis, on a Cluster) one file at a time already.
- */
-const UNDER_LOAD = ["test/tenant-bounds.test.ts", "test/slow-clients.test.ts", "test/fair-notifications.test.ts", "test/heavy-work.test.ts"];
-const NOT_IN_THE_EDIT_LOOP = process.env.SANDGATE_TEST_FAST
-  ? ["test/published-types.test.ts", "test/npm-start.test.ts", "test/docker.test.ts", "test/install-paths.test.ts"]
-  : [];
-if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas project does not run");
+const ON_CLUSTER = [
+  "test/replicas.test.ts",
+  "test/redis-faults.test.ts",
+  "test/listen-replicas.test.ts",
+  "test/concurrency.test.ts",
+  "test/ids-after-reset.test.ts",
+  "test/cards-at-rest.test.ts",
+];
+if (!HAS_REDIS) console.warn("redis-server not found (apt-get install redis-server): the replicas projects do not run");
 
+// No suite measures a speed (npm run bench does), so none needs a quiet machine: every project runs
+// two files at a time. The packaging suites (build, pack, install, Docker) are `npm run test:packaging`.
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    reporters: ["default", "./test/slowest-files.ts"],
     projects: [
-      // the in-process suites first, on both cores (as `npm run test:fast` runs them); then the replica
-      // suites one file at a time: their figures (gaps under load, leases) are taken on a quiet machine
-      {
-        extends: true,
-        test: {
-          name: "one process",
-          include: ["test/**/*.test.ts"],
-          exclude: [...REPLICAS_ONLY, ...UNDER_LOAD, ...NOT_IN_THE_EDIT_LOOP],
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      { extends: true, test: { name: "under load", include: UNDER_LOAD, maxWorkers: 1, sequence: { groupOrder: 3 } } },
+      { extends: true, test: { name: "one process", include: ["test/**/*.test.ts"], exclude: [...REPLICAS_ONLY, ...PACKAGING], maxWorkers: 2 } },
       ...(HAS_REDIS
         ? [
+            // on one Redis: two Sandgate processes on a fresh prefix per test, requests alternating between them
+            { extends: true as const, test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"], maxWorkers: 2 } },
+            // on a 3-master Redis Cluster (each merchant's keys on the node of its hash slot)
             {
               extends: true as const,
-              test: { name: "replicas", include: ON_REPLICAS, globalSetup: ["test/replica-setup.ts"], maxWorkers: 1, sequence: { groupOrder: 1 } },
-            },
-            // the same suites on a 3-master Redis Cluster (each merchant's keys on the node of its hash slot)
-            {
-              extends: true as const,
-              test: {
-                name: "replicas (cluster)",
-                include: ON_CLUSTER,
-                globalSetup: ["test/replica-cluster-setup.ts"],
-                maxWorkers: 1,
-                sequence: { groupOrder: 2 },
-              },
+              test: { name: "replicas (cluster)", include: ON_CLUSTER, globalSetup: ["test/replica-cluster-setup.ts"], maxWorkers: 2 },
             },
           ]
         : []),
