@@ -10,7 +10,9 @@
 // (memory and --data), lets them settle, and runs each workload on them too, in the same reps,
 // right after the fresh ones (without resetting them). Also: cold start (spawn → first answer of /v1/authorise) and
 // idle RSS of both; `sandgate verify` on a recording of 1,000 exchanges (scripts/bench/verify.ts);
-// replicas on Redis, the store partitioned by merchant (scripts/bench/replicas.ts).
+// replicas on Redis, the store partitioned by merchant (scripts/bench/replicas.ts); then every speed
+// the docs promise, each a named scenario with its figure and whether it holds (scripts/bench/promises.ts;
+// --no-promises leaves them out, `npm run bench:promises` runs only them).
 // Tables on stdout, numbers in bench-results.json.
 // --pin runs the servers on one CPU and the load generator on the other(s) (see pin()).
 // --base <checkout>: another build (its dist/sandgate.js, built there with `npm run build`) measured
@@ -30,6 +32,7 @@ import { SIG, WORKLOADS, type Workload } from "./bench/workloads.js";
 import { benchVerify, verifyTable } from "./bench/verify.js";
 import { benchReplicas, replicasTable } from "./bench/replicas.js";
 import { benchCtl } from "./bench/ctl-start.js";
+import { benchPromises, promisesTable } from "./bench/promises.js";
 
 interface Options {
   reps: number;
@@ -41,6 +44,8 @@ interface Options {
   pin: boolean;
   /** another build's bundle, measured beside this one (--base <checkout>) */
   base: string | undefined;
+  /** the speed promises' scenarios after the workloads (--no-promises leaves them out) */
+  promises: boolean;
 }
 
 /**
@@ -84,6 +89,7 @@ function readOptions(): Options {
       quick: { type: "boolean", default: false },
       pin: { type: "boolean", default: false },
       base: { type: "string" },
+      "no-promises": { type: "boolean", default: false },
     },
   });
   const options = {
@@ -93,6 +99,7 @@ function readOptions(): Options {
     scale: values.quick ? 0.1 : 1,
     pin: values.pin,
     base: values.base === undefined ? undefined : resolve(values.base, "dist", "sandgate.js"),
+    promises: !values["no-promises"],
   };
   if (options.base !== undefined && !existsSync(options.base)) throw new Error(`--base: no ${options.base} (run npm run build in that checkout)`);
   if (!Number.isInteger(options.reps) || options.reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${values.reps}`);
@@ -142,6 +149,8 @@ async function main(): Promise<void> {
   const verify = await benchVerify(o.reps, log);
   // the store partitioned by merchant, on Redis (scripts/bench/replicas.ts)
   const replicas = HAS_REDIS ? await benchReplicas(o.reps, log, o.scale < 1) : undefined;
+  // every speed the docs promise, each a named scenario with its figure (scripts/bench/promises.ts)
+  const promises = o.promises ? await benchPromises([], log) : [];
 
   const floor = await startFloor();
   const httpFloor = await startHttpFloor();
@@ -311,6 +320,7 @@ async function main(): Promise<void> {
     rss_mb: rss,
     verify,
     replicas,
+    promises,
     results,
   };
   const out = resolve(ROOT, "bench-results.json");
@@ -326,6 +336,7 @@ async function main(): Promise<void> {
         : "") +
       `\n${verifyTable(verify)}` +
       (replicas ? `\n\n${replicasTable(replicas)}` : "") +
+      (promises.length ? `\n\nSpeed promises (figures, not verdicts on a noisy machine):\n\n${promisesTable(promises)}\n` : "") +
       `\n${o.connections} connections, ${o.reps} reps, medians${o.pin ? "; servers pinned to one CPU, the load generator to the other(s)" : ""}; wrote ${out}\n`,
   );
 }

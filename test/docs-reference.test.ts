@@ -22,6 +22,7 @@ import { convert } from "xmlbuilder2";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort } from "../scripts/redis-server.js";
+import { PROMISES } from "../scripts/bench/promises.js";
 import { OPTIONS, resolveConfig } from "../src/config/config.js";
 import { startSandbox, type Sandbox } from "../src/server/sandbox.js";
 import { ROOT, blockHolding, docPages, fencedBlocks, prose } from "./docs-helpers.js";
@@ -607,6 +608,15 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
 });
 
 describe("docs/security.md", () => {
+  test("every speed promise names its bench scenario: each scenario exists, and each scenario is named where its promise is made", () => {
+    const text = page("docs/security.md").text;
+    const table = text.slice(text.indexOf("## Every speed promise and its figure"), text.indexOf("## Every promise and the test that keeps it"));
+    const named = [...table.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]!).filter((n) => n !== "npm");
+    const scenarios = PROMISES.map((p) => p.name);
+    expect(named.filter((n) => !scenarios.includes(n))).toEqual([]);
+    for (const p of PROMISES) expect(page(p.doc).text, `${p.name} in ${p.doc}`).toContain(`\`${p.name}\``);
+  });
+
   test("every promise names the test that keeps it: the file exists and holds the words cited", () => {
     const text = page("docs/security.md").text;
     const table = text.slice(text.indexOf("## Every promise and the test that keeps it"));
