@@ -105,7 +105,7 @@ export async function started(args: string[]): Promise<Service> {
     cpuMicros: () => cpuOf(child.pid!),
     stop: () =>
       new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) return done(); // gone already (killed by a signal: no exit code)
         child.on("exit", () => done());
         child.kill("SIGTERM");
       }),

@@ -55,6 +55,8 @@ let order = 0;
 export async function pay(url: string, merchant = "M10001", account = "A10001", extra: Record<string, unknown> = {}): Promise<number> {
   const res = await fetch(`${url}/v1/authorise`, {
     method: "POST",
+    // a request to a replica killed meanwhile may never be answered: it counts as gone
+    signal: AbortSignal.timeout(10_000),
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       merchant_id: merchant,
@@ -95,6 +97,8 @@ export function gapsOf(url: string, merchant: string, since: () => number, loops
   const running = Array.from({ length: loops }, loop);
   return {
     answered: () => answered,
+    /** forgets what was seen so far (a warm-up) */
+    reset: () => void (longest = failed = answered = 0),
     async stop() {
       stop = true;
       await Promise.all(running);

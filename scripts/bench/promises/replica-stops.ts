@@ -18,7 +18,10 @@ async function stopUnderLoad(signal: "SIGKILL" | "SIGTERM") {
   const from = performance.now();
   const before = { x: gapsOf(b!.url, "MX", () => from), y: gapsOf(b!.url, "MY", () => from) };
   try {
-    // warm up and the gaps before the stop
+    // the gaps before the stop (after a second of warming up, not counted)
+    await sleep(1_000);
+    before.x.reset();
+    before.y.reset();
     await sleep(1_000);
     const quiet = await Promise.all([before.x.stop(), before.y.stop()]);
     const xOnA = gapsOf(a!.url, "MX", () => stoppedAt);
