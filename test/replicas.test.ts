@@ -386,11 +386,11 @@ describe("a replica that dies while it sends a notification", () => {
       a.child.kill("SIGKILL");
       const lapses = Date.parse(claimed.claim!.until);
       let delivered: { state: string; attempts: unknown[] } | undefined;
-      while (!delivered && Date.now() < lapses + 30_000) {
-        await new Promise((r) => setTimeout(r, 250));
+      await until(async () => {
         const [n] = (await json(b, "/__sandbox/notifications")).body.notifications as { state: string; attempts: unknown[] }[];
         if (n!.state === "delivered") delivered = n;
-      }
+        return delivered !== undefined;
+      });
       expect(Date.now()).toBeGreaterThanOrEqual(lapses); // not before A's claim lapsed
       expect(delivered).toMatchObject({ state: "delivered" });
       expect(delivered!.attempts).toHaveLength(1); // A's attempt was never recorded: it died
@@ -681,21 +681,16 @@ describe("replicas and failures", () => {
     expect(await page.text()).toContain("I0050:Sandbox store unavailable");
 
     await redis.start();
-    // the client reconnects by itself (within a second or so)
+    // the client reconnects by itself: the capture is asked until it is answered
     let capture = "";
-    for (let i = 0; i < 50 && !capture; i++) {
+    await until(async () => {
       const res = await post(b!, "/v1/capture", { ...ENVELOPE, capture_orders: [p] });
       if (res.status === 200) capture = JSON.parse(res.text).capture_orders[0].capture_status;
-      else await new Promise((r) => setTimeout(r, 100));
-    }
+      return capture !== "";
+    });
     expect(capture).toBe("1"); // the payment authorised before the outage is still there
     // A reconnects by itself too, maybe a moment after B: its query is asked until it answers
-    let status = "";
-    for (let i = 0; i < 50 && status !== "3000"; i++) {
-      status = await statusOf(a!, p.transaction_id);
-      if (status !== "3000") await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(status).toBe("3000");
+    await until(async () => (await statusOf(a!, p.transaction_id)) === "3000");
   });
 
   // how soon after Redis is back: npm run bench:faults
@@ -831,12 +826,7 @@ describe("replicas and failures", () => {
         expect(parseXml(refused.text).result_info).toBe("I0050:Sandbox store unavailable");
 
         await cluster.start(x.node);
-        let back = 0;
-        for (let i = 0; i < 100 && back !== 200; i++) {
-          back = (await pay(a!, x.id)).status;
-          if (back !== 200) await new Promise((r) => setTimeout(r, 100));
-        }
-        expect(back).toBe(200);
+        await until(async () => (await pay(a!, x.id)).status === 200);
         const found = JSON.parse(
           (
             await post(b!, "/v1/retrievalTrans", {

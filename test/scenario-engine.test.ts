@@ -348,7 +348,7 @@ describe("scenario files", () => {
       // sed -i writes a new file and renames it over the old one: a new inode
       writeFileSync(join(dir, ".my-shop.tmp"), mine("second").replace("gte: 500", "gte: 5"));
       renameSync(join(dir, ".my-shop.tmp"), join(dir, "my-shop.yaml"));
-      for (let i = 0; i < 50 && (await pay({ amount: "10.00" })) !== "my-shop/big-declined"; i++) await new Promise((r) => setTimeout(r, 100));
+      await until(async () => (await pay({ amount: "10.00" })) === "my-shop/big-declined");
       expect(await pay({ amount: "10.00" })).toBe("my-shop/big-declined");
     } finally {
       await sandbox.close();
