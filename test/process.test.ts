@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
 import { sandgateArgs } from "../scripts/bench/processes.js";
 import { NODE_FLAGS } from "../scripts/node-flags.js";
+import { until } from "./waiting.js";
 
 const running: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -175,26 +176,24 @@ describe("the sandgate process", () => {
       return false;
     }
   };
-  async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
-    return check();
-  }
-
   test("killing the launcher (npx, npm start) stops the server instead of leaving it answering", async () => {
     const { launcher, ready } = launch();
     const { url, pid } = await ready;
     expect((await fetch(`${url}/__sandbox/health`)).status).toBe(200);
     launcher.kill("SIGKILL");
-    expect(await waitFor(() => !alive(pid), 5000)).toBe(true);
+    await until(() => !alive(pid));
     await expect(fetch(`${url}/__sandbox/health`)).rejects.toThrow();
   });
 
-  test("--keep-running outlives its launcher", async () => {
-    const { launcher, ready } = launch(["--keep-running"]);
-    const { url, pid } = await ready;
-    launcher.kill("SIGKILL");
-    await new Promise((r) => setTimeout(r, 1500));
+  test("--keep-running outlives its launcher: once a server without it has stopped with its own, it still answers", async () => {
+    const kept = launch(["--keep-running"]);
+    const plain = launch();
+    const [{ url, pid }, other] = await Promise.all([kept.ready, plain.ready]);
+    kept.launcher.kill("SIGKILL");
+    plain.launcher.kill("SIGKILL");
     try {
+      // the server without --keep-running noticed its launcher gone: time enough for this one to have noticed too
+      await until(() => !alive(other.pid));
       expect(alive(pid)).toBe(true);
       expect((await fetch(`${url}/__sandbox/health`)).status).toBe(200);
     } finally {
