@@ -2,7 +2,8 @@
 // precise coverage (scripts/card-payment-path.ts, in its own process, counts reset once Sandgate
 // listens), runs code in exactly the files the page's table names, and the table's files exist.
 // A change that puts a file on a card payment's path (or takes one off) fails here until the page
-// says so; the path may not grow past 20 files in 6 folders (a subfolder counts as a folder).
+// says so, and the page gives the count. The list is kept true, not short: a file does one job, and
+// the path has as many files as its jobs.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,11 +46,9 @@ test("the files that run on the README's card payment are exactly the files the 
     ranButNotNamed: [],
     namedButDidNotRun: [],
   });
-  // the page's count, and no more than that from here on
+  // the page's count (a subfolder counts as a folder)
   const folders = new Set(ran.map((f) => dirname(f)));
   expect(PAGE).toContain(`${ran.length} files in ${folders.size} folders`);
-  expect(ran.length).toBeLessThanOrEqual(20);
-  expect(folders.size).toBeLessThanOrEqual(6);
   // notify/ runs only for a payment that names a notify_url
   expect(ran.filter((f) => f.startsWith("src/notify/"))).toEqual([]);
   // payout and subscription code stays off a card payment's path

@@ -8,7 +8,7 @@ import { ignoreMatcher } from "../src/proof/ignore.js";
 import { shapeOf } from "../src/proof/shapes.js";
 import { cardResolver, prepareRequest } from "../src/proof/replay.js";
 import type { HarEntry } from "../src/proof/har.js";
-import { passesLuhn } from "../src/domain/masking.js";
+import { passesLuhn } from "../src/domain/card-numbers.js";
 import { signRequest } from "./helpers.js";
 
 const xml = (children: string) => ({

@@ -8,7 +8,7 @@ import { type Response } from "express";
 import type { Deps } from "../deps/deps.js";
 import { depsOf } from "../http/in-unit.js";
 import type { On } from "./call-handlers.js";
-import { newMerchantKey, provisionedMerchant } from "../domain/signature.js";
+import { newMerchantKey, provisionedMerchant } from "../domain/merchants.js";
 import type { Merchant } from "../domain/types.js";
 import { problem, pathParam } from "./shared.js";
 import { ID_MAX } from "../http/fields.js";

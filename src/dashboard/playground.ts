@@ -33,7 +33,8 @@ import {
 } from "./playground-tab.js";
 import { applyDue } from "../schedule/scheduler.js";
 import { OUTCOME_HEADER, requestOutcomes } from "../scenarios/outcome-header.js";
-import { signatureFields, signatureOf, secretKeyOf } from "../domain/signature.js";
+import { signatureFields, signatureOf } from "../domain/signature.js";
+import { secretKeyOf } from "../domain/merchants.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 import type { Transaction } from "../domain/types.js";
 import type { Store } from "../store/store.js";

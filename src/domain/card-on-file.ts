@@ -6,7 +6,7 @@
 // any number would be searched out in a moment, and a secret key would not help, as it would have
 // to be stored beside it for every replica and restart. So what is hashed is the thing limited.)
 import { createHmac } from "node:crypto";
-import { maskCard } from "./masking.js";
+import { maskCard } from "./card-numbers.js";
 
 /** The fingerprint of a card number. */
 function cardFingerprint(number: string): string {

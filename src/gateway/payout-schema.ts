@@ -23,9 +23,9 @@ import {
   requiredCurrency,
   requiredMatching,
   str,
-  text,
   url,
 } from "../http/fields.js";
+import { text } from "../domain/field-text.js";
 
 const FEE_PAID_BY = ["PAYER", "BENEFICIARY"] as const satisfies readonly FeePaidBy[];
 const ENTITY_TYPES = ["COMPANY", "PERSONAL"] as const;

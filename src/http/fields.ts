@@ -5,10 +5,7 @@
 import { z } from "zod";
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { safeParse } from "./fast-parse.js";
-import { text } from "../domain/signature.js";
 import qs from "qs";
-
-export { text };
 
 const asText = (v: unknown) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v);
 const asNumber = (v: unknown) => (typeof v === "string" && v.trim() !== "" && !Number.isNaN(Number(v)) ? Number(v) : v);

@@ -10,23 +10,16 @@ import type { z } from "zod";
 import { GatewayError } from "../domain/codes.js";
 import type { Deps } from "../deps/deps.js";
 import { renderXml, type XmlNode, type XmlValue } from "../base/markup.js";
-import {
-  checkRequestSignature,
-  refuseMismatch,
-  requestFields,
-  signResponse,
-  type SignatureCheck,
-  findCaller,
-  secretKeyOf,
-  type Caller,
-} from "../domain/signature.js";
+import { checkRequestSignature, refuseMismatch, requestFields, signResponse, type SignatureCheck } from "../domain/signature.js";
+import { findCaller, secretKeyOf, type Caller } from "../domain/merchants.js";
 import type { SignedOperation, Format } from "../domain/gateway-operations.js";
 import type { BatchSignature } from "../config/config.js";
 import { StoreRefusal, StoreUnavailable, unitDeps } from "../store/store.js";
 import { catchUp } from "../schedule/scheduler.js";
 import { faultedBody, latencyMs, skipsProcessing, type Decision } from "../scenarios/registry.js";
 import type { Then } from "../scenarios/schema.js";
-import { decodeUtf8, parseText, type Body, ID_MAX, ID_MESSAGE, text } from "./fields.js";
+import { decodeUtf8, parseText, type Body, ID_MAX, ID_MESSAGE } from "./fields.js";
+import { text } from "../domain/field-text.js";
 import { maskRequest } from "../domain/masking.js";
 import { refuse } from "./refusal.js";
 import { normaliseIp, ORDERS_LOGGED, type Exchange } from "../store/request-log.js";

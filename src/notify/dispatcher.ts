@@ -14,7 +14,7 @@ import type { Store } from "../store/store.js";
 import type { AttemptOutcome, Notification } from "../domain/types.js";
 import type { Notifier } from "./notifier.js";
 import { attemptBody, enqueueNotification, isDue, nextReason, recordAttempt } from "./outbox.js";
-import { secretKeyOf } from "../domain/signature.js";
+import { secretKeyOf } from "../domain/merchants.js";
 import { SCHEDULES } from "./schedule.js";
 import { targetCheck } from "./target.js";
 import { createFairSlots } from "../base/slots.js";

@@ -5,7 +5,8 @@
 // working), and refuses every failure alike: an unknown merchant, a wrong key and a stale time get the
 // same answer, in the same time.
 import { timingSafeEqual } from "node:crypto";
-import { signatureOf, provisionedKey } from "../domain/signature.js";
+import { signatureOf } from "../domain/signature.js";
+import { provisionedKey } from "../domain/merchants.js";
 import type { Repository } from "../domain/records.js";
 
 export const LISTEN_HEADERS = { merchant: "x-sandgate-merchant", time: "x-sandgate-time", signature: "x-sandgate-signature" } as const;

@@ -2,7 +2,8 @@
 // same commit) as the change it reports, then sent by the dispatcher. Pure: state, ids and now in;
 // no I/O here, so time-driven domain code (the scheduler) can queue notifications too.
 import type { Ids } from "../domain/ids.js";
-import { signatureFields, signatureOf, secretKeyOf } from "../domain/signature.js";
+import { signatureFields, signatureOf } from "../domain/signature.js";
+import { secretKeyOf } from "../domain/merchants.js";
 import type { AttemptOutcome, Notification, NotificationAttempt, NotificationBody } from "../domain/types.js";
 import type { Repository } from "../domain/records.js";
 import type { NotificationEvent, NotifyBehaviour } from "./notifier.js";

@@ -1,10 +1,12 @@
 // The hosted checkout's card form: number, expiry, CVC and holder, checked as /v1/authorise checks
 // a card (same field names, same messages).
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
-import { isExpired, maskCard, normaliseExpiry } from "../domain/masking.js";
-import { cardProblems } from "../gateway/authorise.js";
+import { isExpired, normaliseExpiry } from "../domain/card-expiry.js";
+import { maskCard } from "../domain/card-numbers.js";
+import { cardProblems } from "../gateway/card-source.js";
 import { paymentRequest } from "../gateway/payment-schema.js";
-import { obj, str, text, validate } from "../http/fields.js";
+import { obj, str, validate } from "../http/fields.js";
+import { text } from "../domain/field-text.js";
 import type { PaidCard } from "./finish.js";
 
 const cardForm = obj({

@@ -8,11 +8,12 @@ import type { Deps } from "../deps/deps.js";
 import { completePayment } from "../domain/completion.js";
 import { recordHistory, orderStatusOf, settleWaitingRequest } from "../domain/payment.js";
 import { Refusal } from "../domain/lifecycle.js";
-import { issueToken, storeCard, type CardSource } from "../gateway/authorise.js";
+import { issueToken, storeCard, type CardSource } from "../gateway/card-source.js";
 import type { PaymentRequest } from "../gateway/payment-schema.js";
 import type { NotifyBehaviour } from "../notify/notifier.js";
 import { notifyPayment } from "../gateway/notifying.js";
-import { signResponse, accountOf, secretKeyOf } from "../domain/signature.js";
+import { signResponse } from "../domain/signature.js";
+import { accountOf, secretKeyOf } from "../domain/merchants.js";
 import { normaliseIp } from "../store/request-log.js";
 import type { Transaction } from "../domain/types.js";
 

@@ -13,7 +13,7 @@ import { depsOf, unavailablePage, unitFor } from "../http/in-unit.js";
 import { codes, type FieldProblem } from "../domain/codes.js";
 import { resolveOutcome, stageOf, stageOutcomes, THREEDS_CODE, type Stage } from "../domain/completion.js";
 import { pageUrl } from "../gateway/page-links.js";
-import { text } from "../http/fields.js";
+import { text } from "../domain/field-text.js";
 import { sendHtml } from "../render/layout.js";
 import { apmPage, checkoutPage, decodeItems, problemPage, resultPage, threeDsPage, type PageContext } from "../render/payer-page-views.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";

@@ -5,7 +5,7 @@ import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { createClock } from "../domain/clock.js";
 import { defaultFixturesDir, defaultScenariosDir } from "../base/paths.js";
-import { provisionedKey } from "../domain/signature.js";
+import { provisionedKey } from "../domain/merchants.js";
 import type { Answer } from "./compare.js";
 import { cardsIn } from "./replay.js";
 import { callPath } from "../api/operator-calls.js";
@@ -59,7 +59,7 @@ export async function openTarget(options: VerifyOptions, start: number): Promise
     };
   }
   const { startSandbox } = await import("../server/sandbox.js");
-  const { secretKeyOf } = await import("../domain/signature.js");
+  const { secretKeyOf } = await import("../domain/merchants.js");
   const { bringUpToDate } = await import("../schedule/scheduler.js");
   const { unitDeps } = await import("../store/store.js");
   let now = start;

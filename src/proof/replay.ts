@@ -3,7 +3,7 @@
 // notify_url pointed at verify's own receiver, and encryption_data signed again with Sandgate's key.
 // The body keeps its format (JSON, form, JSON with a form content type) and its field order.
 import qs from "qs";
-import { passesLuhn } from "../domain/masking.js";
+import { passesLuhn } from "../domain/card-numbers.js";
 import { signatureFields, sign } from "../domain/signature.js";
 import { operationAt } from "../domain/gateway-operations.js";
 import { formatOf } from "./documents.js";
