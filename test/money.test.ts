@@ -3,8 +3,8 @@
 // plain split-based reading did, for any string, well-formed or not.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { formatAmount, fromCents, toCents } from "../src/domain/payment.js";
-import { isoOf } from "../src/domain/clock.js";
+import { formatAmount, fromCents, toCents } from "../src/domain/money.js";
+import { isoOf } from "../src/domain/dates.js";
 
 const reference = (amount: string) => {
   const [whole = "0", frac = ""] = amount.split(".");

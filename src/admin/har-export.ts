@@ -4,7 +4,7 @@
 // (domain/masking.ts maskCardFields): cards and codes in any shape, card numbers in free text.
 import qs from "qs";
 import { maskCardFields } from "../domain/masking.js";
-import { parseText } from "../http/fields.js";
+import { parseText } from "../http/body.js";
 import { EXCHANGES_KEPT, type Exchange, type RequestLogEntry } from "../store/request-log.js";
 
 const header = ([name, value]: [string, string]) => ({ name, value });

@@ -12,7 +12,7 @@ import { refund } from "../gateway/refund.js";
 import { review } from "../gateway/review.js";
 import type { BatchOperation } from "../gateway/batch.js";
 import { runAsMerchant } from "../http/as-merchant.js";
-import { fromCents, toCents } from "../domain/payment.js";
+import { fromCents, toCents } from "../domain/money.js";
 import { transition, type Action } from "../domain/transitions.js";
 import type { Transaction } from "../domain/types.js";
 import type { Done } from "./actions.js";

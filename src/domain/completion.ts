@@ -4,7 +4,8 @@
 import type { Ids } from "./ids.js";
 import type { Account, Transaction } from "./types.js";
 import { move, Refusal, step } from "./lifecycle.js";
-import { catalogue, type PaymentOutcome, resultInfo } from "./codes.js";
+import { resultInfo } from "./codes.js";
+import { catalogue, type PaymentOutcome } from "./outcomes.js";
 import type { Action } from "./transitions.js";
 
 export type Stage = "3ds" | "apm" | "checkout";

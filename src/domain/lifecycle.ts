@@ -5,8 +5,9 @@ import { resultInfo, type PaymentState, codes } from "./codes.js";
 import type { Ids } from "./ids.js";
 import type { Account, Refund, Transaction } from "./types.js";
 import type { Repository } from "./records.js";
-import { isoOf } from "./clock.js";
-import { fromCents, toCents, recordHistory } from "./payment.js";
+import { isoOf } from "./dates.js";
+import { recordHistory } from "./history.js";
+import { fromCents, toCents } from "./money.js";
 import { transition, type Action } from "./transitions.js";
 
 const MAX_REFUNDS = 99;

@@ -6,7 +6,7 @@
 //     days, never below 0, two decimals. Ties: higher approval, lower fee, the account's order.
 //   - Unsuitable methods (and methods without a profile) are still listed, after the suitable
 //     ones, in the account's order, with score 0 and a reason that says what rules them out.
-import { fromCents, toCents } from "./payment.js";
+import { fromCents, toCents } from "./money.js";
 
 /** One method's profile, as fixtures/payment-methods.json describes it. */
 export interface MethodProfile {

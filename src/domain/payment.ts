@@ -1,13 +1,17 @@
 // Pure payment logic: from a validated request, the chosen outcome and `now`, the transaction
-// (and subscription) to store, the history every payment keeps, and its amounts (two decimals on
-// the wire, cents inside). No Express, no store, no clock of its own.
-import { codes, resultInfo, type PaymentState, catalogue, type PaymentOutcome } from "./codes.js";
+// (and subscription) to store. Its history: domain/history.ts; its amounts: domain/money.ts. No
+// Express, no store, no clock of its own.
+import { codes, resultInfo, type PaymentState } from "./codes.js";
+import { catalogue, type PaymentOutcome } from "./outcomes.js";
 import { DELIVERY_FIELDS, deliveryOf, NO_DELIVERY } from "./delivery.js";
 import type { Ids } from "./ids.js";
-import type { Account, DeliveryInformation, PaymentKind, RequestSource, Subscription, SubscriptionTerms, Transaction, HistoryEntry } from "./types.js";
+import type { Account, DeliveryInformation, PaymentKind, RequestSource, Subscription, SubscriptionTerms, Transaction } from "./types.js";
 import type { Repository } from "./records.js";
-import { isoOf, type Interval } from "./clock.js";
+import { isoOf, type Interval } from "./dates.js";
 import { deductionTime, hasDeduction } from "./subscription-schedule.js";
+import { historyEntry } from "./history.js";
+import { formatAmount } from "./money.js";
+import { intern } from "./text-pool.js";
 
 export interface NewPayment {
   kind: PaymentKind;
@@ -164,82 +168,3 @@ export function settleWaitingRequest(records: Pick<Repository, "addSubscription"
 
 /** "1 month", "2 week": how often the subscription is charged */
 export const deductionPeriod = (s: Pick<Subscription, "interval" | "interval_count">) => `${s.interval_count} ${s.interval}`;
-
-// A transaction's history: every request and state change that touched it, with the rule that
-// decided it. Kept on the transaction, oldest first, capped so a long-lived payment stays small.
-// And the pool of texts records repeat (intern, below), which history lines are the most of.
-const HISTORY_LIMIT = 50;
-
-type NewEntry = Omit<HistoryEntry, "at" | "payment_status">;
-
-/** One history line for a payment now in `state`; `at` is the ISO time (pass the payment's own string to share it). */
-export function historyEntry(state: PaymentState, at: string, entry: NewEntry): HistoryEntry {
-  return {
-    at,
-    payment_status: codes.payment_status[state],
-    event: intern(entry.event),
-    result: intern(entry.result),
-    rule: intern(entry.rule),
-    source: entry.source,
-    // always present (undefined when none), so every line has one shape; JSON leaves it out
-    request_id: entry.request_id,
-  };
-}
-
-export function recordHistory(tx: Transaction, now: Date, entry: NewEntry): void {
-  const line = historyEntry(tx.state, isoOf(now), entry);
-  // a one-line list is made to measure: most payments never get a second line
-  if (!tx.history) tx.history = [line];
-  else tx.history.push(line);
-  if (tx.history.length > HISTORY_LIMIT) tx.history.splice(0, tx.history.length - HISTORY_LIMIT);
-}
-
-// One copy of each text that many records repeat (merchant and account ids, currencies, amounts,
-// masked cards, history lines): 100,000 payments then hold 100,000 references, not 100,000
-// copies. Bounded: once the pool is full, new texts are kept as they come.
-const texts = new Map<string, string>();
-const INTERN_LIMIT = 10_000;
-
-export function intern(text: string): string {
-  const known = texts.get(text);
-  if (known !== undefined) return known;
-  if (texts.size < INTERN_LIMIT) texts.set(text, text);
-  return text;
-}
-
-// Amounts are decimal strings with two places on the wire and integer cents inside.
-export function toCents(amount: string): number {
-  // digits, a dot and two digits (every stored amount, and most sent), up to 11 digits: read digit
-  // by digit, without the slices and the string-to-number calls below (~15 against ~60 ns; a
-  // 50-order capture reads several per order)
-  const n = amount.length;
-  if (n >= 4 && n <= 12 && amount.charCodeAt(n - 3) === 46) {
-    let cents = 0;
-    for (let i = 0; i < n; i++) {
-      if (i === n - 3) continue;
-      const digit = amount.charCodeAt(i) - 48;
-      if (digit < 0 || digit > 9) return splitCents(amount);
-      cents = cents * 10 + digit;
-    }
-    return cents;
-  }
-  return splitCents(amount);
-}
-
-/** what amount.split(".") gave, without the array, for any string */
-function splitCents(amount: string): number {
-  const dot = amount.indexOf(".");
-  if (dot < 0) return Number(amount) * 100 + 0; // + 0: "-0" is 0 cents, not -0
-  const next = amount.indexOf(".", dot + 1);
-  const frac = amount.slice(dot + 1, next < 0 ? undefined : next);
-  return Number(amount.slice(0, dot)) * 100 + Number(frac.padEnd(2, "0").slice(0, 2));
-}
-
-export function fromCents(cents: number): string {
-  const sign = cents < 0 ? "-" : "";
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
-}
-
-/** "10" → "10.00", "10.5" → "10.50" */
-export const formatAmount = (amount: string): string => fromCents(toCents(amount));

@@ -3,9 +3,9 @@
 import type { Repository } from "./records.js";
 import type { Ids } from "./ids.js";
 import type { Payout, PayoutStatus } from "./types.js";
-import { catalogue } from "./codes.js";
+import { catalogue } from "./outcomes.js";
 import { flattenFields, type PayoutFields } from "./payout-fields.js";
-import { fromCents } from "./payment.js";
+import { fromCents } from "./money.js";
 
 /** fixtures/payout-pricing.json: FX rates, fees per payment_method, clearing systems. */
 export interface PayoutPricing {

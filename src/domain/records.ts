@@ -5,7 +5,8 @@
 // the state file holds); the indexes are kept in step by the add* methods and rebuilt from the
 // state at start and after a reset. Keys never change once a record is added.
 import type { CardToken, Merchant, Notification, Payout, Refund, State, Subscription, Transaction } from "./types.js";
-import { DueQueue, clockKey, clockSettingOf, RUNNING, timeOn, type ClockSetting } from "./clock.js";
+import { clockKey, clockSettingOf, RUNNING, timeOn, type ClockSetting } from "./clock.js";
+import { DueQueue } from "./due-queue.js";
 import { KEY_FIELD, type Collection } from "./types.js";
 
 type RecordOf<C extends Collection> = State[C][number];

@@ -8,7 +8,7 @@
 //   - contract_end (a date, 00:00 UTC) ends the schedule: no deduction falls on or after it.
 //   - The first promotion_cycle charges cost the first payment's amount; later ones contract_amount.
 import type { Subscription } from "./types.js";
-import { addInterval, type Interval } from "./clock.js";
+import { addInterval, type Interval } from "./dates.js";
 
 export type Schedule = Pick<Subscription, "interval" | "interval_count" | "billing_cycle" | "contract_start" | "contract_end" | "created_at">;
 

@@ -1,5 +1,6 @@
 // The shape of Sandgate's state: what fixtures seed and what lowdb persists.
-import type { PaymentState, RecurringState, RiskReason } from "./codes.js";
+import type { PaymentState, RecurringState } from "./codes.js";
+import type { RiskReason } from "./outcomes.js";
 import type { Counters } from "./ids.js";
 import type { PayoutFields } from "./payout-fields.js";
 

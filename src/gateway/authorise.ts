@@ -1,11 +1,13 @@
 // POST /v1/authorise: a direct payment (card or token) answered in XML, or an APM payment
 // (payment_method without card/token_id) answered with the payer's issuer_url. Where a card
 // payment's card comes from: gateway/card-source.ts.
-import { resultInfo, paymentOutcome, type PaymentOutcome } from "../domain/codes.js";
-import { spacedDate } from "../domain/clock.js";
+import { resultInfo } from "../domain/codes.js";
+import { paymentOutcome, type PaymentOutcome } from "../domain/outcomes.js";
+import { spacedDate } from "../domain/dates.js";
 import { createSubscription, createTransaction, deductionPeriod, orderStatus } from "../domain/payment.js";
 import type { Deps } from "../deps/deps.js";
-import { type Body, scalarFields, validate } from "../http/fields.js";
+import { scalarFields, validate } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import { text } from "../domain/field-text.js";
 import { z } from "zod";
 import { notifyPayment } from "./notifying.js";

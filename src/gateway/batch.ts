@@ -2,13 +2,16 @@
 // encryption_data and one order array in; the same plus return_status, return_message and one
 // result per order out. One bad order never fails the others.
 import type { z } from "zod";
-import { codes, GatewayError, resultInfo, orderOutcome } from "../domain/codes.js";
+import { codes, GatewayError, resultInfo } from "../domain/codes.js";
+import { orderOutcome } from "../domain/outcomes.js";
 import type { Deps } from "../deps/deps.js";
 import { findOrderTransaction, Refusal } from "../domain/lifecycle.js";
-import { type Body, DECIMAL, list, withEnvelope } from "../http/fields.js";
+import { DECIMAL, list, withEnvelope } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import { text } from "../domain/field-text.js";
 import { safeParse } from "../http/fast-parse.js";
-import { formatAmount, recordHistory } from "../domain/payment.js";
+import { recordHistory } from "../domain/history.js";
+import { formatAmount } from "../domain/money.js";
 import { notifyPayment } from "./notifying.js";
 import type { Operation, OperationRequest } from "../http/operation.js";
 import type { Decision } from "../scenarios/registry.js";

@@ -1,7 +1,7 @@
 // The hidden inputs of the interface document's redirect (iFrame) page (the interface document's operation 3, note 3): the fixed
 // inputs of the payment channel, every request field under its own name, the alias names the
 // hosted checkout reads, and `allParams`, one query string of all of them.
-import { type Body } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import { text } from "../domain/field-text.js";
 import type { Account } from "../domain/types.js";
 

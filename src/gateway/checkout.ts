@@ -1,8 +1,10 @@
 // POST /v1/checkout: the redirect (iFrame) payment. The payment request without card data
 // becomes a pending transaction, and the answer is the interface document's loading page that submits itself
 // (theForm) to Sandgate's hosted checkout, where the payer pays.
-import { resultInfo, paymentOutcome } from "../domain/codes.js";
-import { type Body, scalarFields, validate } from "../http/fields.js";
+import { resultInfo } from "../domain/codes.js";
+import { paymentOutcome } from "../domain/outcomes.js";
+import { scalarFields, validate } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import type { Operation } from "../http/operation.js";
 import { notifyPayment } from "./notifying.js";
 import { checkoutPage } from "../render/checkout-page.js";

@@ -1,7 +1,7 @@
 // The payer-facing pages a payment can send its payer to: their addresses, and the payment that
 // waits on one (an APM payment, a hosted checkout) until its payer finishes it there.
 import { isNoRule } from "../base/words.js";
-import type { PaymentOutcome } from "../domain/codes.js";
+import type { PaymentOutcome } from "../domain/outcomes.js";
 import { createTransaction } from "../domain/payment.js";
 import type { Transaction } from "../domain/types.js";
 import type { Deps } from "../deps/deps.js";

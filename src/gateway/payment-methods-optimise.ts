@@ -4,8 +4,9 @@
 // rules are in domain/payment-methods.ts; the method profiles in fixtures/payment-methods.json.
 import { codes } from "../domain/codes.js";
 import { rankPaymentMethods } from "../domain/payment-methods.js";
-import { formatAmount } from "../domain/payment.js";
-import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope, type Body } from "../http/fields.js";
+import { formatAmount } from "../domain/money.js";
+import { obj, requiredCountry, requiredCurrency, requiredPositiveAmount, validate, withEnvelope } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import type { Operation } from "../http/operation.js";
 import { loadPaymentMethods } from "../store/fixtures/payment-method-profiles.js";
 import { gatewayOperation } from "../domain/gateway-operations.js";

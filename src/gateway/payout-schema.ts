@@ -8,7 +8,7 @@ import type { FieldProblem } from "../domain/codes.js";
 import type { FeePaidBy, PayoutPricing } from "../domain/payout-rules.js";
 import * as layout from "../domain/payout-fields.js";
 import { type PayoutFields } from "../domain/payout-fields.js";
-import type { Body } from "../http/fields.js";
+import type { Body } from "../http/body.js";
 import {
   CURRENCY,
   country,

@@ -1,6 +1,7 @@
 // POST /v1/payout: validate → same request_id? (replay or refuse) → quote fees and FX → the
 // scenario picks the status → store → notify → answer with the payout (JSON numbers for amounts).
-import { GatewayError, catalogue } from "../domain/codes.js";
+import { GatewayError } from "../domain/codes.js";
+import { catalogue } from "../domain/outcomes.js";
 import {
   clearingSystem,
   createPayout,
@@ -11,7 +12,8 @@ import {
   type PayoutPricing,
   type PayoutRule,
 } from "../domain/payout-rules.js";
-import { type Body, fail, validate } from "../http/fields.js";
+import { fail, validate } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import type { PayoutFields } from "../domain/payout-fields.js";
 import { notifyPayout, payoutResponse } from "../notify/payout-notice.js";
 import type { Operation, Reply } from "../http/operation.js";

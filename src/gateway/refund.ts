@@ -1,7 +1,8 @@
 // POST /v1/refund: up to 50 orders; refunds captured money, partly and many times, never more
 // than was captured. A refund is accepted now (refund_status 1) and settles later: processed (2)
 // or failed (3), when the scenario says (default: processed after DEFAULT_REFUND_DELAY_SECONDS).
-import { codes, orderOutcome } from "../domain/codes.js";
+import { codes } from "../domain/codes.js";
+import { orderOutcome } from "../domain/outcomes.js";
 import { refund as refundTransaction, Refusal } from "../domain/lifecycle.js";
 import { notifyRefund } from "./notifying.js";
 import { batchOperation } from "./batch.js";

@@ -7,8 +7,9 @@
 // merchant_id and account_id: another merchant's or account's record is "not found", never shown.
 import { counted } from "../base/words.js";
 import { codes, GatewayError, type FieldProblem } from "../domain/codes.js";
-import { parseCompactDate } from "../domain/clock.js";
-import { type Body, fail, withEnvelope } from "../http/fields.js";
+import { parseCompactDate } from "../domain/dates.js";
+import { fail, withEnvelope } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import { z } from "zod";
 import type { Operation } from "../http/operation.js";
 import type { Deps } from "../deps/deps.js";

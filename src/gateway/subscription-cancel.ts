@@ -6,7 +6,8 @@
 import { codes, result, resultInfo } from "../domain/codes.js";
 import { cancelSubscription } from "../schedule/subscriptions.js";
 import { subscriptionEvent } from "../notify/events.js";
-import { obj, optionalId, validate, withEnvelope, type Body } from "../http/fields.js";
+import { obj, optionalId, validate, withEnvelope } from "../http/fields.js";
+import { type Body } from "../http/body.js";
 import { text } from "../domain/field-text.js";
 import type { Operation, Reply } from "../http/operation.js";
 import type { Subscription } from "../domain/types.js";

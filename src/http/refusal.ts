@@ -2,7 +2,7 @@
 import { GatewayError, type FieldProblem } from "../domain/codes.js";
 import { escapeHtml, type XmlNode } from "../base/markup.js";
 import { page } from "../render/html.js";
-import { type Body } from "./fields.js";
+import { type Body } from "./body.js";
 import { text } from "../domain/field-text.js";
 import type { Reply } from "./reply.js";
 import type { Format } from "../domain/gateway-operations.js";

@@ -3,10 +3,12 @@
 // the card paid with is kept → a subscription starts on success → the merchant is notified →
 // the state is saved → the request log hears of it. And the signed result the payer carries
 // back to return_url.
-import { resultInfo, paymentOutcome } from "../domain/codes.js";
+import { resultInfo } from "../domain/codes.js";
+import { paymentOutcome } from "../domain/outcomes.js";
 import type { Deps } from "../deps/deps.js";
 import { completePayment } from "../domain/completion.js";
-import { recordHistory, orderStatusOf, settleWaitingRequest } from "../domain/payment.js";
+import { orderStatusOf, settleWaitingRequest } from "../domain/payment.js";
+import { recordHistory } from "../domain/history.js";
 import { Refusal } from "../domain/lifecycle.js";
 import { issueToken, storeCard, type CardSource } from "../gateway/card-source.js";
 import type { PaymentRequest } from "../gateway/payment-schema.js";

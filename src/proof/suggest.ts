@@ -3,7 +3,8 @@
 // result codes, texts, states and payout failures), and the rest as Sandgate defects, one line each.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { codes, catalogue } from "../domain/codes.js";
+import { codes } from "../domain/codes.js";
+import { catalogue } from "../domain/outcomes.js";
 import type { Rule, ScenarioFile } from "../scenarios/schema.js";
 import type { Difference, Suggestions } from "../verify-report/verify-report.js";
 import { readTree } from "./documents.js";

@@ -1,6 +1,7 @@
 // The HTML of the payer pages: hosted checkout, 3-D Secure challenge, APM page, and the result.
 // Every value from a request is escaped here; forms post back to the page's own address.
-import { codes, resultInfo, type FieldProblem, catalogue } from "../domain/codes.js";
+import { codes, resultInfo, type FieldProblem } from "../domain/codes.js";
+import { catalogue } from "../domain/outcomes.js";
 import { orderStatusOf } from "../domain/payment.js";
 import type { Transaction } from "../domain/types.js";
 import { escapeHtml as e } from "../base/markup.js";

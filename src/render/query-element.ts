@@ -2,7 +2,7 @@
 // query result"). Every value is a string, nested values are objects and an array, and an element
 // for a selected order that was not found has exactly the same shape, with empty strings.
 import { codes } from "../domain/codes.js";
-import { compactDate, spacedDate } from "../domain/clock.js";
+import { compactDate, spacedDate } from "../domain/dates.js";
 import { deductionPeriod } from "../domain/payment.js";
 import { deliveryOf } from "../domain/delivery.js";
 import type { DeliveryInformation, Subscription, Transaction } from "../domain/types.js";

@@ -2,7 +2,7 @@
 // a refund notification. Here, not in gateway/, so that notifications (notify/) and the operation
 // both use it without notify/ importing the gateway's operations.
 import { codes } from "../domain/codes.js";
-import { compactDate } from "../domain/clock.js";
+import { compactDate } from "../domain/dates.js";
 import type { Refund, Transaction } from "../domain/types.js";
 
 /** One element of `refund_orders`, in the interface document's field order; every value a string. */

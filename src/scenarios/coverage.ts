@@ -2,7 +2,7 @@
 // answer (and how often), and which outcomes of the catalogue each operation produced or never
 // produced. Fed by every scenario decision and by payer-page completions; kept per merchant
 // (CI jobs isolate themselves by merchant_id), for at most COVERAGE_MERCHANT_LIMIT merchants.
-import { catalogue } from "../domain/codes.js";
+import { catalogue } from "../domain/outcomes.js";
 import { ruleName } from "./conditions.js";
 import { RULE_OPERATIONS, type Rule, type Scenario, type Then } from "./schema.js";
 

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { catalogueHas } from "../domain/codes.js";
+import { catalogueHas } from "../domain/outcomes.js";
 import { defaultScenariosDir } from "../base/paths.js";
 import { RULE_OPERATIONS, scenarioFileSchema, type Scenario, type ScenarioFile } from "./schema.js";
 

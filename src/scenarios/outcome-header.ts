@@ -4,7 +4,8 @@
 // scenario): no rule is looked at. Each operation takes the outcomes its request can end in; one
 // without outcomes (queries, subscription cancel, payment methods) refuses the header instead of
 // ignoring it, so a test that believes it forced something learns at once that it did not.
-import { GatewayError, catalogue, type PaymentOutcome } from "../domain/codes.js";
+import { GatewayError } from "../domain/codes.js";
+import { catalogue, type PaymentOutcome } from "../domain/outcomes.js";
 import { stageOutcomes } from "../domain/completion.js";
 
 export const OUTCOME_HEADER = "X-Sandbox-Outcome";

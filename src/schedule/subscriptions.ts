@@ -13,7 +13,7 @@ import { accountOf } from "../domain/merchants.js";
 import { CardOnFile } from "../domain/card-on-file.js";
 import { isExpired } from "../domain/card-expiry.js";
 import { Refusal } from "../domain/lifecycle.js";
-import { paymentOutcome } from "../domain/codes.js";
+import { paymentOutcome } from "../domain/outcomes.js";
 import { createTransaction } from "../domain/payment.js";
 import { deductionAmount, deductionTime, hasDeduction } from "../domain/subscription-schedule.js";
 

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import type { Server } from "node:http";
-import { serverWithin } from "../http/gateway-server.js";
+import { serverWithin } from "../http/connection-limits.js";
 import { pino, type Logger } from "pino";
 import { createApp } from "./app.js";
 import { createClock, type Clock } from "../domain/clock.js";

@@ -49,6 +49,8 @@ export interface PartitionContext {
 
 /** An install of this many records or more goes on a connection of its own (Link.bulk). */
 const BULK_RECORDS = 10_000;
+/** records written out between two turns of the event loop, in a large install */
+const YIELD_EVERY = 2_000;
 
 const COLLECTION_NUMBER = new Map(COLLECTIONS.map((c, i) => [c, i + 1]));
 
@@ -242,7 +244,9 @@ export class Partition {
     for (const c of COLLECTIONS) {
       for (const record of next[c] as unknown as Record<string, unknown>[]) {
         args.push(COLLECTION_NUMBER.get(c)!, String(record[KEY_FIELD[c]]), JSON.stringify(record));
-        n++;
+        // a large merchant takes a while to write out: the event loop is let go now and then, so the
+        // lease keeper renews the turn meanwhile (else, on a busy machine, the turn lapses before the install)
+        if (++n % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
     const epoch = `${this.ctx.generation()}/${randomBytes(6).toString("hex")}`;
