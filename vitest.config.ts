@@ -26,19 +26,30 @@ const ON_REPLICAS = [
   "test/ids-after-reset.test.ts",
   "test/forged-signatures.test.ts",
   "test/replicas.test.ts",
+  "test/replica-partitions.test.ts",
+  "test/replica-failures.test.ts",
   "test/redis-faults.test.ts",
   "test/listen-replicas.test.ts",
 ];
 /** Suites that need Redis and start Sandgate processes: never in process. */
-const REPLICAS_ONLY = ["test/replicas.test.ts", "test/redis-faults.test.ts", "test/listen-replicas.test.ts"];
+const REPLICAS_ONLY = [
+  "test/replicas.test.ts",
+  "test/replica-partitions.test.ts",
+  "test/replica-failures.test.ts",
+  "test/redis-faults.test.ts",
+  "test/listen-replicas.test.ts",
+];
 /**
- * On a Cluster what differs again is which node holds a merchant's keys: the replicas across nodes,
- * the network's faults on every node's connection, races on a merchant's partition, ids and card
- * data on every node, and listen's channel. The store's contract, scenario state (the settings' own
- * slot) and each merchant's bounds run the same partition code as on one Redis.
+ * On a Cluster what differs again is which node holds a merchant's keys: merchants as partitions
+ * (a killed replica's merchants, ids with braces as hash tags, a large install, leases), failures
+ * (a node down holds up only its merchants), the network's faults on every node's connection, races
+ * on a merchant's partition, ids and card data on every node, and listen's channel. What replicas
+ * share through the settings' own slot (test/replicas.test.ts), the store's contract, scenario state
+ * and each merchant's bounds run the same code as on one Redis.
  */
 const ON_CLUSTER = [
-  "test/replicas.test.ts",
+  "test/replica-partitions.test.ts",
+  "test/replica-failures.test.ts",
   "test/redis-faults.test.ts",
   "test/listen-replicas.test.ts",
   "test/concurrency.test.ts",
