@@ -132,17 +132,25 @@ describe("merchants as partitions", () => {
 
   /** a lease this test can outlast in a moment: 300 ms (SANDGATE_TIMINGS, read by the stores this process opens) */
   const SHORT_LEASE_MS = 300;
-  const shortLease = () => vi.stubEnv("SANDGATE_TIMINGS", JSON.stringify({ leaseMs: SHORT_LEASE_MS }));
   afterEach(() => void vi.unstubAllEnvs());
+  /** Two replicas' stores on a fresh prefix, with the short lease; and a signal the long unit gives once it holds its turn. */
+  async function twoStoresOnAShortLease() {
+    vi.stubEnv("SANDGATE_TIMINGS", JSON.stringify({ leaseMs: SHORT_LEASE_MS }));
+    const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
+    const stores = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+    let started!: () => void;
+    const holding = new Promise<void>((resolve) => (started = resolve));
+    return { stores, started: () => started(), holding };
+  }
 
   test("a unit that runs longer than the lease keeps its merchant's turn: another replica waits for it, and its commit is written", async () => {
-    shortLease();
-    const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
-    const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+    const {
+      stores: [one, two],
+      started,
+      holding,
+    } = await twoStoresOnAShortLease();
     try {
       const order: string[] = [];
-      let started!: () => void;
-      const holding = new Promise<void>((resolve) => (started = resolve));
       const long = one.unit(
         async (unit) => {
           started();
@@ -172,13 +180,13 @@ describe("merchants as partitions", () => {
   }, 20_000);
 
   test("a unit of every merchant (a list, a settings change) that runs longer than the lease keeps the settings' turn: another replica's waits for it", async () => {
-    shortLease();
-    const options = { url: inject("redisUrl"), cluster: inject("redisCluster"), prefix: freshPrefix(), fixturesDir: defaultFixturesDir, seed: "lease" };
-    const [one, two] = await Promise.all([openRedisStore(options), openRedisStore(options)]);
+    const {
+      stores: [one, two],
+      started,
+      holding,
+    } = await twoStoresOnAShortLease();
     try {
       const order: string[] = [];
-      let started!: () => void;
-      const holding = new Promise<void>((resolve) => (started = resolve));
       const long = one.unit(async () => {
         started();
         await sleep(3 * SHORT_LEASE_MS); // work that outlasts the lease

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { SIG } from "./workloads.js";
 import { startSandgate, type Service } from "./processes.js";
+import { hostileRecordings } from "./hostile-recording.js";
 
 const { values } = parseArgs({ options: { reps: { type: "string", default: "3" } } });
 const reps = Number(values.reps);
@@ -31,15 +32,7 @@ const payment = () =>
 /** A one-exchange recording of a real payment (its own HAR export), and the same with a hostile HTML answer. */
 async function recordings(s: Service): Promise<{ normal: string; hostile: string }> {
   await fetch(`${s.url}/v1/authorise`, { method: "POST", headers: { "content-type": "application/json" }, body: payment() });
-  const har = (await (await fetch(`${s.url}/__sandbox/requests.har?limit=1`)).json()) as {
-    log: { entries: { response: { content: Record<string, unknown> } }[] };
-  };
-  const normal = JSON.stringify(har);
-  const content = har.log.entries[0]!.response.content;
-  content.mimeType = "text/html; charset=utf-8";
-  content.text = "<form>".repeat(3_400_000);
-  content.size = (content.text as string).length;
-  return { normal, hostile: JSON.stringify(har) };
+  return hostileRecordings(s.url);
 }
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;

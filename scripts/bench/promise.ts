@@ -4,6 +4,7 @@
 // bench reports; it never gates anything: a figure on a busy machine is information, not a verdict.
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import { CARD, SIG } from "./workloads.js";
 
 export interface Figure {
   /** the figure the promise is about, in `unit` */
@@ -64,11 +65,8 @@ export async function pay(url: string, merchant = "M10001", account = "A10001", 
       order_no: `P-${process.pid}-${++order}`,
       currency: "USD",
       amount: "10.00",
-      card: "4242424242424242",
-      expiration_month: "12",
-      expiration_year: "2030",
-      security_code: "123",
-      encryption_data: "a".repeat(64),
+      ...CARD,
+      encryption_data: SIG,
       ...extra,
     }),
   });

@@ -9,7 +9,7 @@ import { ctlUnreachable } from "./promises/ctl-unreachable.js";
 import { documents } from "./promises/documents.js";
 import { hostileVerify } from "./promises/hostile-verify.js";
 import { hungReceivers } from "./promises/hung-receivers.js";
-import { redisBack, redisDown } from "./promises/redis-outage.js";
+import { redisBack, redisBackAfterLoad, redisDown } from "./promises/redis-outage.js";
 import { replicaKilledOthers, replicaKilledOwn, replicaTerminated } from "./promises/replica-stops.js";
 import { slowSockets } from "./promises/slow-sockets.js";
 
@@ -22,13 +22,14 @@ export const PROMISES: SpeedPromise[] = [
   documents,
   redisDown,
   redisBack,
+  redisBackAfterLoad,
   replicaKilledOthers,
   replicaKilledOwn,
   replicaTerminated,
   ctlUnreachable,
 ];
 /** the scenarios that need Debian's redis-server */
-const ON_REDIS = new Set([redisDown, redisBack, replicaKilledOthers, replicaKilledOwn, replicaTerminated]);
+const ON_REDIS = new Set([redisDown, redisBack, redisBackAfterLoad, replicaKilledOthers, replicaKilledOwn, replicaTerminated]);
 
 export interface Kept {
   name: string;

@@ -38,7 +38,8 @@ export interface Workload {
 
 let sequence = 0;
 const orderNo = (prefix: string) => `${prefix}-${process.pid}-${++sequence}`;
-const CARD = { card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123" };
+/** the card every workload pays with */
+export const CARD = { card: "4242424242424242", expiration_month: "12", expiration_year: "2030", security_code: "123" };
 const payment = (prefix: string) => JSON.stringify({ ...ACME, order_no: orderNo(prefix), currency: "USD", amount: "10.00", ...CARD, encryption_data: SIG });
 const envelope = (field: string, orders: object[]) => JSON.stringify({ ...ACME, encryption_data: SIG, [field]: orders });
 const identity = (o: Order) => ({ transaction_id: o.transaction_id, order_no: o.order_no, currency: o.currency, amount: o.amount });

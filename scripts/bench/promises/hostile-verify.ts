@@ -5,6 +5,7 @@
 // (`npm run bench:hostile-verify` gives the whole picture over several reps: p50, max, RSS, CPU.)
 import { health, pay, percentile, sampled, type SpeedPromise } from "../promise.js";
 import { startSandgate } from "../processes.js";
+import { hostileRecordings } from "../hostile-recording.js";
 
 export const hostileVerify: SpeedPromise = {
   name: "hostile-verify",
@@ -15,15 +16,7 @@ export const hostileVerify: SpeedPromise = {
     const sandgate = await startSandgate();
     try {
       await pay(sandgate.url);
-      const har = (await (await fetch(`${sandgate.url}/__sandbox/requests.har?limit=1`)).json()) as {
-        log: { entries: { response: { content: Record<string, unknown> } }[] };
-      };
-      const normal = JSON.stringify(har);
-      const content = har.log.entries[0]!.response.content;
-      content.mimeType = "text/html; charset=utf-8";
-      content.text = "<form>".repeat(3_400_000);
-      content.size = (content.text as string).length;
-      const hostile = JSON.stringify(har);
+      const { normal, hostile } = await hostileRecordings(sandgate.url);
       const both = () => health(sandgate.url).then(() => pay(sandgate.url));
       const quiet = await sampled(both, () => true, { atLeast: 50 });
       const verify = (body: string) =>
