@@ -5,7 +5,7 @@
 // XML: a declaration, then elements indented by two spaces, an empty element as <name/>, text
 // escaped (& < >). It writes exactly what xmlbuilder2's pretty printer
 // wrote for the same tree (test/xml-render.test.ts proves it against xmlbuilder2 for arbitrary
-// trees and texts), without building a DOM per answer: that was ~18% of a direct payment's CPU.
+// trees and texts), without building a DOM per answer (its cost: docs/architecture.md's fast paths).
 /** An element: a text value, or a list of child elements (repeated names allowed). */
 export type XmlValue = string | number | XmlNode[];
 export type XmlNode = [name: string, value: XmlValue];

@@ -305,9 +305,8 @@ export function createRegistry(options: RegistryOptions): ScenarioRegistry {
 // How many times an operation was called for one order (a rule's `nth`), for the most recent
 // orders only. Two generations: counts go into the young map; when it is half the limit, it becomes
 // the old one and the oldest generation is dropped. A count still in use moves to the young map,
-// so what is dropped is what was not used for the longest while, at O(1) per call. (A single
-// Map re-inserted on every call and trimmed from its front slowed down as deletions piled up at
-// its head: 24% of a 50-order capture's CPU.)
+// so what is dropped is what was not used for the longest while, at O(1) per call (a single Map
+// re-inserted on every call and trimmed from its front slows down as deletions pile up at its head).
 export class NthCounters {
   private young = new Map<string, number>();
   private old = new Map<string, number>();
