@@ -34,8 +34,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once something answers +PONG on the port. */
-async function answering(port: number, timeoutMs = 5_000): Promise<void> {
+/**
+ * Resolves once something answers +PONG on the port (a Redis loading what it held answers LOADING
+ * until it is done). The deadline only turns a Redis that never comes into an error: a loaded
+ * machine, or millions of keys to load, make it slow, and that is no failure.
+ */
+async function answering(port: number, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
