@@ -607,6 +607,15 @@ describe("docs/notifications.md, sandgate check-receiver", () => {
   }, 240_000);
 });
 
+describe("docs/architecture.md", () => {
+  test("the operator-call groups it lists are the files of src/api/calls/, one each", () => {
+    const text = page("docs/architecture.md").text.replace(/\s+/g, " ");
+    const listed = /a file per group: ([a-z, ]+)\)/.exec(text)![1]!.split(", ");
+    const files = readdirSync(join(ROOT, "src", "api", "calls")).filter((f) => f.endsWith("-calls.ts"));
+    expect(listed.map((group) => `${group.replace(/s$/, "")}-calls.ts`).sort()).toEqual(files.sort());
+  });
+});
+
 describe("docs/security.md", () => {
   test("every speed promise names its bench scenario: each scenario exists, and each scenario is named where its promise is made", () => {
     const text = page("docs/security.md").text;
